@@ -1,0 +1,14 @@
+"""mcptrio: write MCP servers as plugin packages of plain async functions, served with Trio."""
+
+from .app import App
+from .context import Context
+from .methods import ToolError
+from .protocol.errors import McpError
+from .registry import Registry
+from .runtime.limits import SessionLimits
+from .serve import serve_stdio, serve_stream, wait_for_signals
+
+__version__ = "0.1.0"
+
+__all__ = ["App", "Context", "McpError", "Registry", "SessionLimits", "ToolError", "serve_stdio",
+           "serve_stream", "wait_for_signals"]

@@ -1,0 +1,225 @@
+"""What a handler sees: the request it serves and the ways it may talk back to the client.
+
+A handler declares a parameter annotated ``Context`` and receives one per request.  The same
+calls work in both eras: in a legacy session ``elicit``/``sample``/``list_roots`` send a request
+to the client and await its answer; in the 2026-07-28 era they end this round with an
+``InputRequiredResult`` and return the client's answer when it retries (multi round-trip).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from .protocol import errors
+from .protocol.errors import McpError
+from .protocol.session import LOG_LEVELS
+from .runtime.input_required import ClientCapabilityMissing, InputRequired
+
+if TYPE_CHECKING:
+    from .protocol.events import IncomingRequest
+    from .runtime.session import Session
+
+# Which client capability each server→client method needs.
+REQUIRED_CAPABILITY = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+
+
+class Context:
+    """Per-request handle passed to handlers; see the module docstring."""
+
+    def __init__(self, session: Session, request: IncomingRequest, deadline: float,
+                 input_responses: dict[str, Any] | None = None) -> None:
+        self._session = session
+        self._request = request
+        self.deadline = deadline
+        self._last_progress: float | None = None
+        self._input_responses = input_responses or {}
+        self._input_counter = 0
+
+    # -- what the request is --------------------------------------------------------------
+
+    @property
+    def request_id(self) -> str | int:
+        return self._request.id
+
+    @property
+    def method(self) -> str:
+        return self._request.method
+
+    @property
+    def era(self) -> str:
+        """``"legacy"`` (initialize handshake) or ``"modern"`` (2026-07-28, stateless)."""
+        return self._request.era
+
+    @property
+    def protocol_version(self) -> str:
+        return self._request.version
+
+    @property
+    def client_info(self) -> dict[str, Any] | None:
+        return self._request.client_info
+
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        return self._request.client_capabilities
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return self._request.params.get("_meta") or {}
+
+    def time_left(self) -> float:
+        """Seconds until this request's deadline."""
+        return self.deadline - trio.current_time()
+
+    # -- notifications about this request -------------------------------------------------
+
+    async def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Report progress, if the client asked for it (a ``progressToken``); values must increase."""
+        if self._last_progress is not None and progress <= self._last_progress:
+            raise ValueError(f"progress must increase: {progress} after {self._last_progress}")
+        self._last_progress = progress
+        token = self._request.progress_token
+        if token is None:
+            return
+        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        await self._session.notify(self._request, "notifications/progress", params)
+
+    async def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        """Send a log message for this request, if the client's level lets it through."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+        if not self._session.protocol.should_log(self._request, level):
+            return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        await self._session.notify(self._request, "notifications/message", params)
+
+    async def debug(self, data: Any) -> None:
+        await self.log("debug", data)
+
+    async def info(self, data: Any) -> None:
+        await self.log("info", data)
+
+    async def warning(self, data: Any) -> None:
+        await self.log("warning", data)
+
+    async def error(self, data: Any) -> None:
+        await self.log("error", data)
+
+    # -- asking the client ----------------------------------------------------------------
+
+    async def elicit(self, message: str, requested_schema: dict[str, Any], *, key: str | None = None) -> dict[str, Any]:
+        """Ask the user for structured input (form mode); returns the ElicitResult as a dict."""
+        params = {"mode": "form", "message": message, "requestedSchema": requested_schema}
+        if self._request.era == "legacy" and self._request.version < "2025-11-25":
+            params.pop("mode")
+        return await self.ask("elicitation/create", params, key=key)
+
+    async def elicit_url(self, message: str, url: str, elicitation_id: str | None = None,
+                         *, key: str | None = None) -> dict[str, Any]:
+        """Send the user to a URL (URL mode elicitation); returns the ElicitResult as a dict."""
+        params: dict[str, Any] = {"mode": "url", "message": message, "url": url}
+        if self._request.era == "legacy" and elicitation_id is not None:
+            params["elicitationId"] = elicitation_id
+        return await self.ask("elicitation/create", params, key=key)
+
+    async def sample(self, messages: list[dict[str, Any]] | str, max_tokens: int, *, key: str | None = None,
+                     **options: Any) -> dict[str, Any]:
+        """Ask the client's LLM for a completion; returns the CreateMessageResult as a dict.
+
+        ``messages`` may be a plain string (one user text message); ``options`` are further
+        ``sampling/createMessage`` params in snake_case (``system_prompt``, ``temperature``, ...).
+        """
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens}
+        for name, value in options.items():
+            head, *rest = name.split("_")
+            params[head + "".join(part.title() for part in rest)] = value
+        return await self.ask("sampling/createMessage", params, key=key)
+
+    async def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
+        """The client's roots (``roots/list``)."""
+        result = await self.ask("roots/list", {}, key=key)
+        roots = result.get("roots")
+        if not isinstance(roots, list):
+            raise McpError(errors.INVALID_PARAMS, "client answered roots/list without a roots list")
+        return roots
+
+    async def ask(self, method: str, params: dict[str, Any], *, key: str | None = None) -> dict[str, Any]:
+        """Send one server→client request (any era) and return the client's result."""
+        if key is None:
+            self._input_counter += 1
+            key = f"{method.split('/')[0]}-{self._input_counter}"
+        answers = await self.ask_many({key: {"method": method, "params": params}})
+        return answers[key]
+
+    async def ask_many(self, requests: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """Several server→client requests at once, keyed by your names; returns results by key.
+
+        In the 2026-07-28 era all of them that are still unanswered go out in one
+        ``InputRequiredResult``; in a legacy session they are sent concurrently.
+        """
+        for request in requests.values():
+            self._check_capability(request["method"], request["params"])
+        if self._request.era == "modern":
+            missing = {k: r for k, r in requests.items() if k not in self._input_responses}
+            if missing:
+                raise InputRequired(missing)
+            return {k: self._input_responses[k] for k in requests}
+        call = self._session.call_client
+        if len(requests) == 1:
+            [(key, request)] = requests.items()
+            return {key: await call(request["method"], request["params"])}
+        answers: dict[str, dict[str, Any]] = {}
+
+        async def one(key: str, request: dict[str, Any]) -> None:
+            answers[key] = await call(request["method"], request["params"])
+
+        try:
+            async with trio.open_nursery() as nursery:
+                for key, request in requests.items():
+                    nursery.start_soon(one, key, request)
+        except ExceptionGroup as group:
+            # Report the first failure as the handler would see a single call fail.
+            first = group.exceptions[0]
+            if isinstance(first, Exception) and not group.subgroup(trio.Cancelled):
+                raise first from None
+            raise
+        return answers
+
+    def _check_capability(self, method: str, params: dict[str, Any]) -> None:
+        capability = REQUIRED_CAPABILITY.get(method)
+        if capability is None:
+            raise ValueError(f"{method} is not a server→client request")
+        declared = self._request.client_capabilities.get(capability)
+        if declared is not None and params.get("mode") == "url":
+            # Elicitation modes (2025-11-25+): {} means form only; URL mode must be named.
+            if not (isinstance(declared, dict) and "url" in declared):
+                capability, declared = "elicitation.url", None
+        if declared is None:
+            if self._request.era == "modern":
+                raise McpError(
+                    errors.MISSING_REQUIRED_CLIENT_CAPABILITY,
+                    f"this request needs the client capability {capability!r}",
+                    {"requiredCapabilities": _capability_object(capability)},
+                )
+            raise ClientCapabilityMissing(
+                f"the client did not declare the {capability!r} capability, so {method} cannot be used"
+            )
+
+
+def _capability_object(capability: str) -> dict[str, Any]:
+    """``"elicitation.url"`` → ``{"elicitation": {"url": {}}}``."""
+    head, _, sub = capability.partition(".")
+    return {head: {sub: {}} if sub else {}}

@@ -1,0 +1,306 @@
+"""What each MCP method does with the App: the code between a worker and a plugin's handler."""
+
+from __future__ import annotations
+
+import base64
+import sys
+import traceback
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+import trio
+
+from . import results
+from .pagination import page
+from .protocol import errors
+from .protocol.errors import McpError
+from .runtime.input_required import ClientCapabilityMissing, ClientRequestFailed, InputRequired
+from .signature import ArgumentError, OutputError
+
+if TYPE_CHECKING:
+    from .app import App
+    from .context import Context
+    from .protocol.events import IncomingRequest
+
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+LISTEN_FILTER_KEYS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions")
+
+
+class ToolError(Exception):
+    """Raise from a tool to return an ``isError`` result whose text is this message.
+
+    Any other exception also becomes an ``isError`` result, but with a generic text: its
+    message may hold internal detail (paths, hosts), so it goes to stderr only.
+    """
+
+
+async def handle(app: App, ctx: Context, request: IncomingRequest) -> dict[str, Any]:
+    return await METHODS[request.method](app, ctx, request.params)
+
+
+def _string_param(params: dict[str, Any], name: str) -> str:
+    value = params.get(name)
+    if not isinstance(value, str):
+        raise errors.invalid_params(f'"{name}" is required and must be a string')
+    return value
+
+
+def _object_param(params: dict[str, Any], name: str) -> dict[str, Any]:
+    value = params.get(name)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise errors.invalid_params(f'"{name}" must be an object')
+    return value
+
+
+def _listing(key: str, entries: list[Any], params: dict[str, Any], size: int) -> dict[str, Any]:
+    chunk, cursor = page(entries, params, size)
+    result: dict[str, Any] = {key: [entry.definition() for entry in chunk]}
+    if cursor is not None:
+        result["nextCursor"] = cursor
+    return result
+
+
+def _with_context(kwargs: dict[str, Any], name: str | None, ctx: Context) -> dict[str, Any]:
+    if name is not None:
+        kwargs[name] = ctx
+    return kwargs
+
+
+# -- tools -------------------------------------------------------------------------------------
+
+async def tools_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    return _listing("tools", list(app.tools.values()), params, app.page_size)
+
+
+def _tool_error(text: str) -> dict[str, Any]:
+    return {"content": [results.text_block(text)], "isError": True}
+
+
+async def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    name = _string_param(params, "name")
+    entry = app.tools.get(name)
+    if entry is None:
+        raise errors.invalid_params(f"unknown tool: {name!r}")
+    signature = entry.signature
+    try:
+        kwargs = signature.bind(_object_param(params, "arguments"))
+    except ArgumentError as exc:
+        return _tool_error(str(exc))
+    _with_context(kwargs, signature.context_parameter, ctx)
+    try:
+        value = await entry.fn(**kwargs)
+    except (McpError, InputRequired, trio.Cancelled):
+        raise
+    except (ToolError, ClientCapabilityMissing, ClientRequestFailed) as exc:
+        return _tool_error(str(exc))
+    except Exception as exc:
+        traceback.print_exc(file=sys.stderr)
+        return _tool_error(f"tool {name!r} failed with an internal error ({type(exc).__name__})")
+    return _tool_result(name, signature, value)
+
+
+def _tool_result(name: str, signature: Any, value: Any) -> dict[str, Any]:
+    if results.is_call_tool_result(value):
+        return results.to_json(value)
+    if isinstance(value, dict) and "content" in value and isinstance(value["content"], list):
+        return value  # already a CallToolResult in wire form
+    if signature.output_schema is None:
+        content = results.content_list(value)
+        if content is None:
+            content = [results.text_block(results.json_text(results.to_json(value)))]
+        return {"content": content}
+    structured = signature.structured(value)
+    try:
+        signature.validate_output(structured)
+    except OutputError as exc:
+        print(f"mcptrio: tool {name!r} returned a value that does not match its outputSchema: {exc}",
+              file=sys.stderr)
+        return _tool_error(f"tool {name!r} returned a result that does not match its output schema")
+    return {"content": [results.text_block(results.json_text(structured))], "structuredContent": structured}
+
+
+# -- resources ---------------------------------------------------------------------------------
+
+async def resources_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    return _listing("resources", list(app.resources.values()), params, app.page_size)
+
+
+async def resources_templates_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    return _listing("resourceTemplates", list(app.templates.values()), params, app.page_size)
+
+
+def _not_found(ctx: Context, uri: str) -> McpError:
+    code = errors.INVALID_PARAMS if ctx.era == "modern" else errors.RESOURCE_NOT_FOUND_LEGACY
+    return McpError(code, f"resource not found: {uri}", {"uri": uri})
+
+
+async def resources_read(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    uri = _string_param(params, "uri")
+    entry = app.resources.get(uri)
+    if entry is not None:
+        value = await entry.fn(**_with_context({}, entry.context_parameter, ctx))
+        return {"contents": _resource_contents(uri, entry.mime_type, value)}
+    for template in app.templates.values():
+        variables = template.match(uri)
+        if variables is not None:
+            try:
+                value = await template.fn(**_with_context(dict(variables), template.context_parameter, ctx))
+            except LookupError:
+                raise _not_found(ctx, uri) from None
+            if value is None:
+                raise _not_found(ctx, uri)
+            return {"contents": _resource_contents(uri, template.mime_type, value)}
+    raise _not_found(ctx, uri)
+
+
+def _resource_contents(uri: str, mime_type: str | None, value: Any) -> list[dict[str, Any]]:
+    """A handler's return value as ``contents``: str → text, bytes → blob, or contents objects."""
+    if isinstance(value, (list, tuple)):
+        return [item for v in value for item in _resource_contents(uri, mime_type, v)]
+    if isinstance(value, str):
+        item: dict[str, Any] = {"uri": uri, "text": value}
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        item = {"uri": uri, "blob": base64.b64encode(bytes(value)).decode("ascii")}
+    else:
+        item = results.to_json(value)
+        if not isinstance(item, dict) or ("text" not in item and "blob" not in item):
+            raise TypeError(f"a resource handler returned {type(value).__name__}, not str, bytes or contents")
+        return [item]
+    if mime_type is not None:
+        item["mimeType"] = mime_type
+    return [item]
+
+
+async def resources_subscribe(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    ctx._session.subscriptions.add(_string_param(params, "uri"))
+    return {}
+
+
+async def resources_unsubscribe(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    ctx._session.subscriptions.discard(_string_param(params, "uri"))
+    return {}
+
+
+# -- prompts -----------------------------------------------------------------------------------
+
+async def prompts_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    return _listing("prompts", list(app.prompts.values()), params, app.page_size)
+
+
+async def prompts_get(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    name = _string_param(params, "name")
+    entry = app.prompts.get(name)
+    if entry is None:
+        raise errors.invalid_params(f"unknown prompt: {name!r}")
+    arguments = _object_param(params, "arguments")
+    known = {argument["name"]: argument for argument in entry.arguments}
+    for key, value in arguments.items():
+        if key not in known:
+            raise errors.invalid_params(f"prompt {name!r} has no argument {key!r}")
+        if not isinstance(value, str):
+            raise errors.invalid_params(f"prompt argument {key!r} must be a string")
+    missing = [a["name"] for a in entry.arguments if a["required"] and a["name"] not in arguments]
+    if missing:
+        raise errors.invalid_params(f"prompt {name!r} is missing required argument {missing[0]!r}")
+    value = await entry.fn(**_with_context(dict(arguments), entry.context_parameter, ctx))
+    result = _prompt_result(value)
+    if entry.description and "description" not in result:
+        result["description"] = entry.description
+    return result
+
+
+def _prompt_result(value: Any) -> dict[str, Any]:
+    value = results.to_json(value)
+    if isinstance(value, dict) and "messages" in value:
+        return value
+    if isinstance(value, str):
+        return {"messages": [{"role": "user", "content": results.text_block(value)}]}
+    if isinstance(value, list):
+        messages = []
+        for item in value:
+            if isinstance(item, str):
+                messages.append({"role": "user", "content": results.text_block(item)})
+            elif isinstance(item, dict) and "role" in item:
+                messages.append(item)
+            elif results.is_content(item):
+                messages.append({"role": "user", "content": results.to_json(item)})
+            else:
+                raise TypeError(f"a prompt handler returned a {type(item).__name__} message")
+        return {"messages": messages}
+    raise TypeError(f"a prompt handler returned {type(value).__name__}, not str or messages")
+
+
+# -- completion --------------------------------------------------------------------------------
+
+MAX_COMPLETIONS = 100
+
+
+async def completion_complete(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    ref = _object_param(params, "ref")
+    argument = _object_param(params, "argument")
+    arg_name = _string_param(argument, "name")
+    value = argument.get("value", "")
+    if not isinstance(value, str):
+        raise errors.invalid_params('"argument.value" must be a string')
+    context_args = _object_param(_object_param(params, "context"), "arguments")
+    if ref.get("type") == "ref/prompt":
+        entry: Any = app.prompts.get(_string_param(ref, "name"))
+        if entry is None:
+            raise errors.invalid_params(f"unknown prompt: {ref['name']!r}")
+    elif ref.get("type") == "ref/resource":
+        uri = _string_param(ref, "uri")
+        entry = app.templates.get(uri)
+        if entry is None:
+            raise errors.invalid_params(f"unknown resource template: {uri!r}")
+    else:
+        raise errors.invalid_params('"ref.type" must be "ref/prompt" or "ref/resource"')
+    completer = entry.complete.get(arg_name)
+    values: list[str] = []
+    if completer is not None:
+        values = list(await completer(value, context_args))
+    completion: dict[str, Any] = {"values": values[:MAX_COMPLETIONS], "total": len(values),
+                                  "hasMore": len(values) > MAX_COMPLETIONS}
+    return {"completion": completion}
+
+
+# -- subscriptions (2026-07-28) ----------------------------------------------------------------
+
+async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    from .app import Listener
+
+    requested = _object_param(params, "notifications")
+    agreed = {key: requested[key] for key in LISTEN_FILTER_KEYS if requested.get(key)}
+    uris = agreed.get("resourceSubscriptions")
+    if uris is not None and not (isinstance(uris, list) and all(isinstance(u, str) for u in uris)):
+        raise errors.invalid_params('"notifications.resourceSubscriptions" must be a list of URIs')
+    session = ctx._session
+    listener = Listener(session, ctx.request_id, agreed)
+    await session.send({
+        "jsonrpc": "2.0",
+        "method": "notifications/subscriptions/acknowledged",
+        "params": {"_meta": {SUBSCRIPTION_ID: ctx.request_id}, "notifications": agreed},
+    })
+    app.listeners.add(listener)
+    try:
+        await trio.sleep_forever()
+    finally:
+        app.listeners.discard(listener)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+Method = Callable[["App", "Context", dict[str, Any]], Awaitable[dict[str, Any]]]
+
+METHODS: dict[str, Method] = {
+    "tools/list": tools_list,
+    "tools/call": tools_call,
+    "resources/list": resources_list,
+    "resources/templates/list": resources_templates_list,
+    "resources/read": resources_read,
+    "resources/subscribe": resources_subscribe,
+    "resources/unsubscribe": resources_unsubscribe,
+    "prompts/list": prompts_list,
+    "prompts/get": prompts_get,
+    "completion/complete": completion_complete,
+    "subscriptions/listen": subscriptions_listen,
+}

@@ -1,0 +1,37 @@
+"""Opaque cursors for the four list methods: a deterministic order, a page at a time."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, Sequence, TypeVar
+
+import orjson
+
+from .protocol import errors
+
+T = TypeVar("T")
+
+
+def encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(orjson.dumps({"o": offset})).decode("ascii").rstrip("=")
+
+
+def decode_cursor(cursor: Any) -> int:
+    if not isinstance(cursor, str):
+        raise errors.invalid_params('"cursor" must be a string returned by a previous list call')
+    try:
+        offset = orjson.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))["o"]
+    except (ValueError, KeyError, TypeError):
+        raise errors.invalid_params(f"invalid cursor {cursor[:64]!r}") from None
+    if not isinstance(offset, int) or offset < 0:
+        raise errors.invalid_params(f"invalid cursor {cursor[:64]!r}")
+    return offset
+
+
+def page(items: Sequence[T], params: dict[str, Any], size: int) -> tuple[Sequence[T], str | None]:
+    """The page of ``items`` that ``params["cursor"]`` asks for, and the next cursor (or None)."""
+    cursor = params.get("cursor")
+    offset = 0 if cursor is None else decode_cursor(cursor)
+    chunk = items[offset: offset + size]
+    following = offset + size
+    return chunk, (encode_cursor(following) if following < len(items) else None)

@@ -1,0 +1,78 @@
+"""Plugin discovery and loading: entry points in the group ``mcptrio.plugins``.
+
+A plugin distribution declares ``[project.entry-points."mcptrio.plugins"] name = "module:plugin"``
+where ``plugin`` is a ``mcptrio.Registry``.  Plugins load in the order they are named, so
+composition is deterministic; any failure is a ``PluginError`` that names the plugin and why.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import EntryPoint, entry_points
+
+import attrs
+
+from .app import App
+from .registry import Registry
+
+GROUP = "mcptrio.plugins"
+
+
+class PluginError(Exception):
+    """A plugin could not be found, imported or composed; the message is one line for a user."""
+
+
+@attrs.frozen
+class PluginInfo:
+    name: str
+    value: str  # "module:attribute"
+    distribution: str
+    version: str
+
+
+def _entry_points() -> dict[str, EntryPoint]:
+    found: dict[str, EntryPoint] = {}
+    for entry in sorted(entry_points(group=GROUP), key=lambda e: e.name):
+        found.setdefault(entry.name, entry)
+    return found
+
+
+def installed() -> list[PluginInfo]:
+    """Every installed plugin, sorted by name."""
+    out = []
+    for name, entry in _entry_points().items():
+        dist = entry.dist
+        out.append(PluginInfo(name, entry.value, dist.name if dist else "?", dist.version if dist else "?"))
+    return out
+
+
+def load(name: str) -> Registry:
+    entry = _entry_points().get(name)
+    if entry is None:
+        known = ", ".join(sorted(_entry_points())) or "none installed"
+        raise PluginError(f"failed to load plugin {name!r}: no such plugin (installed: {known})")
+    try:
+        plugin = entry.load()
+    except Exception as exc:  # an import error of any kind is the plugin's, reported in one line
+        raise PluginError(f"failed to load plugin {name!r}: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(plugin, Registry):
+        raise PluginError(
+            f"failed to load plugin {name!r}: {entry.value} is a {type(plugin).__name__}, not a mcptrio.Registry"
+        )
+    return plugin
+
+
+def build_app(names: list[str], *, prefixes: dict[str, str] | None = None, **app_options: object) -> App:
+    """An App composed of the named plugins, in that order."""
+    if not names:
+        raise PluginError("no plugins named: pass --plugins a,b (see `mcptrio plugins`)")
+    prefixes = prefixes or {}
+    app = App(**app_options)  # type: ignore[arg-type]
+    for name in names:
+        plugin = load(name)
+        if not plugin.name:
+            plugin.name = name
+        try:
+            app.include(plugin, prefix=prefixes.get(name))
+        except (ValueError, TypeError) as exc:
+            raise PluginError(f"failed to load plugin {name!r}: {exc}") from exc
+    return app

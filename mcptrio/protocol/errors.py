@@ -1,0 +1,56 @@
+"""JSON-RPC and MCP error codes, and the one exception type the core raises for them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+# Legacy revisions (<= 2025-11-25) only: a resource URI that does not exist.
+RESOURCE_NOT_FOUND_LEGACY = -32002
+# Reserved MCP range, 2026-07-28.
+HEADER_MISMATCH = -32020
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+
+class McpError(Exception):
+    """An error that goes to the client as a JSON-RPC error object.
+
+    Raise it from a handler to choose the code, message and data the client sees.
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_dict(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+    def __repr__(self) -> str:
+        return f"McpError({self.code}, {self.message!r})"
+
+
+def invalid_params(message: str, data: Any = None) -> McpError:
+    return McpError(INVALID_PARAMS, message, data)
+
+
+def invalid_request(message: str) -> McpError:
+    return McpError(INVALID_REQUEST, message)
+
+
+def method_not_found(method: str, detail: str = "") -> McpError:
+    suffix = f" ({detail})" if detail else ""
+    return McpError(METHOD_NOT_FOUND, f"method not found: {method}{suffix}")
+
+
+def internal_error(message: str = "internal error") -> McpError:
+    return McpError(INTERNAL_ERROR, message)

@@ -1,0 +1,235 @@
+"""Tools, resources, resource templates and prompts, registered with decorators.
+
+``Registry`` is what a plugin fills in; an ``App`` is a registry that serves, and can
+``include`` plugins.  Handlers are plain async functions; a parameter annotated ``Context``
+receives the per-request context.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from typing import Any, Awaitable, Callable
+
+import attrs
+
+from .context import Context
+from .results import CONTENT_TYPES  # noqa: F401  (re-exported for plugins)
+from .signature import ToolSignature
+
+Handler = Callable[..., Awaitable[Any]]
+
+# Return types that are content, not structured output: a tool returning ``str`` is a text tool.
+TEXT_RESULT_TYPES: tuple[type, ...] = (str,)
+
+_TEMPLATE_VAR = re.compile(r"\{([+#./;?&]?)([A-Za-z0-9_]+)\*?\}")
+
+
+def _context_parameter(fn: Handler) -> str | None:
+    for name, param in inspect.signature(fn).parameters.items():
+        annotation = param.annotation
+        if annotation is Context or annotation == "Context" or (
+            isinstance(annotation, type) and issubclass(annotation, Context)
+        ):
+            return name
+    return None
+
+
+def _describe(fn: Handler, description: str | None) -> str | None:
+    return description if description is not None else inspect.getdoc(fn)
+
+
+def _require_async(fn: Handler, what: str) -> None:
+    if not inspect.iscoroutinefunction(fn):
+        raise TypeError(f"{what} {fn.__qualname__} must be an async function (async def)")
+
+
+def _optional(**fields: Any) -> dict[str, Any]:
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+@attrs.frozen
+class ToolEntry:
+    name: str
+    fn: Handler
+    signature: ToolSignature
+    title: str | None = None
+    description: str | None = None
+    annotations: dict[str, Any] | None = None
+    icons: list[dict[str, Any]] | None = None
+    meta: dict[str, Any] | None = None
+    owner: str = ""
+
+    def definition(self) -> dict[str, Any]:
+        out = _optional(title=self.title, description=self.description, annotations=self.annotations,
+                        icons=self.icons, _meta=self.meta)
+        out["name"] = self.name
+        out["inputSchema"] = self.signature.input_schema
+        if self.signature.output_schema is not None:
+            out["outputSchema"] = self.signature.output_schema
+        return out
+
+
+@attrs.frozen
+class ResourceEntry:
+    uri: str
+    name: str
+    fn: Handler
+    context_parameter: str | None
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    annotations: dict[str, Any] | None = None
+    icons: list[dict[str, Any]] | None = None
+    owner: str = ""
+
+    def definition(self) -> dict[str, Any]:
+        out = {"uri": self.uri, "name": self.name}
+        out.update(_optional(title=self.title, description=self.description, mimeType=self.mime_type,
+                             size=self.size, annotations=self.annotations, icons=self.icons))
+        return out
+
+
+@attrs.frozen
+class TemplateEntry:
+    uri_template: str
+    name: str
+    fn: Handler
+    context_parameter: str | None
+    pattern: re.Pattern[str]
+    variables: tuple[str, ...]
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    annotations: dict[str, Any] | None = None
+    icons: list[dict[str, Any]] | None = None
+    complete: dict[str, Handler] = attrs.field(factory=dict)
+    owner: str = ""
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        found = self.pattern.fullmatch(uri)
+        return found.groupdict() if found else None
+
+    def definition(self) -> dict[str, Any]:
+        out = {"uriTemplate": self.uri_template, "name": self.name}
+        out.update(_optional(title=self.title, description=self.description, mimeType=self.mime_type,
+                             annotations=self.annotations, icons=self.icons))
+        return out
+
+
+@attrs.frozen
+class PromptEntry:
+    name: str
+    fn: Handler
+    context_parameter: str | None
+    arguments: tuple[dict[str, Any], ...]
+    title: str | None = None
+    description: str | None = None
+    icons: list[dict[str, Any]] | None = None
+    complete: dict[str, Handler] = attrs.field(factory=dict)
+    owner: str = ""
+
+    def definition(self) -> dict[str, Any]:
+        out = {"name": self.name}
+        out.update(_optional(title=self.title, description=self.description, icons=self.icons))
+        if self.arguments:
+            out["arguments"] = list(self.arguments)
+        return out
+
+
+def compile_template(template: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """RFC 6570 level-1 style ``{var}`` (and ``{+var}`` for reserved expansion) to a regex."""
+    parts, names, last = [], [], 0
+    for found in _TEMPLATE_VAR.finditer(template):
+        parts.append(re.escape(template[last:found.start()]))
+        operator, name = found.group(1), found.group(2)
+        parts.append(f"(?P<{name}>.+)" if operator in ("+", "#") else f"(?P<{name}>[^/?#]+)")
+        names.append(name)
+        last = found.end()
+    parts.append(re.escape(template[last:]))
+    return re.compile("".join(parts)), tuple(names)
+
+
+def _prompt_arguments(fn: Handler, skip: str | None, descriptions: dict[str, str]) -> tuple[dict[str, Any], ...]:
+    arguments = []
+    for name, param in inspect.signature(fn).parameters.items():
+        if name == skip:
+            continue
+        argument: dict[str, Any] = {"name": name}
+        if name in descriptions:
+            argument["description"] = descriptions[name]
+        argument["required"] = param.default is inspect.Parameter.empty
+        arguments.append(argument)
+    return tuple(arguments)
+
+
+class Registry:
+    """What a plugin registers; the decorators below are the whole authoring API."""
+
+    def __init__(self, name: str = "") -> None:
+        self.name = name
+        self.tools: dict[str, ToolEntry] = {}
+        self.resources: dict[str, ResourceEntry] = {}
+        self.templates: dict[str, TemplateEntry] = {}
+        self.prompts: dict[str, PromptEntry] = {}
+
+    def tool(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
+             annotations: dict[str, Any] | None = None, icons: list[dict[str, Any]] | None = None,
+             input_schema: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
+             meta: dict[str, Any] | None = None) -> Callable[[Handler], Handler]:
+        """Register an async function as a tool; its signature gives the input schema."""
+
+        def register(fn: Handler) -> Handler:
+            _require_async(fn, "tool")
+            signature = ToolSignature.from_function(fn, input_schema=input_schema, output_schema=output_schema,
+                                                  content_types=TEXT_RESULT_TYPES)
+            entry = ToolEntry(name or fn.__name__, fn, signature, title, _describe(fn, description),
+                              annotations, icons, meta)
+            self._add(self.tools, entry.name, entry, "tool")
+            return fn
+
+        return register
+
+    def resource(self, uri: str, *, name: str | None = None, title: str | None = None,
+                 description: str | None = None, mime_type: str | None = None, size: int | None = None,
+                 annotations: dict[str, Any] | None = None, icons: list[dict[str, Any]] | None = None,
+                 complete: dict[str, Handler] | None = None) -> Callable[[Handler], Handler]:
+        """Register a resource; a URI with ``{variables}`` makes it a resource template."""
+
+        def register(fn: Handler) -> Handler:
+            _require_async(fn, "resource")
+            ctx_param = _context_parameter(fn)
+            if "{" in uri:
+                pattern, variables = compile_template(uri)
+                entry = TemplateEntry(uri, name or fn.__name__, fn, ctx_param, pattern, variables, title,
+                                      _describe(fn, description), mime_type, annotations, icons, complete or {})
+                self._add(self.templates, uri, entry, "resource template")
+            else:
+                entry = ResourceEntry(uri, name or fn.__name__, fn, ctx_param, title, _describe(fn, description),
+                                      mime_type, size, annotations, icons)
+                self._add(self.resources, uri, entry, "resource")
+            return fn
+
+        return register
+
+    def prompt(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
+               arguments: dict[str, str] | None = None, icons: list[dict[str, Any]] | None = None,
+               complete: dict[str, Handler] | None = None) -> Callable[[Handler], Handler]:
+        """Register a prompt; its parameters are the prompt's arguments (``arguments`` describes them)."""
+
+        def register(fn: Handler) -> Handler:
+            _require_async(fn, "prompt")
+            ctx_param = _context_parameter(fn)
+            entry = PromptEntry(name or fn.__name__, fn, ctx_param,
+                                _prompt_arguments(fn, ctx_param, arguments or {}), title,
+                                _describe(fn, description), icons, complete or {})
+            self._add(self.prompts, entry.name, entry, "prompt")
+            return fn
+
+        return register
+
+    def _add(self, table: dict[str, Any], key: str, entry: Any, kind: str) -> None:
+        if key in table:
+            raise ValueError(f"{kind} {key!r} is registered twice")
+        table[key] = entry

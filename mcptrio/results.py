@@ -1,0 +1,52 @@
+"""Turning what a handler returns into the result objects MCP puts on the wire."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import orjson
+
+CONTENT_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"})
+
+
+def to_json(value: Any) -> Any:
+    """attrs wire objects → plain JSON values (dicts and lists pass through)."""
+    if attrs.has(type(value)):
+        from . import wire
+
+        return wire.unstructure(value)
+    if isinstance(value, list):
+        return [to_json(item) for item in value]
+    return value
+
+
+def is_content(value: Any) -> bool:
+    if isinstance(value, dict):
+        return value.get("type") in CONTENT_TYPES
+    return attrs.has(type(value)) and getattr(value, "type", None) in CONTENT_TYPES
+
+
+def text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def content_list(value: Any) -> list[dict[str, Any]] | None:
+    """``value`` as a list of content blocks, or None when it is not content."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [text_block(value)]
+    if is_content(value):
+        return [to_json(value)]
+    if isinstance(value, (list, tuple)) and value and all(is_content(v) or isinstance(v, str) for v in value):
+        return [text_block(v) if isinstance(v, str) else to_json(v) for v in value]
+    return None
+
+
+def json_text(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def is_call_tool_result(value: Any) -> bool:
+    return type(value).__name__ == "CallToolResult" and attrs.has(type(value))

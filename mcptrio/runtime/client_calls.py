@@ -1,0 +1,61 @@
+"""Server→client requests of the legacy era: the pending table, with a timeout on each."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Awaitable, Callable
+
+import attrs
+import trio
+
+from .input_required import ClientRequestFailed
+
+
+@attrs.define(slots=True, eq=False)
+class _Pending:
+    done: trio.Event = attrs.field(factory=trio.Event)
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+
+
+class ClientCalls:
+    """Sends requests to the client through ``send`` and matches the client's replies by id."""
+
+    def __init__(self, send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+        self._send = send
+        self._pending: dict[str, _Pending] = {}
+        self._ids = itertools.count(1)
+
+    async def call(self, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+        request_id = f"mcptrio-{next(self._ids)}"
+        pending = self._pending[request_id] = _Pending()
+        try:
+            await self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+            with trio.move_on_after(timeout):
+                await pending.done.wait()
+        except trio.Cancelled:
+            with trio.CancelScope(shield=True), trio.move_on_after(1):
+                await self._cancel(request_id, "the request that asked for it was cancelled")
+            raise
+        finally:
+            del self._pending[request_id]
+        if not pending.done.is_set():
+            await self._cancel(request_id, "timed out")
+            raise ClientRequestFailed(f"the client did not answer {method} within {timeout:g} s")
+        if pending.error is not None:
+            message = pending.error.get("message", "error")
+            raise ClientRequestFailed(f"the client answered {method} with an error: {message}")
+        assert pending.result is not None
+        return pending.result
+
+    async def _cancel(self, request_id: str, reason: str) -> None:
+        params = {"requestId": request_id, "reason": reason}
+        await self._send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+
+    def reply(self, request_id: Any, result: dict[str, Any] | None, error: dict[str, Any] | None) -> None:
+        """The client answered; unknown or late ids are ignored."""
+        pending = self._pending.get(request_id) if isinstance(request_id, str) else None
+        if pending is None or pending.done.is_set():
+            return
+        pending.result, pending.error = result, error
+        pending.done.set()

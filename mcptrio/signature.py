@@ -1,0 +1,355 @@
+"""A tool function's input/output JSON Schemas, argument binding and structured results.
+
+``ToolSignature.from_function`` inspects an async tool function once, at registration: it builds
+(or takes verbatim) the schemas, compiles their validators and fails with ``TypeError`` on anything
+it cannot express.  Per call, ``bind`` validates the client's arguments and converts them to the
+declared Python types, and ``structured`` / ``validate_output`` produce ``structuredContent``.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import functools
+import inspect
+import re
+import reprlib
+import types
+import typing
+from collections.abc import Callable, Iterable
+from typing import Any, Union
+from urllib.parse import urljoin
+
+import cattrs
+import jsonschema
+import referencing
+import referencing.exceptions
+import referencing.jsonschema
+from jsonschema.exceptions import ValidationError, best_match
+from jsonschema_specifications import REGISTRY as METASCHEMAS
+
+from .jsonschema_from_hints import (
+    NO_DEFAULT,
+    NoneType,
+    Param,
+    SchemaBuilder,
+    UnsupportedType,
+    annotate,
+    converter,
+    is_mapping,
+    is_object_class,
+    json_default,
+    strip_annotated,
+)
+
+__all__ = ["ArgumentError", "OutputError", "Param", "ToolSignature"]
+
+
+class ArgumentError(ValueError):
+    """The client's arguments do not fit the tool's input schema; the message is one readable line."""
+
+
+class OutputError(ValueError):
+    """A tool's structured result does not fit its output schema."""
+
+
+_NO_HINT: Any = inspect.Parameter.empty
+_NO_REMOTE = referencing.Registry()  # validators never fetch remote $refs
+_DATA_KEYWORDS = frozenset({"const", "default", "enum", "examples"})
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+class ToolSignature:
+    """What a tool function accepts and returns, as JSON Schema; build it with ``from_function``."""
+
+    def __init__(self, *, input_schema: dict[str, Any], output_schema: dict[str, Any] | None,
+                 context_parameter: str | None, wraps_output: bool, parameters: dict[str, Any] | None,
+                 extra_hint: Any, return_type: Any, input_validator: Any, output_validator: Any) -> None:
+        self.input_schema = input_schema
+        self.output_schema = output_schema
+        self.context_parameter = context_parameter
+        self.wraps_output = wraps_output
+        self._parameters = parameters  # name → hint; None for a verbatim input schema
+        self._extra_hint = extra_hint  # hint of **kwargs values
+        self._return_type = return_type
+        self._input_validator = input_validator
+        self._output_validator = output_validator
+
+    @classmethod
+    def from_function(cls, fn: Callable[..., Any], *, input_schema: dict[str, Any] | None = None,
+                      output_schema: dict[str, Any] | None = None,
+                      content_types: tuple[type, ...] = ()) -> ToolSignature:
+        """Inspect ``fn``; ``content_types`` are return types that are MCP content (no output schema)."""
+        name = getattr(fn, "__qualname__", None) or repr(fn)
+        try:
+            target = fn.func if isinstance(fn, functools.partial) else fn
+            if not inspect.isroutine(target):  # a callable object
+                target = type(target).__call__
+            hints = typing.get_type_hints(target, include_extras=True)
+        except Exception as exc:
+            raise TypeError(f"{name}: cannot resolve type hints: {exc}") from None
+        context_type = _context_type()
+        context: str | None = None
+        parameters: dict[str, Any] = {}
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        extra: tuple[Any, dict[str, Any]] | None = None
+        builder = SchemaBuilder()
+        for p in inspect.signature(fn).parameters.values():
+            hint = hints.get(p.name, _NO_HINT)
+            base = strip_annotated(hint)
+            if isinstance(base, type) and issubclass(base, context_type):
+                if context is not None:
+                    raise TypeError(f"{name}: more than one Context parameter ({context!r}, {p.name!r})")
+                context = p.name
+                continue
+            if input_schema is not None:
+                continue
+            if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL):
+                raise TypeError(f"{name}: parameter {p.name!r}: tool arguments are passed by keyword, "
+                                "so positional-only and *args parameters are not supported")
+            try:
+                schema = {} if hint is _NO_HINT else builder.schema(hint)
+            except UnsupportedType as exc:
+                raise TypeError(f"{name}: parameter {p.name!r}: {exc}") from None
+            if p.kind is p.VAR_KEYWORD:
+                extra = (hint, schema)
+                continue
+            if p.default is p.empty:
+                required.append(p.name)
+            elif (data := json_default(p.default)) is not NO_DEFAULT:
+                schema["default"] = data
+            properties[p.name] = schema
+            parameters[p.name] = hint
+        if input_schema is None:
+            input_schema = {"type": "object", "properties": properties, "required": required}
+            if extra is None:
+                input_schema["additionalProperties"] = False
+            elif extra[1]:
+                input_schema["additionalProperties"] = extra[1]
+            input_schema = builder.finish(input_schema)
+            params: dict[str, Any] | None = parameters
+        else:
+            params = None
+        return_type = None
+        wraps = False
+        if output_schema is None:
+            return_type = hints.get("return", _NO_HINT)
+            try:
+                output_schema, wraps = _output_schema(return_type, content_types)
+            except UnsupportedType as exc:
+                raise TypeError(f"{name}: return type: {exc}") from None
+        return cls(input_schema=input_schema, output_schema=output_schema, context_parameter=context,
+                   wraps_output=wraps, parameters=params, return_type=return_type,
+                   extra_hint=extra[0] if extra else _NO_HINT,
+                   input_validator=_compile(name, "input schema", input_schema),
+                   output_validator=None if output_schema is None
+                   else _compile(name, "output schema", output_schema))
+
+    def bind(self, arguments: dict[str, Any] | None) -> dict[str, Any]:
+        """Validate the client's ``arguments`` and return the function's keyword arguments."""
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise ArgumentError(f"invalid arguments: expected an object, got {_short(arguments)}")
+        if (message := _describe(self._input_validator, arguments, "argument")) is not None:
+            raise ArgumentError(f"invalid arguments: {message}")
+        if self.context_parameter in arguments:
+            raise ArgumentError(f"invalid arguments: unexpected argument {self.context_parameter!r}")
+        if self._parameters is None:
+            return dict(arguments)
+        return {key: self._structure(key, value, self._parameters.get(key, self._extra_hint))
+                for key, value in arguments.items()}
+
+    def structured(self, value: Any) -> Any | None:
+        """The function's return value as JSON for ``structuredContent``; None without an output schema."""
+        if self.output_schema is None:
+            return None
+        try:
+            data = converter.unstructure(value, unstructure_as=self._return_type)
+        except Exception:  # not what the annotation promised: let validate_output say so
+            data = converter.unstructure(value)
+        return {"result": data} if self.wraps_output else data
+
+    def validate_output(self, structured: Any) -> None:
+        """Raise ``OutputError`` when ``structured`` does not fit the output schema."""
+        if self._output_validator is None:
+            return
+        if (message := _describe(self._output_validator, structured, "property")) is not None:
+            raise OutputError(f"invalid structured output: {message}")
+
+    @staticmethod
+    def _structure(key: str, value: Any, hint: Any) -> Any:
+        if hint is _NO_HINT:
+            return value
+        try:
+            return converter.structure(value, hint)
+        except cattrs.BaseValidationError as exc:  # e.g. an attrs validator said no
+            text = cattrs.transform_error(exc, path=key, format_exception=lambda e, _t: str(e))[0]
+            message, found, path = text.rpartition(" @ ")
+            if not found:
+                message, path = text, key
+        except (ValueError, TypeError) as exc:
+            message, path = str(exc), key
+        raise ArgumentError(_one_line(f"invalid arguments: {path!r}: {message}"))
+
+
+def _context_type() -> type:
+    from .context import Context  # imported late: context.py pulls in the runtime
+
+    return Context
+
+
+def _output_schema(hint: Any, content_types: tuple[type, ...]) -> tuple[dict[str, Any] | None, bool]:
+    """The output schema for a return annotation, and whether results are wrapped as ``{"result": ...}``."""
+    if hint in (_NO_HINT, None, NoneType, Any) or _is_content(hint, content_types):
+        return None, False
+    builder = SchemaBuilder()
+    base = strip_annotated(hint)
+    if is_object_class(base):
+        schema = builder.root_object(base)
+        if typing.get_origin(hint) is typing.Annotated:
+            annotate(schema, hint.__metadata__)
+        return builder.finish(schema), False
+    if is_mapping(base):
+        return builder.finish(builder.schema(hint)), False
+    schema = {"type": "object", "properties": {"result": builder.schema(hint)}, "required": ["result"]}
+    return builder.finish(schema), True
+
+
+def _is_content(hint: Any, content_types: tuple[type, ...]) -> bool:
+    """True for content classes, CallToolResult, and unions/lists made only of them."""
+    hint = strip_annotated(hint)
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) in (Union, types.UnionType):
+        others = [a for a in args if a is not NoneType]
+        return bool(others) and all(_is_content(a, content_types) for a in others)
+    if typing.get_origin(hint) in (list, tuple, collections.abc.Sequence):
+        return bool(args) and all(a is Ellipsis or _is_content(a, content_types) for a in args)
+    return isinstance(hint, type) and (issubclass(hint, content_types) or hint.__name__ == "CallToolResult")
+
+
+def _compile(name: str, what: str, schema: Any) -> Any:
+    """A validator for ``schema`` in its declared dialect (default 2020-12), checked once."""
+    if not isinstance(schema, dict):
+        raise TypeError(f"{name}: the {what} must be a JSON object")
+    validator_cls = jsonschema.Draft202012Validator
+    if "$schema" in schema:
+        validator_cls = jsonschema.validators.validator_for(schema, default=None)
+        if validator_cls is None:
+            raise TypeError(f"{name}: {what} uses an unsupported dialect {schema['$schema']!r}")
+    try:
+        validator_cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise TypeError(f"{name}: invalid {what}: {_one_line(exc.message)}") from None
+    if (ref := _unresolvable_ref(schema)) is not None:
+        raise TypeError(f"{name}: {what} has a $ref that does not resolve locally: {ref!r}")
+    return validator_cls(schema, registry=_NO_REMOTE)
+
+
+def _unresolvable_ref(schema: dict[str, Any]) -> str | None:
+    """The first ``$ref`` in ``schema`` that neither it nor the dialect meta-schemas define."""
+    spec = referencing.jsonschema.specification_with(
+        schema.get("$schema", ""), default=referencing.jsonschema.DRAFT202012)
+    resource = spec.create_resource(schema)
+    registry = METASCHEMAS.with_resource(resource.id() or "", resource).crawl()
+
+    def walk(node: Any, base: str) -> str | None:
+        if isinstance(node, list):
+            return next((bad for child in node if (bad := walk(child, base)) is not None), None)
+        if not isinstance(node, dict):
+            return None
+        if isinstance(node.get("$id"), str):
+            base = urljoin(base, node["$id"])
+        if isinstance(ref := node.get("$ref"), str):
+            try:
+                registry.resolver(base).lookup(ref)
+            except referencing.exceptions.Unresolvable:
+                return ref
+        for key, value in node.items():
+            if key in _SCHEMA_MAPS and isinstance(value, dict):
+                value = list(value.values())
+            if key not in _DATA_KEYWORDS and (bad := walk(value, base)) is not None:
+                return bad
+        return None
+
+    return walk(schema, resource.id() or "")
+
+
+# -- error messages ----------------------------------------------------------------------------
+
+_repr = reprlib.Repr()
+_repr.maxstring = _repr.maxother = 60
+_repr.maxlevel = 2
+
+
+def _short(value: Any) -> str:
+    return _repr.repr(value)
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(text.splitlines())
+    return text if len(text) <= 500 else text[:497] + "..."
+
+
+def _describe(validator: Any, instance: Any, noun: str) -> str | None:
+    """The most relevant validation error as one line naming the field path, or None when valid."""
+    error = best_match(validator.iter_errors(instance))
+    if error is None:
+        return None
+    error, message = _refine(error)
+    path = _path(error.absolute_path)
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = [_join(path, p) for p in error.validator_value if p not in error.instance]
+        return _one_line(f"missing required {_names(noun, missing)}")
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = error.schema.get("properties", {})
+        patterns = error.schema.get("patternProperties", {})
+        extra = [_join(path, k) for k in sorted(error.instance)
+                 if k not in known and not any(re.search(p, k) for p in patterns)]
+        if extra:
+            return _one_line(f"unexpected {_names(noun, extra)}")
+    if message is None:
+        message = error.message
+        if len(full := repr(error.instance)) > 60 and message.startswith(full):
+            message = _short(error.instance) + message[len(full):]
+    return _one_line(f"{path!r}: {message}" if path else message)
+
+
+def _refine(error: ValidationError) -> tuple[ValidationError, str | None]:
+    """Look into anyOf/oneOf failures: follow the one branch whose type fit, or list the types."""
+    while error.validator in ("anyOf", "oneOf") and error.context:
+        branches: dict[Any, list[ValidationError]] = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        live = [errs for errs in branches.values() if not all(_type_miss(e) for e in errs)]
+        if len(live) == 1:
+            error = best_match(live[0])
+            continue
+        if not live:
+            types = dict.fromkeys(t for errs in branches.values() for e in errs for t in _listed(e.validator_value))
+            return error, f"{_short(error.instance)} is not of type {', '.join(map(repr, types))}"
+        break
+    return error, None
+
+
+def _type_miss(error: ValidationError) -> bool:
+    return error.validator == "type" and not error.relative_path
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _path(parts: Iterable[Any]) -> str:
+    path = ""
+    for part in parts:
+        path = f"{path}[{part}]" if isinstance(part, int) else _join(path, part)
+    return path
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _names(noun: str, names: list[str]) -> str:
+    return f"{noun}{'s' if len(names) > 1 else ''} {', '.join(map(repr, names))}"

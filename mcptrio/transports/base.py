@@ -1,0 +1,17 @@
+"""The one interface every transport gives a session: whole frames in, whole messages out."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from ..framing import Oversize
+
+
+class MessageStream(Protocol):
+    """A bidirectional stream of JSON-RPC frames (one JSON value each, no delimiters)."""
+
+    async def receive(self) -> bytes | Oversize | None:
+        """The next frame; ``Oversize`` for one over the limit; ``None`` at end of input."""
+
+    async def send(self, data: bytes) -> None:
+        """Write one encoded message; raises ``trio.BrokenResourceError`` when the peer is gone."""

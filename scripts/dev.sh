@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Set up the project in ./.venv (idempotent) and run the main job or the test suite.
+#   bash scripts/dev.sh serve [mcptrio serve options]   # default: --plugins everything over stdio
+#   bash scripts/dev.sh test [pytest options]           # the whole suite, as CI runs it
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-python3}
+VENV=.venv
+
+setup_python() {
+    if [ ! -x "$VENV/bin/python" ]; then
+        "$PYTHON" -m venv "$VENV"
+    fi
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -c constraints.txt "$@" \
+        -e . $(for p in plugins/*/; do printf -- '-e %s ' "$p"; done)
+}
+
+case "${1:-}" in
+    serve)
+        shift
+        setup_python >&2
+        if [ $# -eq 0 ]; then set -- --plugins everything; fi
+        exec "$VENV/bin/mcptrio" serve "$@"
+        ;;
+    test)
+        shift
+        setup_python -e '.[test]'
+        exec "$VENV/bin/python" -m pytest "$@"
+        ;;
+    *)
+        echo "usage: bash scripts/dev.sh serve [options] | test [pytest options]" >&2
+        exit 2
+        ;;
+esac

@@ -1,0 +1,145 @@
+"""The ``mcptrio`` command as a user runs it: real subprocesses, real entry points."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mcptrio.testing import open_process_client
+
+MCPTRIO = [sys.executable, "-m", "mcptrio.cli"]
+
+
+def fake_distribution(root: Path, dist: str, plugins: dict[str, str], modules: dict[str, str]) -> None:
+    """A minimal installed distribution (dist-info + modules) that importlib.metadata finds."""
+    info = root / f"{dist}-1.2.3.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.2.3\n")
+    lines = "".join(f"{name} = {value}\n" for name, value in plugins.items())
+    (info / "entry_points.txt").write_text(f"[mcptrio.plugins]\n{lines}")
+    for name, source in modules.items():
+        (root / f"{name}.py").write_text(textwrap.dedent(source))
+
+
+@pytest.fixture
+def plugin_path(tmp_path):
+    fake_distribution(tmp_path, "fake_plugins", {
+        "broken": "broken_plugin:plugin",
+        "notregistry": "odd_plugin:plugin",
+        "alpha": "clash_a:plugin",
+        "beta": "clash_b:plugin",
+    }, {
+        "broken_plugin": "raise ImportError('needs libfoo')\n",
+        "odd_plugin": "plugin = 42\n",
+        "clash_a": """
+            import mcptrio
+            plugin = mcptrio.Registry("alpha")
+            @plugin.tool()
+            async def hello() -> str:
+                return "from alpha"
+        """,
+        "clash_b": """
+            import mcptrio
+            plugin = mcptrio.Registry("beta")
+            @plugin.tool()
+            async def hello() -> str:
+                return "from beta"
+        """,
+    })
+    return tmp_path
+
+
+def run(args, plugin_path=None, **kwargs):
+    env = dict(os.environ)
+    if plugin_path is not None:
+        env["PYTHONPATH"] = f"{plugin_path}{os.pathsep}{env.get('PYTHONPATH', '')}"
+    return subprocess.run(MCPTRIO + args, capture_output=True, text=True, timeout=60, env=env,
+                          stdin=subprocess.DEVNULL, **kwargs)
+
+
+def one_line_error(done):
+    assert done.returncode == 2, done
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    return lines[0]
+
+
+def test_unknown_plugin_exits_2_with_one_line():
+    line = one_line_error(run(["serve", "--plugins", "no_such_plugin"]))
+    assert "failed to load plugin 'no_such_plugin': no such plugin" in line
+
+
+def test_plugin_that_fails_to_import(plugin_path):
+    line = one_line_error(run(["serve", "--plugins", "broken"], plugin_path))
+    assert line.endswith("failed to load plugin 'broken': ImportError: needs libfoo")
+
+
+def test_plugin_that_is_not_a_registry(plugin_path):
+    line = one_line_error(run(["serve", "--plugins", "notregistry"], plugin_path))
+    assert "not a mcptrio.Registry" in line
+
+
+def test_name_clash_names_both_plugins(plugin_path):
+    line = one_line_error(run(["serve", "--plugins", "alpha,beta"], plugin_path))
+    assert "'hello'" in line and "'beta'" in line and "'alpha'" in line and "prefix" in line
+
+
+async def test_prefix_resolves_a_clash_and_plugins_compose(plugin_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(plugin_path))
+    command = MCPTRIO + ["serve", "--plugins", "alpha,beta,bench", "--prefix", "beta=b"]
+    async with open_process_client(command) as client:
+        names = [t["name"] for t in (await client.request("tools/list"))["tools"]]
+        assert names[:2] == ["hello", "b_hello"] and "echo" in names  # deterministic: load order
+        result = await client.call_tool("b_hello")
+        assert result["content"][0]["text"] == "from beta"
+    assert client.end.process.returncode == 0
+
+
+def test_plugins_lists_name_distribution_version(plugin_path):
+    done = run(["plugins"], plugin_path)
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert any(line.split()[:3] == ["bench", "mcptrio-bench", "0.1.0"] for line in lines), lines
+    assert any(line.split()[:3] == ["broken", "fake_plugins", "1.2.3"] for line in lines), lines
+    assert [line.split()[0] for line in lines] == sorted(line.split()[0] for line in lines)
+
+
+def test_config_unknown_keys_are_errors(tmp_path):
+    config = tmp_path / "mcptrio.toml"
+    config.write_text('[serve]\nplugins = ["bench"]\ncolour = "blue"\n[serve.limits]\nspeed = 3\n')
+    line = one_line_error(run(["serve", "--config", str(config)]))
+    assert "unknown key(s): serve.colour, serve.limits.speed" in line
+
+
+def test_config_bad_toml_and_missing_file(tmp_path):
+    config = tmp_path / "bad.toml"
+    config.write_text("[serve\n")
+    assert "not valid TOML" in one_line_error(run(["serve", "--config", str(config)]))
+    assert "cannot read config" in one_line_error(run(["serve", "--config", str(tmp_path / "none.toml")]))
+
+
+def test_bad_flags_are_one_line_errors():
+    assert "invalid choice" in one_line_error(run(["serve", "--transport", "pigeon"]))
+    assert "no plugins named" in one_line_error(run(["serve"]))
+    assert "PLUGIN=PREFIX" in one_line_error(run(["serve", "--plugins", "bench", "--prefix", "oops"]))
+
+
+def test_help_reads_well():
+    done = run(["serve", "--help"])
+    assert done.returncode == 0
+    for flag in ("--plugins", "--transport", "--host", "--port", "--path", "--config", "--prefix"):
+        assert flag in done.stdout
+
+
+async def test_config_file_serves_with_limits(tmp_path):
+    config = tmp_path / "mcptrio.toml"
+    config.write_text('[serve]\nplugins = ["bench"]\nname = "configured"\n[serve.limits]\nrequest_timeout = 0.5\n')
+    async with open_process_client(MCPTRIO + ["serve", "--config", str(config)]) as client:
+        assert client.initialize_result["serverInfo"]["name"] == "configured"
+        result = await client.call_tool("sleep", {"ms": 5000})
+        assert result["isError"] and "timed out after 0.5 s" in result["content"][0]["text"]
+    assert client.end.process.returncode == 0
