@@ -15,7 +15,7 @@ from .registry import Registry
 from .runtime.limits import SessionLimits
 
 if TYPE_CHECKING:
-    from .runtime.session import Session
+    from .runtime.core import SessionCore
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 
@@ -24,9 +24,10 @@ SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 class Listener:
     """A live ``subscriptions/listen`` stream (2026-07-28) and what it opted in to."""
 
-    session: Session
+    session: SessionCore
     request_id: Any
     filter: dict[str, Any]
+    route: Any = None
 
 
 class App(Registry):
@@ -44,7 +45,7 @@ class App(Registry):
         # Seals requestState; set one shared key (or MCPTRIO_STATE_KEY) when several processes serve.
         env_key = os.environ.get("MCPTRIO_STATE_KEY")
         self.state_key = state_key or (env_key.encode() if env_key else os.urandom(32))
-        self.sessions: set[Session] = set()
+        self.sessions: set[SessionCore] = set()
         self.listeners: set[Listener] = set()
         self.plugins: list[str] = []
 
@@ -91,7 +92,7 @@ class App(Registry):
         return caps
 
     @contextlib.contextmanager
-    def attach(self, session: Session) -> Iterator[None]:
+    def attach(self, session: SessionCore) -> Iterator[None]:
         self.sessions.add(session)
         try:
             yield
@@ -137,4 +138,4 @@ class App(Registry):
     @staticmethod
     async def _to_listener(listener: Listener, method: str, params: dict[str, Any]) -> None:
         params = {"_meta": {SUBSCRIPTION_ID: listener.request_id}, **params}
-        await listener.session.send({"jsonrpc": "2.0", "method": method, "params": params})
+        await listener.session.send({"jsonrpc": "2.0", "method": method, "params": params}, listener.route)

@@ -19,7 +19,7 @@ from .runtime.input_required import ClientCapabilityMissing, InputRequired
 
 if TYPE_CHECKING:
     from .protocol.events import IncomingRequest
-    from .runtime.session import Session
+    from .runtime.core import SessionCore as Session
 
 # Which client capability each server→client method needs.
 REQUIRED_CAPABILITY = {
@@ -177,7 +177,11 @@ class Context:
             if missing:
                 raise InputRequired(missing)
             return {k: self._input_responses[k] for k in requests}
-        call = self._session.call_client
+        route = self._request.route
+
+        async def call(method: str, params: dict[str, Any]) -> dict[str, Any]:
+            return await self._session.call_client(method, params, route)
+
         if len(requests) == 1:
             [(key, request)] = requests.items()
             return {key: await call(request["method"], request["params"])}

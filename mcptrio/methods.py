@@ -275,12 +275,12 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
     if uris is not None and not (isinstance(uris, list) and all(isinstance(u, str) for u in uris)):
         raise errors.invalid_params('"notifications.resourceSubscriptions" must be a list of URIs')
     session = ctx._session
-    listener = Listener(session, ctx.request_id, agreed)
+    listener = Listener(session, ctx.request_id, agreed, ctx._request.route)
     await session.send({
         "jsonrpc": "2.0",
         "method": "notifications/subscriptions/acknowledged",
         "params": {"_meta": {SUBSCRIPTION_ID: ctx.request_id}, "notifications": agreed},
-    })
+    }, listener.route)
     app.listeners.add(listener)
     try:
         await trio.sleep_forever()

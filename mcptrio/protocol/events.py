@@ -23,6 +23,7 @@ class IncomingRequest:
     log_level: str | None  # modern: per request; legacy: None (read from the session)
     progress_token: str | int | None
     batch: BatchReply | None = None
+    route: Any = None  # the transport's handle for where this request's messages go (HTTP: its POST)
 
 
 @attrs.define(slots=True, eq=False)

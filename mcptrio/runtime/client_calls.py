@@ -21,26 +21,26 @@ class _Pending:
 class ClientCalls:
     """Sends requests to the client through ``send`` and matches the client's replies by id."""
 
-    def __init__(self, send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+    def __init__(self, send: Callable[[dict[str, Any], Any], Awaitable[None]]) -> None:
         self._send = send
         self._pending: dict[str, _Pending] = {}
         self._ids = itertools.count(1)
 
-    async def call(self, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+    async def call(self, method: str, params: dict[str, Any], timeout: float, route: Any = None) -> dict[str, Any]:
         request_id = f"mcptrio-{next(self._ids)}"
         pending = self._pending[request_id] = _Pending()
         try:
-            await self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+            await self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}, route)
             with trio.move_on_after(timeout):
                 await pending.done.wait()
         except trio.Cancelled:
             with trio.CancelScope(shield=True), trio.move_on_after(1):
-                await self._cancel(request_id, "the request that asked for it was cancelled")
+                await self._cancel(request_id, "the request that asked for it was cancelled", route)
             raise
         finally:
             del self._pending[request_id]
         if not pending.done.is_set():
-            await self._cancel(request_id, "timed out")
+            await self._cancel(request_id, "timed out", route)
             raise ClientRequestFailed(f"the client did not answer {method} within {timeout:g} s")
         if pending.error is not None:
             message = pending.error.get("message", "error")
@@ -48,9 +48,9 @@ class ClientCalls:
         assert pending.result is not None
         return pending.result
 
-    async def _cancel(self, request_id: str, reason: str) -> None:
+    async def _cancel(self, request_id: str, reason: str, route: Any) -> None:
         params = {"requestId": request_id, "reason": reason}
-        await self._send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+        await self._send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}, route)
 
     def reply(self, request_id: Any, result: dict[str, Any] | None, error: dict[str, Any] | None) -> None:
         """The client answered; unknown or late ids are ignored."""

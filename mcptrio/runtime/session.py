@@ -1,11 +1,11 @@
-"""One session as a supervised nursery of actors: reader, writer, dispatcher, a worker per request.
+"""A session over one message stream (stdio, memory, WebSocket) as a supervised nursery of actors.
 
 The reader turns frames into protocol events and never awaits handler work: answers the
 protocol gives at once go to the writer's outbox, requests go to the dispatcher, which starts a
-worker and returns.  The writer is the sole owner of ``stream.send``.  If the writer's stream
-breaks, the whole session is cancelled.  Shutdown (end of input, or the ``shutdown`` event):
-stop reading, give workers ``shutdown_grace`` seconds, cancel the rest (they are answered with
-an error, so nothing in flight is lost), flush the writer, return.
+worker and returns.  The writer is the sole owner of ``stream.send``; if the stream breaks, the
+whole session is cancelled.  Shutdown (end of input, or the ``shutdown`` event): stop reading,
+give workers ``shutdown_grace`` seconds, cancel the rest (they are answered with an error, so
+nothing in flight is lost), flush the writer, return.
 """
 
 from __future__ import annotations
@@ -18,46 +18,26 @@ import orjson
 import trio
 
 from ..framing import Oversize
-from ..protocol import errors
-from ..protocol.events import Cancel, ClientReply, Dispatch, IncomingRequest, Notified, Send
-from ..protocol.session import ServerProtocol, error_message
-from .client_calls import ClientCalls
+from .core import SessionCore
 from .limits import SessionLimits
-from .worker import Dispatcher
 
 if TYPE_CHECKING:
     from ..app import App
     from ..transports.base import MessageStream
 
 
-class Session:
-    """The runtime side of one connection; handlers reach it through their Context."""
+class Session(SessionCore):
+    """One connection's session: reader, writer, dispatcher and workers in one nursery."""
 
     def __init__(self, app: App, stream: MessageStream, limits: SessionLimits | None = None) -> None:
-        self.app = app
+        super().__init__(app, limits)
         self.stream = stream
-        self.limits = limits or app.limits
-        self.protocol = ServerProtocol(app.identity)
-        self._outbox_send, self._outbox_receive = trio.open_memory_channel[Any](self.limits.outbox_size)
-        self.client_calls = ClientCalls(self.send)
-        self.dispatcher = Dispatcher(self)
-        self.subscriptions: set[str] = set()  # legacy resources/subscribe
+        self._outbox_send, self._outbox_receive = trio.open_memory_channel[bytes](self.limits.outbox_size)
         self._cancel_session = trio.CancelScope()
 
-    # -- what workers and contexts call ---------------------------------------------------
-
-    async def send(self, message: dict[str, Any] | list[Any]) -> None:
+    async def send(self, message: dict[str, Any] | list[Any], route: Any = None) -> None:
         """Encode here, in the caller's task, so a value JSON can't carry fails where it came from."""
         await self._outbox_send.send(orjson.dumps(message))
-
-    async def notify(self, request: IncomingRequest, method: str, params: dict[str, Any]) -> None:
-        """A notification about ``request`` (progress, log) while it is in flight."""
-        await self.send({"jsonrpc": "2.0", "method": method, "params": params})
-
-    async def call_client(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        return await self.client_calls.call(method, params, self.limits.client_request_timeout)
-
-    # -- the actors -----------------------------------------------------------------------
 
     async def run(self, shutdown: trio.Event | None = None) -> None:
         """Serve until end of input or ``shutdown``; returns after draining."""
@@ -87,34 +67,8 @@ class Session:
                 else:
                     events = self.protocol.receive(frame)
                 for event in events:
-                    await self._handle(event)
+                    await self.handle_event(event)
             nursery.cancel_scope.cancel()
-
-    async def _handle(self, event: Any) -> None:
-        if isinstance(event, Dispatch):
-            if not self.dispatcher.start(event.request):
-                self.protocol.finished(event.request.id)
-                err = errors.internal_error(
-                    f"too many requests in flight (limit {self.limits.max_in_flight}); retry later"
-                )
-                await self.reply(event.request, error_message(event.request.id, err))
-        elif isinstance(event, Send):
-            await self.send(event.message)
-        elif isinstance(event, Cancel):
-            self.dispatcher.cancel(event.request_id)
-        elif isinstance(event, ClientReply):
-            self.client_calls.reply(event.request_id, event.result, event.error)
-        elif isinstance(event, Notified):
-            self.app.on_client_notification(event.method, event.params)
-
-    async def reply(self, request: IncomingRequest, message: dict[str, Any] | None) -> None:
-        """Send a request's answer (None: it was cancelled), through its batch if it had one."""
-        if request.batch is not None:
-            complete = request.batch.add(message)
-            if complete is not None:
-                await self.send(complete)
-        elif message is not None:
-            await self.send(message)
 
     async def _writer(self) -> None:
         try:

@@ -26,7 +26,7 @@ from ..protocol.session import error_message
 from .input_required import InputRequired
 
 if TYPE_CHECKING:
-    from .session import Session
+    from .core import SessionCore as Session
 
 # Methods whose handlers may answer with an InputRequiredResult (mrtr.mdx, "Supported Requests").
 INPUT_REQUIRED_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
@@ -52,10 +52,25 @@ class Dispatcher:
         self._idle.set()
 
     def start(self, request: IncomingRequest) -> bool:
-        """Start a worker; False when the session is at its in-flight limit."""
+        """Start a worker in the session's nursery; False when the session is at its in-flight limit."""
         assert self.nursery is not None
-        if len(self._handles) >= self.session.limits.max_in_flight:
+        handle = self._admit(request)
+        if handle is None:
             return False
+        self.nursery.start_soon(self._work, request, handle)
+        return True
+
+    async def run(self, request: IncomingRequest) -> bool:
+        """Run a worker in the caller's own task (an HTTP request's); False when at the limit."""
+        handle = self._admit(request)
+        if handle is None:
+            return False
+        await self._work(request, handle)
+        return True
+
+    def _admit(self, request: IncomingRequest) -> _Handle | None:
+        if len(self._handles) >= self.session.limits.max_in_flight:
+            return None
         deadline = trio.current_time() + self.session.limits.request_timeout
         if request.method == "subscriptions/listen":
             deadline = math.inf  # a stream lasts until the client or shutdown ends it
@@ -63,8 +78,7 @@ class Dispatcher:
         self._handles[request.id] = handle
         if self._idle.is_set():
             self._idle = trio.Event()
-        self.nursery.start_soon(self._work, request, handle)
-        return True
+        return handle
 
     def cancel(self, request_id: Any, reason: str = CLIENT) -> None:
         handle = self._handles.get(request_id)

@@ -421,6 +421,16 @@ def test_method_maps_structure_a_minimal_example(table: str, method: str, data: 
     assert unstructure(obj) == data
 
 
+def test_a_wire_object_in_a_free_json_field_is_written_out() -> None:
+    data = wire.UnsupportedProtocolVersionErrorData(requested="1", supported=["2026-07-28"])
+    error = wire.Error(code=-32022, message="Unsupported protocol version", data=data)
+    assert unstructure(error)["data"] == {"requested": "1", "supported": ["2026-07-28"]}
+    assert unstructure(wire.CallToolResult(content=[], structured_content=[1, {"a": None}])) == {
+        "content": [],
+        "structuredContent": [1, {"a": None}],
+    }
+
+
 def test_error_data_by_code() -> None:
     data = {"requested": "1900-01-01", "supported": ["2026-07-28"]}
     assert structure(data, wire.ERROR_DATA_BY_CODE[-32022]) == wire.UnsupportedProtocolVersionErrorData(

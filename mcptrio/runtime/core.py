@@ -1,0 +1,72 @@
+"""What every kind of session shares, whatever carries its bytes: the protocol state, the
+dispatcher of workers, the legacy server→client calls, and the routing of outgoing messages.
+
+A *route* is the transport's handle for where a request's messages go: nothing on stdio (one
+stream carries everything), the POST exchange on HTTP.  Messages for no request go to route None.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..protocol import errors
+from ..protocol.events import Cancel, ClientReply, Dispatch, IncomingRequest, Notified, Send
+from ..protocol.session import ServerProtocol, error_message
+from .client_calls import ClientCalls
+from .limits import SessionLimits
+from .worker import Dispatcher
+
+if TYPE_CHECKING:
+    from ..app import App
+
+
+class SessionCore:
+    """Subclasses provide ``send(message, route)``; handlers reach the rest through their Context."""
+
+    def __init__(self, app: App, limits: SessionLimits | None = None,
+                 protocol: ServerProtocol | None = None) -> None:
+        self.app = app
+        self.limits = limits or app.limits
+        self.protocol = protocol or ServerProtocol(app.identity)
+        self.client_calls = ClientCalls(self.send)
+        self.dispatcher = Dispatcher(self)
+        self.subscriptions: set[str] = set()  # legacy resources/subscribe
+
+    async def send(self, message: dict[str, Any] | list[Any], route: Any = None) -> None:
+        raise NotImplementedError
+
+    async def notify(self, request: IncomingRequest, method: str, params: dict[str, Any]) -> None:
+        """A notification about ``request`` (progress, log) while it is in flight."""
+        await self.send({"jsonrpc": "2.0", "method": method, "params": params}, request.route)
+
+    async def call_client(self, method: str, params: dict[str, Any], route: Any = None) -> dict[str, Any]:
+        return await self.client_calls.call(method, params, self.limits.client_request_timeout, route)
+
+    async def reply(self, request: IncomingRequest, message: dict[str, Any] | None) -> None:
+        """Send a request's answer (None: it was cancelled), through its batch if it had one."""
+        if request.batch is not None:
+            complete = request.batch.add(message)
+            if complete is not None:
+                await self.send(complete, request.route)
+        elif message is not None:
+            await self.send(message, request.route)
+
+    async def handle_event(self, event: Any, route: Any = None) -> None:
+        """Act on one protocol event from a frame that arrived on ``route``."""
+        if isinstance(event, Dispatch):
+            event.request.route = route
+            if not self.dispatcher.start(event.request):
+                await self.refuse_busy(event.request)
+        elif isinstance(event, Send):
+            await self.send(event.message, route)
+        elif isinstance(event, Cancel):
+            self.dispatcher.cancel(event.request_id)
+        elif isinstance(event, ClientReply):
+            self.client_calls.reply(event.request_id, event.result, event.error)
+        elif isinstance(event, Notified):
+            self.app.on_client_notification(event.method, event.params)
+
+    async def refuse_busy(self, request: IncomingRequest) -> None:
+        self.protocol.finished(request.id)
+        err = errors.internal_error(f"too many requests in flight (limit {self.limits.max_in_flight}); retry later")
+        await self.reply(request, error_message(request.id, err))
