@@ -116,6 +116,11 @@ class Context:
     async def error(self, data: Any) -> None:
         await self.log("error", data)
 
+    async def close_sse_stream(self) -> None:
+        """Legacy Streamable HTTP (SEP-1699): end this request's SSE response now; the client
+        resumes with ``Last-Event-ID`` and receives the rest.  A no-op on other transports."""
+        await self._session.close_stream(self._request)
+
     # -- asking the client ----------------------------------------------------------------
 
     async def elicit(self, message: str, requested_schema: dict[str, Any], *, key: str | None = None) -> dict[str, Any]:

@@ -136,6 +136,10 @@ class ServerProtocol:
         except orjson.JSONDecodeError as exc:
             reason = "invalid UTF-8" if "utf-8" in str(exc).lower() else "invalid JSON"
             return [Send(error_message(None, McpError(errors.PARSE_ERROR, f"parse error: {reason}")))]
+        return self.receive_value(message)
+
+    def receive_value(self, message: Any) -> list[Event]:
+        """One decoded JSON value: a message, or a batch array."""
         if isinstance(message, list):
             return self._receive_batch(message)
         return self.receive_message(message)

@@ -39,6 +39,9 @@ class SessionCore:
         """A notification about ``request`` (progress, log) while it is in flight."""
         await self.send({"jsonrpc": "2.0", "method": method, "params": params}, request.route)
 
+    async def close_stream(self, request: IncomingRequest) -> None:
+        """End the transport stream carrying ``request`` without cancelling it (HTTP only)."""
+
     async def call_client(self, method: str, params: dict[str, Any], route: Any = None) -> dict[str, Any]:
         return await self.client_calls.call(method, params, self.limits.client_request_timeout, route)
 

@@ -20,11 +20,17 @@ MetaObject = dict[str, Any]
 """A ``_meta`` object the schema does not type any further."""
 
 WIRE_NAME = "mcptrio.wire.name"
+NULL_IS_ABSENT = "mcptrio.wire.null_is_absent"
 
 
 def renamed(wire_name: str, *, default: Any = None) -> Any:
     """An attribute whose wire name is not its camelCase name; optional unless given ``attrs.NOTHING``."""
     return attrs.field(default=default, metadata={WIRE_NAME: wire_name})
+
+
+def null_is_absent() -> Any:
+    """An optional attribute that also reads JSON ``null`` as absent (others reject ``null``)."""
+    return attrs.field(default=None, metadata={NULL_IS_ABSENT: True})
 
 
 def wire_name(attribute: "attrs.Attribute[Any]") -> str:

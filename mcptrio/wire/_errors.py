@@ -62,11 +62,11 @@ def field_error(cls: Any, field: str, exc: Exception) -> ClassValidationError:
 def wire_error(exc: Exception, root: str | None = None) -> WireError:
     """Turn a structuring failure into a WireError, paths prefixed with ``root``."""
     _use_wire_names(exc)
-    SEP = "\x1f"  # transform_error joins "description @ path"; a separator no description has
-    lines = transform_error(exc, path=root or "", format_exception=lambda e, t: _describe(e, t) + SEP)
+    sep = "\x1f"  # transform_error joins "description @ path"; a separator no description has
+    lines = transform_error(exc, path=root or "", format_exception=lambda e, t: _describe(e, t) + sep)
     problems = []
     for line in lines:
-        message, _, path = line.partition(SEP + " @ ")
+        message, _, path = line.partition(sep + " @ ")
         problems.append((path.lstrip("."), message))
     first = problems[0][0] or None
     return WireError("; ".join(f"{p}: {m}" if p else m for p, m in problems), first)

@@ -20,7 +20,7 @@ from cattrs.fns import identity
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, mapping_structure_factory, override
 from cattrs.preconf.orjson import make_converter
 
-from ._base import JSONObject, wire_name
+from ._base import NULL_IS_ABSENT, JSONObject, wire_name
 from ._errors import InvalidValue, field_error, unexpected
 from .completion import CompletionReference
 from .content import (
@@ -207,7 +207,7 @@ def _structure_factory(cls: type) -> Callable[[Any, Any], Any]:
         key = wire_name(a)
         known.add(key)
         # An optional attribute is absent on the wire, never null: its hook is the non-None one.
-        present = _without_none(a.type) if a.default is None else None
+        present = _without_none(a.type) if a.default is None and not a.metadata.get(NULL_IS_ABSENT) else None
         hook = converter.get_structure_hook(present) if present is not None else None
         overrides[a.name] = override(rename=key if key != a.name else None, struct_hook=hook)
     is_open = _is_open(cls)

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import attrs
 
-from ._base import JSONObject, RequestId
+from ._base import JSONObject, RequestId, null_is_absent
 from .capabilities import ClientCapabilities
 from .elicitation import ElicitRequestURLParams
 
@@ -60,7 +60,7 @@ class JSONRPCErrorResponse:
     """A failed request; ``id`` is absent when it could not be read (a ``null`` id reads as absent)."""
 
     jsonrpc: Literal["2.0"] = "2.0"
-    id: RequestId | None = None
+    id: RequestId | None = null_is_absent()
     error: Error
     extra: dict[str, Any] = attrs.Factory(dict)
 

@@ -78,6 +78,13 @@ def test_none_is_absent_on_the_wire_and_null_is_rejected() -> None:
     assert (error.message, error.path) == ("title: expected str, got null", "title")
 
 
+def test_an_error_response_may_have_a_null_id() -> None:
+    data = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    response = structure(data, wire.JSONRPCMessage)
+    assert response == wire.JSONRPCErrorResponse(error=wire.Error(code=-32700, message="Parse error"))
+    assert unstructure(response) == {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}}
+
+
 # -- bytes ------------------------------------------------------------------------------------------
 
 
