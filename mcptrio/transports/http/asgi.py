@@ -1,0 +1,369 @@
+"""The MCP endpoint as an ASGI application: both eras on one path.
+
+A POST whose body carries ``_meta["io.modelcontextprotocol/protocolVersion"]`` (or whose
+``MCP-Protocol-Version`` header names a modern revision) is served statelessly; ``initialize``
+opens a legacy session (``Mcp-Session-Id``); other requests belong to the session they name.
+Security checks (Host, Origin, body size) come before anything else.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+import orjson
+import trio
+
+from ...protocol import errors
+from ...protocol.errors import McpError
+from ...protocol.events import Dispatch, IncomingRequest
+from ...protocol.session import META_VERSION, error_message
+from ...protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
+from ...runtime.limits import SessionLimits
+from ...runtime.worker import CLIENT
+from . import headers as mcp_headers
+from . import security
+from .config import HttpConfig
+from .event_log import parse_event_id
+from .exchange import JSON_HEADERS, Exchange, Sink
+from .sessions import HttpSession, SessionTable
+
+if TYPE_CHECKING:
+    from ...app import App
+
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class HttpError(Exception):
+    """Answer the HTTP request with this status and a JSON-RPC error body (id when known)."""
+
+    def __init__(self, status: int, error: McpError, request_id: Any = None,
+                 headers: list[tuple[bytes, bytes]] | None = None) -> None:
+        super().__init__(error.message)
+        self.status = status
+        self.error = error
+        self.request_id = request_id
+        self.headers = headers or []
+
+
+def _accepts(headers: dict[bytes, bytes], *types: bytes) -> bool:
+    accept = headers.get(b"accept", b"*/*").lower()
+    if b"*/*" in accept:
+        return True
+    return all(t in accept for t in types)
+
+
+class McpHttpApp:
+    """ASGI app serving an App's MCP endpoint; mount it in your own hypercorn config if you like."""
+
+    def __init__(self, app: App, config: HttpConfig | None = None, limits: SessionLimits | None = None) -> None:
+        self.app = app
+        self.config = config or HttpConfig()
+        self.limits = limits or app.limits
+        self.sessions = SessionTable(self.config)
+        self.active: set[HttpSession] = set()  # cores with requests in flight (modern and legacy)
+        self.shutting_down = False
+        self._shutdown = trio.Event()
+
+    # -- ASGI entry ------------------------------------------------------------------------
+
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        headers = dict(scope["headers"])
+        sink = Sink(send)
+        try:
+            refused = security.check(headers, self.config)
+            if refused is not None:
+                raise HttpError(refused[0], errors.invalid_request(refused[1]))
+            if scope["path"].rstrip("/") != self.config.path.rstrip("/"):
+                await sink.respond(404, b"Not Found", [(b"content-type", b"text/plain")])
+                return
+            method = scope["method"]
+            if method == "POST":
+                await self._post(headers, receive, sink)
+            elif method == "GET":
+                await self._get(headers, receive, sink)
+            elif method == "DELETE":
+                await self._delete(headers, sink)
+            else:
+                await sink.respond(405, b"Method Not Allowed", [(b"allow", b"GET, POST, DELETE")])
+        except HttpError as exc:
+            if not sink.started:
+                body = orjson.dumps(error_message(exc.request_id, exc.error))
+                await sink.respond(exc.status, body, JSON_HEADERS + exc.headers)
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+            if not sink.started:
+                body = orjson.dumps(error_message(None, errors.internal_error()))
+                await sink.respond(500, body, JSON_HEADERS)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.shutdown()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    # -- POST ------------------------------------------------------------------------------
+
+    async def _read_body(self, headers: dict[bytes, bytes], receive: Receive) -> bytes:
+        limit = self.limits.max_message_size
+        declared = headers.get(b"content-length")
+        too_large = HttpError(413, errors.invalid_request(f"request body exceeds the limit of {limit} bytes"))
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise too_large  # refused before reading a byte of it
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise HttpError(400, errors.invalid_request("client went away before sending the whole body"))
+            body = message.get("body", b"")
+            size += len(body)
+            if size > limit:
+                raise too_large
+            chunks.append(body)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    async def _post(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> None:
+        if self.shutting_down:
+            raise HttpError(503, errors.internal_error("server is shutting down"), headers=[(b"retry-after", b"1")])
+        content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+        if content_type != b"application/json":
+            raise HttpError(415, errors.invalid_request("Unsupported Media Type: Content-Type must be application/json"))
+        if not _accepts(headers, b"application/json", b"text/event-stream"):
+            raise HttpError(406, errors.invalid_request(
+                "Not Acceptable: Accept must list application/json and text/event-stream"))
+        body = await self._read_body(headers, receive)
+        try:
+            value = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            raise HttpError(400, McpError(errors.PARSE_ERROR, "parse error: invalid JSON")) from None
+        header_version = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
+        if _is_modern(value) or (header_version in MODERN_VERSIONS and b"mcp-session-id" not in headers):
+            await self._modern_post(headers, value, receive, sink)
+        else:
+            await self._legacy_post(headers, header_version, value, receive, sink)
+
+    async def _modern_post(self, headers: dict[bytes, bytes], value: Any, receive: Receive, sink: Sink) -> None:
+        request_id = value.get("id") if isinstance(value, dict) else None
+        if isinstance(value, dict) and "method" in value and "id" in value:
+            tool_schema = None
+            params = value.get("params")
+            if value.get("method") == "tools/call" and isinstance(params, dict):
+                entry = self.app.tools.get(params.get("name"))  # type: ignore[arg-type]
+                tool_schema = entry.signature.input_schema if entry is not None else None
+            try:
+                mcp_headers.check(headers, value, tool_schema)
+            except McpError as err:
+                raise HttpError(400, err, request_id) from None
+        core = HttpSession(self.app, self.limits, self.config)
+        await self._exchange(core, value, receive, sink, era="modern", headers=[])
+
+    async def _legacy_post(self, headers: dict[bytes, bytes], header_version: str, value: Any,
+                           receive: Receive, sink: Sink) -> None:
+        self._expire()
+        session_id = headers.get(b"mcp-session-id")
+        request_id = value.get("id") if isinstance(value, dict) else None
+        if isinstance(value, dict) and value.get("method") == "initialize" and session_id is None:
+            await self._initialize(value, receive, sink)
+            return
+        if session_id is None:
+            raise HttpError(400, errors.invalid_request("Bad Request: Mcp-Session-Id header is required"), request_id)
+        session = self.sessions.get(session_id.decode("latin-1"))
+        if session is None:
+            raise HttpError(404, errors.invalid_request("Session not found: it ended or never existed"), request_id)
+        if header_version and header_version not in SUPPORTED_VERSIONS:
+            raise HttpError(400, errors.invalid_request(f"Unsupported MCP-Protocol-Version: {header_version[:40]!r}"),
+                            request_id)
+        version = session.protocol.legacy_version or ""
+        await self._exchange(session, value, receive, sink, era="legacy", headers=self._session_headers(session),
+                             priming=version >= "2025-11-25")
+
+    async def _initialize(self, value: Any, receive: Receive, sink: Sink) -> None:
+        if len(self.sessions) >= self.config.max_sessions:
+            raise HttpError(503, errors.internal_error("too many sessions; retry later"), value.get("id"),
+                            [(b"retry-after", b"5")])
+        session = HttpSession(self.app, self.limits, self.config, self.sessions.new_id())
+        await self._exchange(session, value, receive, sink, era="legacy", headers=self._session_headers(session))
+        if session.protocol.state != "new":  # initialize succeeded
+            session.enable_streams(session.protocol.legacy_version or "")
+            self.sessions.add(session)
+            self.app.sessions.add(session)
+
+    @staticmethod
+    def _session_headers(session: HttpSession) -> list[tuple[bytes, bytes]]:
+        assert session.session_id is not None
+        return [(b"mcp-session-id", session.session_id.encode())]
+
+    async def _exchange(self, core: HttpSession, value: Any, receive: Receive, sink: Sink, *, era: str,
+                        headers: list[tuple[bytes, bytes]], priming: bool = False) -> Exchange:
+        """Feed one POST body to a session and answer on this HTTP response."""
+        exchange = Exchange(sink, self.config, era=era, headers=headers, log=core.log, priming=priming,
+                            error_status=True)
+        if core.log is not None:
+            core.track(exchange)
+        requests: list[IncomingRequest] = []
+        for event in core.protocol.receive_value(value):
+            if isinstance(event, Dispatch):
+                event.request.route = exchange
+                requests.append(event.request)
+            else:
+                await core.handle_event(event, exchange)
+        exchange.error_status = False  # from here on, errors come from handlers: 200 with the error
+        if not requests:
+            if not exchange.done.is_set():
+                await sink.respond(202, b"", headers)
+            return exchange
+        self.active.add(core)
+        try:
+            async with trio.open_nursery() as watchers:
+                watchers.start_soon(self._watch_disconnect, receive, core, requests, exchange)
+                watchers.start_soon(self._keep_streaming, exchange)
+                async with trio.open_nursery() as workers:
+                    for request in requests:
+                        workers.start_soon(self._work, core, request)
+                if not exchange.done.is_set():
+                    await exchange.finish()
+                watchers.cancel_scope.cancel()
+        finally:
+            self.active.discard(core)
+        return exchange
+
+    @staticmethod
+    async def _work(core: HttpSession, request: IncomingRequest) -> None:
+        if not await core.dispatcher.run(request):
+            await core.refuse_busy(request)
+
+    @staticmethod
+    async def _watch_disconnect(receive: Receive, core: HttpSession, requests: list[IncomingRequest],
+                                exchange: Exchange) -> None:
+        """Closing the response stream cancels the request(s) it carries."""
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                break
+        if exchange.sink is None or exchange.done.is_set():
+            return  # the server ended the stream itself (SEP-1699 polling): not a cancellation
+        exchange.sink = None
+        for request in requests:
+            core.dispatcher.cancel(request.id, CLIENT)
+
+    async def _keep_streaming(self, exchange: Exchange) -> None:
+        config = self.config
+        if config.response_mode == "json":
+            return
+        if config.response_mode == "auto":
+            await trio.sleep(config.stream_after)
+        if not exchange.done.is_set():
+            await exchange.open_stream()
+        while not exchange.done.is_set():
+            await trio.sleep(config.probe_interval)
+            await exchange.probe()
+
+    # -- GET and DELETE (legacy sessions) -------------------------------------------------
+
+    def _session_for(self, headers: dict[bytes, bytes]) -> HttpSession:
+        session_id = headers.get(b"mcp-session-id")
+        if session_id is None:
+            raise HttpError(405, errors.invalid_request(
+                "Method Not Allowed: GET and DELETE need an Mcp-Session-Id (2026-07-28 is POST only)"),
+                headers=[(b"allow", b"POST")])
+        session = self.sessions.get(session_id.decode("latin-1"))
+        if session is None:
+            raise HttpError(404, errors.invalid_request("Session not found: it ended or never existed"))
+        return session
+
+    async def _get(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> None:
+        session = self._session_for(headers)
+        if not _accepts(headers, b"text/event-stream"):
+            raise HttpError(406, errors.invalid_request("Not Acceptable: Accept must list text/event-stream"))
+        assert session.standalone is not None
+        last_event = headers.get(b"last-event-id")
+        position = parse_event_id(last_event.decode("latin-1")) if last_event else None
+        if position is not None and position[0] in session.streams:
+            exchange = session.streams[position[0]]
+            if exchange is session.standalone and exchange.sink is not None:
+                raise HttpError(409, errors.invalid_request("Conflict: the session's stream is already open"))
+            await exchange.resume(sink, position[1])
+        elif last_event is not None and position is None:
+            raise HttpError(400, errors.invalid_request("Bad Request: malformed Last-Event-ID"))
+        else:
+            if session.standalone.sink is not None:
+                raise HttpError(409, errors.invalid_request("Conflict: the session's stream is already open"))
+            session.standalone.sink = sink
+            await session.standalone.open_stream()
+            exchange = session.standalone
+        if sink.ended:
+            return
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._keepalive, exchange)
+                nursery.start_soon(self._end_on_shutdown, exchange, nursery.cancel_scope)
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        break
+                nursery.cancel_scope.cancel()
+        finally:
+            if exchange.sink is sink:
+                exchange.sink = None
+
+    async def _keepalive(self, exchange: Exchange) -> None:
+        while True:
+            await trio.sleep(self.config.keepalive_interval)
+            await exchange.probe()
+
+    async def _end_on_shutdown(self, exchange: Exchange, scope: trio.CancelScope) -> None:
+        await self._shutdown.wait()
+        sink = exchange.sink
+        if sink is not None:
+            await sink.write(b"", end=True)
+        scope.cancel()
+
+    async def _delete(self, headers: dict[bytes, bytes], sink: Sink) -> None:
+        session = self._session_for(headers)
+        self._end_session(session)
+        await sink.respond(200, b"", [])
+
+    def _end_session(self, session: HttpSession) -> None:
+        assert session.session_id is not None
+        self.sessions.remove(session.session_id)
+        self.app.sessions.discard(session)
+        self.app.listeners = {item for item in self.app.listeners if item.session is not session}
+        for request_id in list(session.dispatcher._handles):
+            session.dispatcher.cancel(request_id, CLIENT)
+
+    def _expire(self) -> None:
+        for session in self.sessions.expired():
+            self.app.sessions.discard(session)
+
+    # -- shutdown -------------------------------------------------------------------------
+
+    async def shutdown(self) -> None:
+        """Refuse new requests, end standalone streams, drain in-flight requests (grace, then cancel)."""
+        if self.shutting_down:
+            return
+        self.shutting_down = True
+        self._shutdown.set()
+        async with trio.open_nursery() as nursery:
+            for core in list(self.active):
+                nursery.start_soon(core.dispatcher.drain, self.limits.shutdown_grace)
+
+
+def _is_modern(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    params = value.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and META_VERSION in meta
+

@@ -1,0 +1,31 @@
+"""Settings of the HTTP transports, in one frozen place."""
+
+from __future__ import annotations
+
+import attrs
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+@attrs.frozen(kw_only=True)
+class HttpConfig:
+    """Endpoint, security allow-lists and streaming behaviour of the HTTP server."""
+
+    path: str = "/mcp"
+    # Host header names (any port) and Origin hosts that may reach the server: DNS-rebinding defence.
+    allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
+    # Full origins ("https://app.example") allowed besides those whose host is in allowed_hosts.
+    allowed_origins: tuple[str, ...] = ()
+    # "auto": JSON unless the request needs a stream (notifications, server requests, a long wait);
+    # "json": always a single JSON body; "sse": always an event stream.
+    response_mode: str = "auto"
+    # auto mode: a request still running after this long switches to SSE, so a gone client is noticed.
+    stream_after: float = 0.25
+    # Comment lines on open streams: they reveal a disconnected client (its handler is cancelled).
+    probe_interval: float = 0.5
+    keepalive_interval: float = 15.0  # comment lines on long-lived streams (GET, subscriptions/listen)
+    session_idle_timeout: float = 1800.0  # legacy sessions unused this long are ended
+    max_sessions: int = 10_000
+    event_log_size: int = 256  # per legacy session, for Last-Event-ID resumption
+    retry_ms: int = 1000  # SSE "retry" advertised with the priming event (2025-11-25)
+    legacy_sse: bool = False  # the 2024-11-05 HTTP+SSE transport at {path}/sse and {path}/messages

@@ -1,0 +1,155 @@
+"""One HTTP response as the route of a request's messages: a JSON body, or an SSE stream.
+
+In ``auto`` mode the answer goes out as JSON when it is the first thing to send; anything sent
+before it (progress, logs, server→client requests), or a request still running after
+``stream_after`` seconds, turns the response into an event stream.  An open stream gets a
+comment line every ``probe_interval``: writing is how a vanished client becomes visible under
+hypercorn, which then reports ``http.disconnect`` and the request is cancelled.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable
+
+import orjson
+import trio
+
+from . import sse
+from .config import HttpConfig
+from .event_log import EventLog
+
+AsgiSend = Callable[[dict[str, Any]], Awaitable[None]]
+JSON_HEADERS = [(b"content-type", b"application/json")]
+
+
+class Sink:
+    """The ASGI ``send`` of one HTTP response, serialised, tolerant of a vanished client."""
+
+    def __init__(self, send: AsgiSend) -> None:
+        self._send = send
+        self._lock = trio.Lock()
+        self.started = False
+        self.ended = False
+
+    async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
+        self.started = True
+        await self._send({"type": "http.response.start", "status": status, "headers": headers})
+
+    async def write(self, data: bytes, *, end: bool = False) -> None:
+        async with self._lock:
+            if self.ended:
+                return
+            self.ended = end
+            await self._send({"type": "http.response.body", "body": data, "more_body": not end})
+
+    async def respond(self, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+        headers = headers + [(b"content-length", str(len(body)).encode())]
+        await self.start(status, headers)
+        await self.write(body, end=True)
+
+
+def status_for(message: Any, era: str) -> int:
+    """HTTP status of a JSON-RPC answer sent as a plain JSON body before any streaming."""
+    if not isinstance(message, dict) or "error" not in message:
+        return 200
+    code = message["error"].get("code")
+    if code in (-32700, -32600):
+        return 400
+    if era == "modern":
+        if code == -32601:
+            return 404
+        if code in (-32602, -32020, -32021, -32022):
+            return 400
+    return 200
+
+
+class Exchange:
+    """The route of one POST's request(s), or of a legacy session's standalone GET stream."""
+
+    def __init__(self, sink: Sink | None, config: HttpConfig, *, era: str, headers: list[tuple[bytes, bytes]],
+                 log: EventLog | None = None, priming: bool = False, error_status: bool = True) -> None:
+        self.sink = sink
+        self.config = config
+        self.era = era
+        self.headers = headers
+        self.log = log
+        self.stream = log.new_stream() if log is not None else 0
+        self.priming = priming
+        self.error_status = error_status  # protocol-level errors map to 4xx while nothing was sent
+        self._seq = 0
+        self.done = trio.Event()  # the final answer was sent (or the stream was ended)
+
+    @property
+    def streaming(self) -> bool:
+        return self.sink is not None and self.sink.started
+
+    async def deliver(self, message: Any) -> None:
+        """Send one message for this route; a response (or a batch array) is the final one."""
+        if self.done.is_set():
+            return
+        final = isinstance(message, list) or "method" not in message
+        data = orjson.dumps(message)
+        sink = self.sink
+        if sink is not None and not sink.started and self.config.response_mode != "sse":
+            if final:
+                status = status_for(message, self.era) if self.error_status else 200
+                await sink.respond(status, data, JSON_HEADERS + self.headers)
+                self.done.set()
+                return
+            if self.config.response_mode == "json":
+                return  # JSON-only mode has no place for notifications
+        await self.open_stream()
+        event_id = None
+        if self.log is not None:
+            self._seq += 1
+            event_id = f"{self.stream}-{self._seq}"
+            self.log.append(self.stream, self._seq, data)
+        if self.sink is not None:
+            await self.sink.write(sse.event(data, event_id), end=final)
+        if final:
+            self.done.set()
+
+    async def open_stream(self) -> None:
+        """Start the SSE response now (idempotent)."""
+        sink = self.sink
+        if sink is None or sink.started:
+            return
+        await sink.start(200, sse.SSE_HEADERS + self.headers)
+        if self.priming and self.log is not None:
+            self._seq += 1
+            self.log.append(self.stream, self._seq, b"")
+            await sink.write(sse.priming(f"{self.stream}-{self._seq}", self.config.retry_ms))
+
+    async def probe(self) -> None:
+        """A comment line on an open stream (keeps proxies awake, reveals a vanished client)."""
+        if self.sink is not None and self.sink.started and not self.sink.ended:
+            await self.sink.write(sse.COMMENT)
+
+    async def close_stream(self) -> None:
+        """The server ends this HTTP response early; later messages wait in the log for a resume."""
+        sink, self.sink = self.sink, None
+        if sink is not None and sink.started:
+            await sink.write(b"", end=True)
+
+    async def resume(self, sink: Sink, after_seq: int) -> None:
+        """A client reconnected with Last-Event-ID: replay what it missed, then continue live."""
+        assert self.log is not None
+        await sink.start(200, sse.SSE_HEADERS + self.headers)
+        for event_id, data in self.log.after(self.stream, after_seq):
+            if data:
+                await sink.write(sse.event(data, event_id))
+        if self.done.is_set():
+            await sink.write(b"", end=True)
+        else:
+            self.sink = sink
+
+    async def finish(self) -> None:
+        """No final answer will come (cancelled): end whatever was started."""
+        self.done.set()
+        sink = self.sink
+        if sink is None or sink.ended:
+            return
+        if not sink.started:
+            await sink.respond(202, b"", self.headers)
+        else:
+            await sink.write(b"", end=True)

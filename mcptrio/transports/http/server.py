@@ -1,0 +1,51 @@
+"""``serve_http``: the MCP endpoint on hypercorn's Trio worker, embeddable with ``nursery.start``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve as hypercorn_serve
+
+from ...runtime.limits import SessionLimits
+from .asgi import McpHttpApp
+from .config import HttpConfig
+
+if TYPE_CHECKING:
+    from ...app import App
+
+
+def hypercorn_config(host: str, port: int, limits: SessionLimits) -> Config:
+    config = Config()
+    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.accesslog = None
+    config.errorlog = "-"
+    config.loglevel = "WARNING"
+    config.graceful_timeout = limits.shutdown_grace + 1
+    config.keep_alive_timeout = 30
+    config.h11_max_incomplete_size = 64 * 1024
+    return config
+
+
+async def serve_http(app: App, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp",
+                     config: HttpConfig | None = None, limits: SessionLimits | None = None,
+                     shutdown_trigger: Callable[[], Awaitable[object]] | None = None,
+                     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
+    """Serve ``app`` over Streamable HTTP (both eras) until the trigger fires; ``task_status``
+    gets the endpoint URL, e.g. ``http://127.0.0.1:8000/mcp`` (``port=0`` picks a free port)."""
+    limits = limits or app.limits
+    http_config = config or HttpConfig(path=path)
+    asgi = McpHttpApp(app, http_config, limits)
+    hypercorn = hypercorn_config(host, port, limits)
+
+    async def trigger() -> None:
+        if shutdown_trigger is None:
+            await trio.sleep_forever()
+        await shutdown_trigger()
+        await asgi.shutdown()
+
+    async with trio.open_nursery() as nursery:
+        binds = await nursery.start(lambda task_status: hypercorn_serve(
+            asgi, hypercorn, shutdown_trigger=trigger, task_status=task_status, mode="asgi"))
+        task_status.started(f"{binds[0]}{http_config.path}")

@@ -1,0 +1,107 @@
+"""Sessions behind the HTTP endpoint: a legacy Streamable HTTP session per ``Mcp-Session-Id``,
+and a short-lived core per modern (2026-07-28) request.  Their workers run in the POST's own
+task, so an idle legacy session is only its protocol state: no tasks, no buffers in use.
+"""
+
+from __future__ import annotations
+
+import collections
+import secrets
+from typing import TYPE_CHECKING, Any, Iterator
+
+import trio
+
+from ...protocol.events import IncomingRequest
+from ...runtime.core import SessionCore
+from .config import HttpConfig
+from .event_log import EventLog
+from .exchange import Exchange
+
+if TYPE_CHECKING:
+    from ...app import App
+    from ...runtime.limits import SessionLimits
+
+
+class HttpSession(SessionCore):
+    """Messages go to the route's exchange; messages for no request to the standalone stream."""
+
+    def __init__(self, app: App, limits: SessionLimits, config: HttpConfig, session_id: str | None = None) -> None:
+        super().__init__(app, limits)
+        self.config = config
+        self.session_id = session_id
+        self.last_used = trio.current_time()
+        self.log: EventLog | None = None
+        self.standalone: Exchange | None = None
+        self.streams: dict[int, Exchange] = {}
+
+    def enable_streams(self, era_version: str) -> None:
+        """Legacy sessions: an event log for resumption, and the standalone (GET) stream."""
+        self.log = EventLog(self.config.event_log_size)
+        self.standalone = Exchange(None, self.config, era="legacy", headers=[], log=self.log,
+                                   priming=era_version >= "2025-11-25", error_status=False)
+        self.streams[self.standalone.stream] = self.standalone
+
+    async def send(self, message: dict[str, Any] | list[Any], route: Any = None) -> None:
+        target = route if isinstance(route, Exchange) else self.standalone
+        if target is not None:
+            await target.deliver(message)
+
+    async def close_stream(self, request: IncomingRequest) -> None:
+        route = request.route
+        if isinstance(route, Exchange) and route.log is not None:
+            await route.open_stream()
+            await route.close_stream()
+
+    def track(self, exchange: Exchange) -> None:
+        """Keep a stream findable for Last-Event-ID while its events are in the log."""
+        self.streams[exchange.stream] = exchange
+        if len(self.streams) > self.config.event_log_size:
+            oldest = next(iter(self.streams))
+            if self.standalone is None or oldest != self.standalone.stream:
+                del self.streams[oldest]
+
+    def idle(self) -> bool:
+        attached = self.standalone is not None and self.standalone.sink is not None
+        return not attached and self.dispatcher.statistics() == 0
+
+
+class SessionTable:
+    """Legacy sessions by id, oldest use first, so expiry is a sweep from the front."""
+
+    def __init__(self, config: HttpConfig) -> None:
+        self.config = config
+        self._sessions: collections.OrderedDict[str, HttpSession] = collections.OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def __iter__(self) -> Iterator[HttpSession]:
+        return iter(list(self._sessions.values()))
+
+    def new_id(self) -> str:
+        return secrets.token_urlsafe(24)  # 192 bits from the OS CSPRNG
+
+    def add(self, session: HttpSession) -> None:
+        assert session.session_id is not None
+        self._sessions[session.session_id] = session
+
+    def get(self, session_id: str) -> HttpSession | None:
+        session = self._sessions.get(session_id)
+        if session is not None:
+            session.last_used = trio.current_time()
+            self._sessions.move_to_end(session_id)
+        return session
+
+    def remove(self, session_id: str) -> HttpSession | None:
+        return self._sessions.pop(session_id, None)
+
+    def expired(self) -> list[HttpSession]:
+        """Sessions idle past the timeout, removed from the table."""
+        deadline = trio.current_time() - self.config.session_idle_timeout
+        gone = []
+        for session_id, session in list(self._sessions.items()):
+            if session.last_used > deadline:
+                break
+            if session.idle():
+                gone.append(self._sessions.pop(session_id))
+        return gone
