@@ -1,0 +1,90 @@
+"""WebSocket transport on trio-websocket: one JSON-RPC message per text frame, subprotocol ``mcp``.
+
+Each connection is one session (either era, as on stdio).  The upgrade is refused with 403 for a
+bad Origin and 421 for a bad Host; a message over the limit closes the connection with 1009.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+import trio
+from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketRequest
+from trio_websocket import serve_websocket as ws_serve
+
+from ..framing import Oversize
+from ..runtime.limits import SessionLimits
+from ..runtime.session import Session
+from .http import security
+from .http.config import HttpConfig
+
+if TYPE_CHECKING:
+    from ..app import App
+
+SUBPROTOCOL = "mcp"
+
+
+class WebSocketMessageStream:
+    def __init__(self, connection: WebSocketConnection) -> None:
+        self.connection = connection
+
+    async def receive(self) -> bytes | Oversize | None:
+        try:
+            message = await self.connection.get_message()
+        except ConnectionClosed:
+            return None
+        return message.encode() if isinstance(message, str) else message
+
+    async def send(self, data: bytes) -> None:
+        try:
+            await self.connection.send_message(data.decode())
+        except ConnectionClosed:
+            raise trio.BrokenResourceError("websocket closed") from None
+
+
+async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp",
+                          config: HttpConfig | None = None, limits: SessionLimits | None = None,
+                          shutdown_trigger: Callable[[], Awaitable[object]] | None = None,
+                          task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
+    """Serve ``app`` over WebSocket until the trigger fires; ``task_status`` gets the ``ws://`` URL."""
+    limits = limits or app.limits
+    config = config or HttpConfig(path=path)
+    shutdown = trio.Event()
+
+    async def handler(request: WebSocketRequest) -> None:
+        headers = {name.lower(): value for name, value in request.headers}
+        # wsproto keeps Host out of extra_headers; trio-websocket exposes it only on its event.
+        host = getattr(getattr(request, "_event", None), "host", None)
+        if host is not None:
+            headers[b"host"] = host.encode("latin-1") if isinstance(host, str) else host
+        refused = security.check(headers, config)
+        if refused is not None:
+            await request.reject(refused[0], body=refused[1].encode())
+            return
+        if request.path.split("?")[0].rstrip("/") != config.path.rstrip("/"):
+            await request.reject(404, body=b"Not Found")
+            return
+        if SUBPROTOCOL not in request.proposed_subprotocols:
+            await request.reject(400, body=b"Bad Request: the WebSocket subprotocol 'mcp' is required")
+            return
+        connection = await request.accept(subprotocol=SUBPROTOCOL)
+        session = Session(app, WebSocketMessageStream(connection), limits)
+        await session.run(shutdown)
+        await connection.aclose()
+
+    async with trio.open_nursery() as nursery:
+        server = await nursery.start(lambda task_status: ws_serve(
+            handler, host, port, None, max_message_size=limits.max_message_size,
+            handler_nursery=nursery, task_status=task_status))
+        bound_port = server.port
+        shown = f"[{host}]" if ":" in host else host
+        task_status.started(f"ws://{shown}:{bound_port}{config.path}")
+        if shutdown_trigger is not None:
+            await shutdown_trigger()
+        else:
+            await trio.sleep_forever()
+        shutdown.set()
+        with trio.move_on_after(limits.shutdown_grace + 1):
+            while len(nursery.child_tasks) > 1:
+                await trio.sleep(0.05)
+        nursery.cancel_scope.cancel()
