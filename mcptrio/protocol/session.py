@@ -245,10 +245,10 @@ class ServerProtocol:
         meta = params.get("_meta")
         if meta is not None and not isinstance(meta, dict):
             raise errors.invalid_params('"params._meta" must be an object')
+        if meta and META_VERSION in meta:
+            return self._modern(request_id, method, params, meta)  # modern initialize: -32601
         if method == "initialize":
             return self._initialize(request_id, params)
-        if meta and META_VERSION in meta:
-            return self._modern(request_id, method, params, meta)
         if self.state != NEW:
             return self._legacy(request_id, method, params, meta)
         if method == "ping":

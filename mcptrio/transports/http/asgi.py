@@ -194,11 +194,17 @@ class McpHttpApp:
             raise HttpError(503, errors.internal_error("too many sessions; retry later"), value.get("id"),
                             [(b"retry-after", b"5")])
         session = HttpSession(self.app, self.limits, self.config, self.sessions.new_id())
-        await self._exchange(session, value, receive, sink, era="legacy", headers=self._session_headers(session))
-        if session.protocol.state != "new":  # initialize succeeded
+        self.sessions.add(session)  # findable before the client can read the answer and come back
+        self.app.sessions.add(session)
+        await self._exchange(session, value, receive, sink, era="legacy", headers=self._session_headers(session),
+                             before_answer=self._open_streams)
+        if session.protocol.state == "new":  # initialize failed: no session after all
+            self._end_session(session)
+
+    @staticmethod
+    def _open_streams(session: HttpSession) -> None:
+        if session.protocol.state != "new" and session.log is None:
             session.enable_streams(session.protocol.legacy_version or "")
-            self.sessions.add(session)
-            self.app.sessions.add(session)
 
     @staticmethod
     def _session_headers(session: HttpSession) -> list[tuple[bytes, bytes]]:
@@ -206,14 +212,18 @@ class McpHttpApp:
         return [(b"mcp-session-id", session.session_id.encode())]
 
     async def _exchange(self, core: HttpSession, value: Any, receive: Receive, sink: Sink, *, era: str,
-                        headers: list[tuple[bytes, bytes]], priming: bool = False) -> Exchange:
+                        headers: list[tuple[bytes, bytes]], priming: bool = False,
+                        before_answer: Callable[[HttpSession], None] | None = None) -> Exchange:
         """Feed one POST body to a session and answer on this HTTP response."""
         exchange = Exchange(sink, self.config, era=era, headers=headers, log=core.log, priming=priming,
                             error_status=True)
         if core.log is not None:
             core.track(exchange)
         requests: list[IncomingRequest] = []
-        for event in core.protocol.receive_value(value):
+        events = core.protocol.receive_value(value)
+        if before_answer is not None:
+            before_answer(core)
+        for event in events:
             if isinstance(event, Dispatch):
                 event.request.route = exchange
                 requests.append(event.request)

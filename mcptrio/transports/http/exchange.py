@@ -48,17 +48,24 @@ class Sink:
         await self.write(body, end=True)
 
 
-def status_for(message: Any, era: str) -> int:
-    """HTTP status of a JSON-RPC answer sent as a plain JSON body before any streaming."""
+def status_for(message: Any, era: str, protocol_level: bool) -> int:
+    """HTTP status of a JSON-RPC answer sent as a plain JSON body before any streaming.
+
+    ``protocol_level``: the error came from the envelope/era checks, before any handler ran.
+    """
     if not isinstance(message, dict) or "error" not in message:
         return 200
     code = message["error"].get("code")
+    if era == "modern" and code in (-32020, -32021, -32022):
+        return 400  # the spec requires 400 for these wherever they arise
+    if not protocol_level:
+        return 200
     if code in (-32700, -32600):
         return 400
     if era == "modern":
         if code == -32601:
             return 404
-        if code in (-32602, -32020, -32021, -32022):
+        if code == -32602:
             return 400
     return 200
 
@@ -92,7 +99,7 @@ class Exchange:
         sink = self.sink
         if sink is not None and not sink.started and self.config.response_mode != "sse":
             if final:
-                status = status_for(message, self.era) if self.error_status else 200
+                status = status_for(message, self.era, self.error_status)
                 await sink.respond(status, data, JSON_HEADERS + self.headers)
                 self.done.set()
                 return
