@@ -26,6 +26,8 @@ case "${1:-}" in
     test)
         shift
         setup_python -e '.[test]'
+        # The official conformance suite and a Node >= 22 to run it, pinned by conformance/package-lock.json.
+        npm ci --prefix conformance --no-audit --no-fund --loglevel=error
         exec "$VENV/bin/python" -m pytest "$@"
         ;;
     *)

