@@ -50,6 +50,8 @@ def make_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", help="address to bind for http/ws (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port for http/ws (default 8000; 0 picks a free one)")
     serve.add_argument("--path", help="endpoint path for http/ws (default /mcp)")
+    serve.add_argument("--legacy-sse", action="store_true", default=None,
+                       help="also serve the deprecated 2024-11-05 HTTP+SSE transport at PATH/sse (http only)")
     serve.add_argument("--prefix", action="append", default=[], metavar="PLUGIN=PREFIX",
                        help="prefix a plugin's tool and prompt names to resolve a clash (repeatable)")
     serve.add_argument("--config", type=Path, metavar="FILE", help="TOML file with [serve] settings")
@@ -100,7 +102,7 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
         "prefixes": prefixes,
         "app": {"name": config.get("name", "mcptrio"), "version": config.get("version", _version()),
                 "instructions": config.get("instructions"), "limits": limits},
-        "legacy_sse": bool(config.get("legacy_sse", False)),
+        "legacy_sse": bool(args.legacy_sse if args.legacy_sse is not None else config.get("legacy_sse", False)),
     }
 
 

@@ -27,6 +27,7 @@ from . import security
 from .config import HttpConfig
 from .event_log import parse_event_id
 from .exchange import JSON_HEADERS, Exchange, Sink
+from .legacy_sse import LegacySseEndpoints
 from .sessions import HttpSession, SessionTable
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ class McpHttpApp:
         self.active: set[HttpSession] = set()  # cores with requests in flight (modern and legacy)
         self.shutting_down = False
         self._shutdown = trio.Event()
+        self.legacy_sse = (LegacySseEndpoints(app, self.limits, self.config.path, self.config.keepalive_interval)
+                           if self.config.legacy_sse else None)
 
     # -- ASGI entry ------------------------------------------------------------------------
 
@@ -81,10 +84,14 @@ class McpHttpApp:
             refused = security.check(headers, self.config)
             if refused is not None:
                 raise HttpError(refused[0], errors.invalid_request(refused[1]))
-            if scope["path"].rstrip("/") != self.config.path.rstrip("/"):
+            method = scope["method"]
+            path = scope["path"].rstrip("/")
+            if self.legacy_sse is not None and path in (self.legacy_sse.sse_path, self.legacy_sse.messages_path):
+                await self._legacy_sse(scope, path, headers, receive, sink)
+                return
+            if path != self.config.path.rstrip("/"):
                 await sink.respond(404, b"Not Found", [(b"content-type", b"text/plain")])
                 return
-            method = scope["method"]
             if method == "POST":
                 await self._post(headers, receive, sink)
             elif method == "GET":
@@ -112,6 +119,24 @@ class McpHttpApp:
                 await self.shutdown()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    async def _legacy_sse(self, scope: dict[str, Any], path: str, headers: dict[bytes, bytes], receive: Receive,
+                          sink: Sink) -> None:
+        """The 2024-11-05 HTTP+SSE transport: GET the stream, POST messages to its endpoint."""
+        endpoints = self.legacy_sse
+        assert endpoints is not None
+        if path == endpoints.sse_path and scope["method"] == "GET":
+            await endpoints.get(receive, sink, self._shutdown)
+        elif path == endpoints.messages_path and scope["method"] == "POST":
+            stream = endpoints.stream_for(scope.get("query_string", b""))
+            if stream is None:
+                raise HttpError(404, errors.invalid_request("Session not found: open the SSE stream first"))
+            body = await self._read_body(headers, receive)
+            await stream.inbox_send.send(body)
+            await sink.respond(202, b"Accepted", [(b"content-type", b"text/plain")])
+        else:
+            allowed = b"GET" if path == endpoints.sse_path else b"POST"
+            await sink.respond(405, b"Method Not Allowed", [(b"allow", allowed)])
 
     # -- POST ------------------------------------------------------------------------------
 
