@@ -1,5 +1,6 @@
 """mcptrio: write MCP servers as plugin packages of plain async functions, served with Trio."""
 
+from . import content
 from .app import App
 from .context import Context
 from .methods import ToolError
@@ -10,5 +11,5 @@ from .serve import serve_stdio, serve_stream, wait_for_signals
 
 __version__ = "0.1.0"
 
-__all__ = ["App", "Context", "McpError", "Registry", "SessionLimits", "ToolError", "serve_stdio",
+__all__ = ["App", "content", "Context", "McpError", "Registry", "SessionLimits", "ToolError", "serve_stdio",
            "serve_stream", "wait_for_signals"]

@@ -105,6 +105,8 @@ def _tool_result(name: str, signature: Any, value: Any) -> dict[str, Any]:
         return results.to_json(value)
     if isinstance(value, dict) and "content" in value and isinstance(value["content"], list):
         return value  # already a CallToolResult in wire form
+    if results.is_content_value(value):
+        return {"content": results.content_list(value)}
     if signature.output_schema is None:
         content = results.content_list(value)
         if content is None:

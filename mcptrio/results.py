@@ -11,13 +11,15 @@ CONTENT_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"
 
 
 def to_json(value: Any) -> Any:
-    """attrs wire objects → plain JSON values (dicts and lists pass through)."""
+    """attrs wire objects, also inside dicts and lists → plain JSON values."""
     if attrs.has(type(value)):
         from . import wire
 
         return wire.unstructure(value)
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return [to_json(item) for item in value]
+    if isinstance(value, dict):
+        return {key: to_json(item) for key, item in value.items()}
     return value
 
 
@@ -25,6 +27,14 @@ def is_content(value: Any) -> bool:
     if isinstance(value, dict):
         return value.get("type") in CONTENT_TYPES
     return attrs.has(type(value)) and getattr(value, "type", None) in CONTENT_TYPES
+
+
+def is_content_value(value: Any) -> bool:
+    """A content block, or a non-empty list of them (strings allowed among them)."""
+    if is_content(value):
+        return True
+    return (isinstance(value, (list, tuple)) and bool(value) and any(is_content(v) for v in value)
+            and all(is_content(v) or isinstance(v, str) for v in value))
 
 
 def text_block(text: str) -> dict[str, Any]:
