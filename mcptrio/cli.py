@@ -6,6 +6,7 @@ Every user error is one line on stderr and exit status 2; a clean shutdown exits
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import tomllib
 from pathlib import Path
@@ -117,6 +118,9 @@ def serve(args: argparse.Namespace) -> int:
     if options["transport"] not in TRANSPORTS:
         raise UsageError(f"unknown transport {options['transport']!r} (choose from {', '.join(TRANSPORTS)})")
     app = plugins.build_app(options["plugins"], prefixes=options["prefixes"], **options["app"])
+    # Everything loaded so far lives as long as the server: keep the collector from rescanning it.
+    gc.collect()
+    gc.freeze()
     if options["transport"] == "stdio":
         trio.run(lambda: serve_stdio(app, shutdown_trigger=wait_for_signals))
         return 0

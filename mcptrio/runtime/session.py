@@ -71,9 +71,16 @@ class Session(SessionCore):
             nursery.cancel_scope.cancel()
 
     async def _writer(self) -> None:
+        outbox = self._outbox_receive
         try:
-            async for data in self._outbox_receive:
-                await self.stream.send(data)
+            async for data in outbox:
+                batch = [data]
+                while len(batch) < 256:  # whatever else is queued goes out in the same write
+                    try:
+                        batch.append(outbox.receive_nowait())
+                    except trio.WouldBlock:
+                        break
+                await self.stream.send_many(batch)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self._cancel_session.cancel()  # the peer is gone: end the session
         except Exception:

@@ -15,3 +15,6 @@ class MessageStream(Protocol):
 
     async def send(self, data: bytes) -> None:
         """Write one encoded message; raises ``trio.BrokenResourceError`` when the peer is gone."""
+
+    async def send_many(self, frames: list[bytes]) -> None:
+        """Write several encoded messages, in order (one write where the transport allows)."""

@@ -28,6 +28,10 @@ class MemoryMessageStream:
     async def send(self, data: bytes) -> None:
         await self.outgoing.send(data)
 
+    async def send_many(self, frames: list[bytes]) -> None:
+        for data in frames:
+            await self.send(data)
+
 
 @attrs.define(eq=False)
 class MemoryClientEnd:

@@ -46,6 +46,10 @@ class LineMessageStream:
     async def send(self, data: bytes) -> None:
         await self._out.send_all(data + b"\n")
 
+    async def send_many(self, frames: list[bytes]) -> None:
+        frames.append(b"")
+        await self._out.send_all(b"\n".join(frames))
+
     async def aclose(self) -> None:
         await self._in.aclose()
         await self._out.aclose()

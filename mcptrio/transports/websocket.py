@@ -41,6 +41,10 @@ class WebSocketMessageStream:
         except ConnectionClosed:
             raise trio.BrokenResourceError("websocket closed") from None
 
+    async def send_many(self, frames: list[bytes]) -> None:
+        for data in frames:
+            await self.send(data)
+
 
 async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp",
                           config: HttpConfig | None = None, limits: SessionLimits | None = None,

@@ -43,6 +43,10 @@ class SseStream:
             raise trio.BrokenResourceError("the SSE stream has ended")
         await self.sink.write(sse.event(data))
 
+    async def send_many(self, frames: list[bytes]) -> None:
+        for data in frames:
+            await self.send(data)
+
 
 class LegacySseEndpoints:
     """The two endpoints, and the live streams by session id."""
