@@ -18,6 +18,7 @@ from .protocol.session import LOG_LEVELS
 from .runtime.input_required import ClientCapabilityMissing, InputRequired
 
 if TYPE_CHECKING:
+    from .app import App
     from .protocol.events import IncomingRequest
     from .runtime.core import SessionCore as Session
 
@@ -71,6 +72,16 @@ class Context:
     @property
     def meta(self) -> dict[str, Any]:
         return self._request.params.get("_meta") or {}
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The request's raw ``params`` (read them, don't change them)."""
+        return self._request.params
+
+    @property
+    def app(self) -> App:
+        """The App serving this request, e.g. to call ``notify_tools_changed()``."""
+        return self._session.app
 
     def time_left(self) -> float:
         """Seconds until this request's deadline."""
