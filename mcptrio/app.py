@@ -107,6 +107,9 @@ class App(Registry):
 
     # -- change notifications -------------------------------------------------------------
 
+    # These never wait on a client: a session that is not reading drops (stdio) or loses its
+    # stream (HTTP) instead of stalling the caller.  They are async for symmetry and future use.
+
     async def notify_tools_changed(self) -> None:
         await self._list_changed("notifications/tools/list_changed", "toolsListChanged")
 
@@ -121,21 +124,21 @@ class App(Registry):
         message = {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}
         for session in list(self.sessions):
             if uri in session.subscriptions:
-                await session.send(message)
+                session.post(message)
         for listener in list(self.listeners):
             if uri in (listener.filter.get("resourceSubscriptions") or ()):
-                await self._to_listener(listener, "notifications/resources/updated", {"uri": uri})
+                self._to_listener(listener, "notifications/resources/updated", {"uri": uri})
 
     async def _list_changed(self, method: str, filter_key: str) -> None:
         message = {"jsonrpc": "2.0", "method": method}
         for session in list(self.sessions):
             if session.protocol.state != "new":
-                await session.send(message)
+                session.post(message)
         for listener in list(self.listeners):
             if listener.filter.get(filter_key):
-                await self._to_listener(listener, method, {})
+                self._to_listener(listener, method, {})
 
     @staticmethod
-    async def _to_listener(listener: Listener, method: str, params: dict[str, Any]) -> None:
+    def _to_listener(listener: Listener, method: str, params: dict[str, Any]) -> None:
         params = {"_meta": {SUBSCRIPTION_ID: listener.request_id}, **params}
-        await listener.session.send({"jsonrpc": "2.0", "method": method, "params": params}, listener.route)
+        listener.session.post({"jsonrpc": "2.0", "method": method, "params": params}, listener.route)

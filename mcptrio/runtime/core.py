@@ -35,6 +35,10 @@ class SessionCore:
     async def send(self, message: dict[str, Any] | list[Any], route: Any = None) -> None:
         raise NotImplementedError
 
+    def post(self, message: dict[str, Any], route: Any = None) -> None:
+        """Send without waiting (change notifications): a session that can't take it drops it."""
+        raise NotImplementedError
+
     async def notify(self, request: IncomingRequest, method: str, params: dict[str, Any]) -> None:
         """A notification about ``request`` (progress, log) while it is in flight."""
         await self.send({"jsonrpc": "2.0", "method": method, "params": params}, request.route)

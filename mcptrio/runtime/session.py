@@ -39,6 +39,14 @@ class Session(SessionCore):
         """Encode here, in the caller's task, so a value JSON can't carry fails where it came from."""
         await self._outbox_send.send(orjson.dumps(message))
 
+    def post(self, message: dict[str, Any], route: Any = None) -> None:
+        try:
+            self._outbox_send.send_nowait(orjson.dumps(message))
+        except trio.WouldBlock:
+            print(f"mcptrio: client is not reading; dropped {message.get('method')}", file=sys.stderr)
+        except trio.ClosedResourceError:
+            pass  # the session is ending
+
     async def run(self, shutdown: trio.Event | None = None) -> None:
         """Serve until end of input or ``shutdown``; returns after draining."""
         with self._cancel_session:

@@ -54,6 +54,8 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
     limits = limits or app.limits
     config = config or HttpConfig(path=path)
     shutdown = trio.Event()
+    live: set[Session] = set()
+    all_ended = trio.Event()
 
     async def handler(request: WebSocketRequest) -> None:
         headers = {name.lower(): value for name, value in request.headers}
@@ -73,8 +75,14 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
             return
         connection = await request.accept(subprotocol=SUBPROTOCOL)
         session = Session(app, WebSocketMessageStream(connection), limits)
-        await session.run(shutdown)
-        await connection.aclose()
+        live.add(session)
+        try:
+            await session.run(shutdown)
+            await connection.aclose()
+        finally:
+            live.discard(session)
+            if not live:
+                all_ended.set()
 
     async with trio.open_nursery() as nursery:
         server = await nursery.start(lambda task_status: ws_serve(
@@ -87,8 +95,8 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
             await shutdown_trigger()
         else:
             await trio.sleep_forever()
-        shutdown.set()
-        with trio.move_on_after(limits.shutdown_grace + 1):
-            while len(nursery.child_tasks) > 1:
-                await trio.sleep(0.05)
+        shutdown.set()  # every session drains: grace period, then its requests are cancelled
+        if live:
+            with trio.move_on_after(limits.shutdown_grace + 1):
+                await all_ended.wait()
         nursery.cancel_scope.cancel()

@@ -262,6 +262,7 @@ class McpHttpApp:
         self.active.add(core)
         try:
             async with trio.open_nursery() as watchers:
+                exchange.nursery = watchers
                 watchers.start_soon(self._watch_disconnect, receive, core, requests, exchange)
                 watchers.start_soon(self._keep_streaming, exchange)
                 async with trio.open_nursery() as workers:
@@ -342,6 +343,7 @@ class McpHttpApp:
             return
         try:
             async with trio.open_nursery() as nursery:
+                exchange.nursery = nursery
                 nursery.start_soon(self._keepalive, exchange)
                 nursery.start_soon(self._end_on_shutdown, exchange, nursery.cancel_scope)
                 while True:
@@ -352,6 +354,7 @@ class McpHttpApp:
         finally:
             if exchange.sink is sink:
                 exchange.sink = None
+                exchange.nursery = None
 
     async def _keepalive(self, exchange: Exchange) -> None:
         while True:

@@ -85,6 +85,8 @@ class Exchange:
         self.error_status = error_status  # protocol-level errors map to 4xx while nothing was sent
         self._seq = 0
         self.done = trio.Event()  # the final answer was sent (or the stream was ended)
+        self.nursery: trio.Nursery | None = None  # where a pump for posted messages may run
+        self._posted: trio.MemorySendChannel[Any] | None = None
 
     @property
     def streaming(self) -> bool:
@@ -106,15 +108,44 @@ class Exchange:
             if self.config.response_mode == "json":
                 return  # JSON-only mode has no place for notifications
         await self.open_stream()
-        event_id = None
-        if self.log is not None:
-            self._seq += 1
-            event_id = f"{self.stream}-{self._seq}"
-            self.log.append(self.stream, self._seq, data)
+        event_id = self._record(data)
         if self.sink is not None:
             await self.sink.write(sse.event(data, event_id), end=final)
         if final:
             self.done.set()
+
+    def _record(self, data: bytes) -> str | None:
+        """Put an event in the session's log (legacy); its id, or None when there is no log."""
+        if self.log is None:
+            return None
+        self._seq += 1
+        self.log.append(self.stream, self._seq, data)
+        return f"{self.stream}-{self._seq}"
+
+    def post(self, message: Any) -> None:
+        """Queue a message that must never wait on this client (change notifications).
+
+        The queue is bounded: a client that stops reading gets its stream ended instead of
+        growing the server's memory; with no client attached the message only goes to the log.
+        """
+        if self.done.is_set():
+            return
+        if self.sink is None or self.nursery is None:
+            self._record(orjson.dumps(message))
+            return
+        if self._posted is None:
+            self._posted, receive = trio.open_memory_channel[Any](self.config.stream_buffer)
+            self.nursery.start_soon(self._pump, receive)
+        try:
+            self._posted.send_nowait(message)
+        except trio.WouldBlock:
+            self._posted.close()  # the pump ends the stream once it drains what it has
+
+    async def _pump(self, posted: trio.MemoryReceiveChannel[Any]) -> None:
+        async for message in posted:
+            await self.deliver(message)
+        if not self.done.is_set():
+            await self.close_stream()
 
     async def open_stream(self) -> None:
         """Start the SSE response now (idempotent)."""

@@ -46,6 +46,11 @@ class HttpSession(SessionCore):
         if target is not None:
             await target.deliver(message)
 
+    def post(self, message: dict[str, Any], route: Any = None) -> None:
+        target = route if isinstance(route, Exchange) else self.standalone
+        if target is not None:
+            target.post(message)
+
     async def close_stream(self, request: IncomingRequest) -> None:
         route = request.route
         if isinstance(route, Exchange) and route.log is not None:
