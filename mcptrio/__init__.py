@@ -7,17 +7,27 @@ from .protocol.errors import McpError
 from .registry import Registry
 from .runtime.limits import SessionLimits
 from .serve import serve_stdio, serve_stream, wait_for_signals
+from .signature import Param
 
 __version__ = "0.1.0"
 
-__all__ = ["App", "content", "Context", "McpError", "Registry", "SessionLimits", "ToolError", "serve_stdio",
-           "serve_stream", "wait_for_signals"]
+__all__ = ["App", "content", "Context", "McpError", "Param", "Registry", "SessionLimits", "ToolError", "serve_http",
+           "serve_stdio", "serve_stream", "serve_websocket", "wait_for_signals"]
+
+
+_LAZY = {
+    # Imported on first use, to keep stdio start-up fast: the wire types, hypercorn, trio-websocket.
+    "content": (".content", None),
+    "serve_http": (".transports.http", "serve_http"),
+    "serve_websocket": (".transports.websocket", "serve_websocket"),
+}
 
 
 def __getattr__(name: str) -> object:
-    # ``mcptrio.content`` pulls in the wire types: imported on first use, to keep start-up fast.
-    if name == "content":
-        import importlib
+    if name not in _LAZY:
+        raise AttributeError(f"module 'mcptrio' has no attribute {name!r}")
+    import importlib
 
-        return importlib.import_module(".content", __name__)
-    raise AttributeError(f"module 'mcptrio' has no attribute {name!r}")
+    module_name, attribute = _LAZY[name]
+    module = importlib.import_module(module_name, __name__)
+    return module if attribute is None else getattr(module, attribute)

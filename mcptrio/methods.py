@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import sys
 import traceback
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterator
 
 import trio
 
@@ -26,7 +27,8 @@ LISTEN_FILTER_KEYS = ("toolsListChanged", "promptsListChanged", "resourcesListCh
 
 
 class ToolError(Exception):
-    """Raise from a tool to return an ``isError`` result whose text is this message.
+    """Raise from a tool to return an ``isError`` result whose text is this message (from a
+    resource or prompt handler: a -32602 error with this message).
 
     Any other exception also becomes an ``isError`` result, but with a generic text: its
     message may hold internal detail (paths, hosts), so it goes to stderr only.
@@ -51,6 +53,15 @@ def _object_param(params: dict[str, Any], name: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise errors.invalid_params(f'"{name}" must be an object')
     return value
+
+
+@contextlib.contextmanager
+def _handler_errors() -> Iterator[None]:
+    """A resource or prompt handler's ``ToolError`` is the client's fault: -32602 with its text."""
+    try:
+        yield
+    except ToolError as exc:
+        raise errors.invalid_params(str(exc)) from None
 
 
 def _listing(key: str, entries: list[Any], params: dict[str, Any], size: int) -> dict[str, Any]:
@@ -141,13 +152,15 @@ async def resources_read(app: App, ctx: Context, params: dict[str, Any]) -> dict
     uri = _string_param(params, "uri")
     entry = app.resources.get(uri)
     if entry is not None:
-        value = await entry.fn(**_with_context({}, entry.context_parameter, ctx))
+        with _handler_errors():
+            value = await entry.fn(**_with_context({}, entry.context_parameter, ctx))
         return {"contents": _resource_contents(uri, entry.mime_type, value)}
     for template in app.templates.values():
         variables = template.match(uri)
         if variables is not None:
             try:
-                value = await template.fn(**_with_context(dict(variables), template.context_parameter, ctx))
+                with _handler_errors():
+                    value = await template.fn(**_with_context(dict(variables), template.context_parameter, ctx))
             except LookupError:
                 raise _not_found(ctx, uri) from None
             if value is None:
@@ -205,7 +218,8 @@ async def prompts_get(app: App, ctx: Context, params: dict[str, Any]) -> dict[st
     missing = [a["name"] for a in entry.arguments if a["required"] and a["name"] not in arguments]
     if missing:
         raise errors.invalid_params(f"prompt {name!r} is missing required argument {missing[0]!r}")
-    value = await entry.fn(**_with_context(dict(arguments), entry.context_parameter, ctx))
+    with _handler_errors():
+        value = await entry.fn(**_with_context(dict(arguments), entry.context_parameter, ctx))
     result = _prompt_result(value)
     if entry.description and "description" not in result:
         result["description"] = entry.description

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 from typing import Any, Awaitable, Callable
 
 import attrs
@@ -21,6 +22,16 @@ Handler = Callable[..., Awaitable[Any]]
 
 # Return types that are content, not structured output: a tool returning ``str`` is a text tool.
 TEXT_RESULT_TYPES: tuple[type, ...] = (str,)
+
+
+def _content_types() -> tuple[type, ...]:
+    """``str``, plus the wire content classes once some module has imported them (a return
+    annotation can only name them then), so start-up never pays for importing the wire types."""
+    wire = sys.modules.get("mcptrio.wire")
+    if wire is None:
+        return TEXT_RESULT_TYPES
+    return TEXT_RESULT_TYPES + (wire.TextContent, wire.ImageContent, wire.AudioContent, wire.ResourceLink,
+                                wire.EmbeddedResource, wire.CallToolResult)
 
 _TEMPLATE_VAR = re.compile(r"\{([+#./;?&]?)([A-Za-z0-9_]+)\*?\}")
 
@@ -183,7 +194,7 @@ class Registry:
         def register(fn: Handler) -> Handler:
             _require_async(fn, "tool")
             signature = ToolSignature.from_function(fn, input_schema=input_schema, output_schema=output_schema,
-                                                  content_types=TEXT_RESULT_TYPES)
+                                                  content_types=_content_types())
             entry = ToolEntry(name or fn.__name__, fn, signature, title, _describe(fn, description),
                               annotations, icons, meta)
             self._add(self.tools, entry.name, entry, "tool")

@@ -13,7 +13,7 @@ setup_python() {
         "$PYTHON" -m venv "$VENV"
     fi
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -c constraints.txt "$@" \
-        -e . $(for p in plugins/*/; do printf -- '-e %s ' "$p"; done)
+        -e . $(for p in plugins/*/ examples/plugin_package/; do printf -- '-e %s ' "$p"; done)
 }
 
 case "${1:-}" in

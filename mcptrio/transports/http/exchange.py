@@ -32,8 +32,11 @@ class Sink:
         self.ended = False
 
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
-        self.started = True
-        await self._send({"type": "http.response.start", "status": status, "headers": headers})
+        async with self._lock:
+            if self.started:
+                return
+            await self._send({"type": "http.response.start", "status": status, "headers": headers})
+            self.started = True
 
     async def write(self, data: bytes, *, end: bool = False) -> None:
         async with self._lock:
@@ -86,6 +89,9 @@ class Exchange:
         self._seq = 0
         self.done = trio.Event()  # the final answer was sent (or the stream was ended)
         self.nursery: trio.Nursery | None = None  # where a pump for posted messages may run
+        # Held across "JSON or SSE?", opening the stream and each event: messages of concurrent
+        # workers (and probes) never interleave with the response start.
+        self._lock = trio.Lock()
         self._posted: trio.MemorySendChannel[Any] | None = None
 
     @property
@@ -94,6 +100,10 @@ class Exchange:
 
     async def deliver(self, message: Any) -> None:
         """Send one message for this route; a response (or a batch array) is the final one."""
+        async with self._lock:
+            await self._deliver(message)
+
+    async def _deliver(self, message: Any) -> None:
         if self.done.is_set():
             return
         final = isinstance(message, list) or "method" not in message
@@ -107,7 +117,7 @@ class Exchange:
                 return
             if self.config.response_mode == "json":
                 return  # JSON-only mode has no place for notifications
-        await self.open_stream()
+        await self._open_stream()
         event_id = self._record(data)
         if self.sink is not None:
             await self.sink.write(sse.event(data, event_id), end=final)
@@ -149,6 +159,10 @@ class Exchange:
 
     async def open_stream(self) -> None:
         """Start the SSE response now (idempotent)."""
+        async with self._lock:
+            await self._open_stream()
+
+    async def _open_stream(self) -> None:
         sink = self.sink
         if sink is None or sink.started:
             return
@@ -160,34 +174,38 @@ class Exchange:
 
     async def probe(self) -> None:
         """A comment line on an open stream (keeps proxies awake, reveals a vanished client)."""
-        if self.sink is not None and self.sink.started and not self.sink.ended:
-            await self.sink.write(sse.COMMENT)
+        async with self._lock:
+            if self.sink is not None and self.sink.started and not self.sink.ended:
+                await self.sink.write(sse.COMMENT)
 
     async def close_stream(self) -> None:
         """The server ends this HTTP response early; later messages wait in the log for a resume."""
-        sink, self.sink = self.sink, None
-        if sink is not None and sink.started:
-            await sink.write(b"", end=True)
+        async with self._lock:
+            sink, self.sink = self.sink, None
+            if sink is not None and sink.started:
+                await sink.write(b"", end=True)
 
     async def resume(self, sink: Sink, after_seq: int) -> None:
         """A client reconnected with Last-Event-ID: replay what it missed, then continue live."""
         assert self.log is not None
-        await sink.start(200, sse.SSE_HEADERS + self.headers)
-        for event_id, data in self.log.after(self.stream, after_seq):
-            if data:
-                await sink.write(sse.event(data, event_id))
-        if self.done.is_set():
-            await sink.write(b"", end=True)
-        else:
-            self.sink = sink
+        async with self._lock:  # no event can slip between the replay and going live
+            await sink.start(200, sse.SSE_HEADERS + self.headers)
+            for event_id, data in self.log.after(self.stream, after_seq):
+                if data:
+                    await sink.write(sse.event(data, event_id))
+            if self.done.is_set():
+                await sink.write(b"", end=True)
+            else:
+                self.sink = sink
 
     async def finish(self) -> None:
         """No final answer will come (cancelled): end whatever was started."""
-        self.done.set()
-        sink = self.sink
-        if sink is None or sink.ended:
-            return
-        if not sink.started:
-            await sink.respond(202, b"", self.headers)
-        else:
-            await sink.write(b"", end=True)
+        async with self._lock:
+            self.done.set()
+            sink = self.sink
+            if sink is None or sink.ended:
+                return
+            if not sink.started:
+                await sink.respond(202, b"", self.headers)
+            else:
+                await sink.write(b"", end=True)
