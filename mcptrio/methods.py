@@ -292,13 +292,13 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
         raise errors.invalid_params('"notifications.resourceSubscriptions" must be a list of URIs')
     session = ctx._session
     listener = Listener(session, ctx.request_id, agreed, ctx._request.route)
-    await session.send({
-        "jsonrpc": "2.0",
-        "method": "notifications/subscriptions/acknowledged",
-        "params": {"_meta": {SUBSCRIPTION_ID: ctx.request_id}, "notifications": agreed},
-    }, listener.route)
-    app.listeners.add(listener)
+    app.listeners.add(listener)  # before the acknowledgement: a change right after it is not missed
     try:
+        await session.send({
+            "jsonrpc": "2.0",
+            "method": "notifications/subscriptions/acknowledged",
+            "params": {"_meta": {SUBSCRIPTION_ID: ctx.request_id}, "notifications": agreed},
+        }, listener.route)
         await trio.sleep_forever()
     finally:
         app.listeners.discard(listener)

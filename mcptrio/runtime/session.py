@@ -55,11 +55,16 @@ class Session(SessionCore):
                 with self.app.attach(self):
                     async with trio.open_nursery() as workers:
                         self.dispatcher.nursery = workers
-                        await self._read(shutdown)
-                        await self.dispatcher.drain(self.limits.shutdown_grace)
+                        peer_gone = await self._read(shutdown)
+                        if peer_gone:
+                            self.dispatcher.cancel_all()  # nobody is left to answer
+                        else:
+                            await self.dispatcher.drain(self.limits.shutdown_grace)
                 await self._outbox_send.aclose()
 
-    async def _read(self, shutdown: trio.Event | None) -> None:
+    async def _read(self, shutdown: trio.Event | None) -> bool:
+        """Read until end of input (False) or until the peer is gone altogether (True)."""
+        peer_gone = False
         async with trio.open_nursery() as nursery:
             if shutdown is not None:
                 nursery.start_soon(_cancel_when_set, shutdown, nursery.cancel_scope)
@@ -67,7 +72,8 @@ class Session(SessionCore):
                 try:
                     frame = await self.stream.receive()
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    frame = None
+                    peer_gone = True
+                    break
                 if frame is None:
                     break
                 if isinstance(frame, Oversize):
@@ -77,6 +83,7 @@ class Session(SessionCore):
                 for event in events:
                     await self.handle_event(event)
             nursery.cancel_scope.cancel()
+        return peer_gone
 
     async def _writer(self) -> None:
         outbox = self._outbox_receive

@@ -99,6 +99,10 @@ class Dispatcher:
         for request_id in list(self._handles):
             self.cancel(request_id, SHUTDOWN)
 
+    def cancel_all(self, reason: str = CLIENT) -> None:
+        for request_id in list(self._handles):
+            self.cancel(request_id, reason)
+
     def statistics(self) -> int:
         return len(self._handles)
 

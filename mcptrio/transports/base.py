@@ -11,7 +11,8 @@ class MessageStream(Protocol):
     """A bidirectional stream of JSON-RPC frames (one JSON value each, no delimiters)."""
 
     async def receive(self) -> bytes | Oversize | None:
-        """The next frame; ``Oversize`` for one over the limit; ``None`` at end of input."""
+        """The next frame; ``Oversize`` for one over the limit; ``None`` at end of input (in-flight
+        requests drain); raises ``trio.BrokenResourceError`` when the peer is gone (they are cancelled)."""
 
     async def send(self, data: bytes) -> None:
         """Write one encoded message; raises ``trio.BrokenResourceError`` when the peer is gone."""

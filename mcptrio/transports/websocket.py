@@ -32,7 +32,8 @@ class WebSocketMessageStream:
         try:
             message = await self.connection.get_message()
         except ConnectionClosed:
-            return None
+            # Unlike stdin EOF, a closed WebSocket cannot carry answers: the session cancels.
+            raise trio.BrokenResourceError("websocket closed") from None
         return message.encode() if isinstance(message, str) else message
 
     async def send(self, data: bytes) -> None:

@@ -257,6 +257,7 @@ class McpHttpApp:
         exchange.error_status = False  # from here on, errors come from handlers: 200 with the error
         if not requests:
             if not exchange.done.is_set():
+                exchange.done.set()  # a notification or a client's answer: nothing will follow
                 await sink.respond(202, b"", headers)
             return exchange
         self.active.add(core)
@@ -273,6 +274,8 @@ class McpHttpApp:
                 watchers.cancel_scope.cancel()
         finally:
             self.active.discard(core)
+            if core.session_id is not None:
+                self.sessions.touch(core)  # idle time counts from the end of the last request
         return exchange
 
     @staticmethod
@@ -309,6 +312,7 @@ class McpHttpApp:
     # -- GET and DELETE (legacy sessions) -------------------------------------------------
 
     def _session_for(self, headers: dict[bytes, bytes]) -> HttpSession:
+        self._expire()
         session_id = headers.get(b"mcp-session-id")
         if session_id is None:
             raise HttpError(405, errors.invalid_request(
@@ -323,49 +327,47 @@ class McpHttpApp:
         session = self._session_for(headers)
         if not _accepts(headers, b"text/event-stream"):
             raise HttpError(406, errors.invalid_request("Not Acceptable: Accept must list text/event-stream"))
-        assert session.standalone is not None
+        standalone = session.standalone
+        assert standalone is not None
         last_event = headers.get(b"last-event-id")
         position = parse_event_id(last_event.decode("latin-1")) if last_event else None
-        if position is not None and position[0] in session.streams:
-            exchange = session.streams[position[0]]
-            if exchange is session.standalone and exchange.sink is not None:
-                raise HttpError(409, errors.invalid_request("Conflict: the session's stream is already open"))
-            await exchange.resume(sink, position[1])
-        elif last_event is not None and position is None:
+        if last_event is not None and position is None:
             raise HttpError(400, errors.invalid_request("Bad Request: malformed Last-Event-ID"))
-        else:
-            if session.standalone.sink is not None:
-                raise HttpError(409, errors.invalid_request("Conflict: the session's stream is already open"))
-            session.standalone.sink = sink
-            await session.standalone.open_stream()
-            exchange = session.standalone
-        if sink.ended:
-            return
+        exchange = session.streams.get(position[0]) if position is not None else standalone
+        if exchange is None:
+            raise HttpError(404, errors.invalid_request("Last-Event-ID names no stream of this session"))
+        if exchange is standalone and standalone.sink is not None:
+            raise HttpError(409, errors.invalid_request("Conflict: the session's stream is already open"))
         try:
             async with trio.open_nursery() as nursery:
-                exchange.nursery = nursery
-                nursery.start_soon(self._keepalive, exchange)
-                nursery.start_soon(self._end_on_shutdown, exchange, nursery.cancel_scope)
-                while True:
-                    message = await receive()
-                    if message["type"] == "http.disconnect":
-                        break
+                if exchange is standalone:
+                    exchange.nursery = nursery  # set before any await: nothing posted meanwhile is lost
+                if position is not None:
+                    await exchange.resume(sink, position[1])
+                else:
+                    exchange.attach(sink, nursery)
+                    await exchange.open_stream()
+                if not sink.ended:
+                    nursery.start_soon(self._keepalive, exchange)
+                    nursery.start_soon(self._end_stream_when, self._shutdown, sink, nursery.cancel_scope)
+                    nursery.start_soon(self._end_stream_when, session.ended, sink, nursery.cancel_scope)
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
                 nursery.cancel_scope.cancel()
         finally:
-            if exchange.sink is sink:
-                exchange.sink = None
-                exchange.nursery = None
+            exchange.detach(sink)
+            self.sessions.touch(session)
 
     async def _keepalive(self, exchange: Exchange) -> None:
         while True:
             await trio.sleep(self.config.keepalive_interval)
             await exchange.probe()
 
-    async def _end_on_shutdown(self, exchange: Exchange, scope: trio.CancelScope) -> None:
-        await self._shutdown.wait()
-        sink = exchange.sink
-        if sink is not None:
-            await sink.write(b"", end=True)
+    @staticmethod
+    async def _end_stream_when(event: trio.Event, sink: Sink, scope: trio.CancelScope) -> None:
+        """Shutdown or the session's end (DELETE, expiry) closes its open GET stream."""
+        await event.wait()
+        await sink.write(b"", end=True)
         scope.cancel()
 
     async def _delete(self, headers: dict[bytes, bytes], sink: Sink) -> None:
@@ -375,6 +377,7 @@ class McpHttpApp:
 
     def _end_session(self, session: HttpSession) -> None:
         assert session.session_id is not None
+        session.ended.set()
         self.sessions.remove(session.session_id)
         self.app.sessions.discard(session)
         self.app.listeners = {item for item in self.app.listeners if item.session is not session}
@@ -383,9 +386,20 @@ class McpHttpApp:
 
     def _expire(self) -> None:
         for session in self.sessions.expired():
+            session.ended.set()
             self.app.sessions.discard(session)
 
     # -- shutdown -------------------------------------------------------------------------
+
+    def shutdown_trigger(self, trigger: Callable[[], Awaitable[object]]) -> Callable[[], Awaitable[None]]:
+        """Wrap your hypercorn ``shutdown_trigger`` so in-flight requests drain before hypercorn
+        stops (hypercorn sends ``lifespan.shutdown`` only after every connection has closed)."""
+
+        async def drained() -> None:
+            await trigger()
+            await self.shutdown()
+
+        return drained
 
     async def shutdown(self) -> None:
         """Refuse new requests, end standalone streams, drain in-flight requests (grace, then cancel)."""

@@ -27,6 +27,6 @@ class HttpConfig:
     session_idle_timeout: float = 1800.0  # legacy sessions unused this long are ended
     max_sessions: int = 10_000
     event_log_size: int = 256  # per legacy session, for Last-Event-ID resumption
-    stream_buffer: int = 64  # change notifications queued for a stream before a non-reader is cut off
+    stream_buffer: int = 256  # change notifications queued for a stream before a non-reader is cut off
     retry_ms: int = 1000  # SSE "retry" advertised with the priming event (2025-11-25)
     legacy_sse: bool = False  # the 2024-11-05 HTTP+SSE transport at {path}/sse and {path}/messages

@@ -133,29 +133,47 @@ class Exchange:
         return f"{self.stream}-{self._seq}"
 
     def post(self, message: Any) -> None:
-        """Queue a message that must never wait on this client (change notifications).
+        """Queue a notification that must never wait on this client (change notifications).
 
+        It is logged first (legacy sessions), so nothing posted is lost to a resuming client.
         The queue is bounded: a client that stops reading gets its stream ended instead of
         growing the server's memory; with no client attached the message only goes to the log.
         """
         if self.done.is_set():
             return
-        if self.sink is None or self.nursery is None:
-            self._record(orjson.dumps(message))
-            return
+        data = orjson.dumps(message)
+        event_id = self._record(data)
         if self._posted is None:
+            if self.sink is None or self.nursery is None:
+                return
             self._posted, receive = trio.open_memory_channel[Any](self.config.stream_buffer)
-            self.nursery.start_soon(self._pump, receive)
+            self.nursery.start_soon(self._pump, receive, self.sink)
         try:
-            self._posted.send_nowait(message)
-        except trio.WouldBlock:
+            self._posted.send_nowait((data, event_id))
+        except (trio.WouldBlock, trio.ClosedResourceError):
             self._posted.close()  # the pump ends the stream once it drains what it has
 
-    async def _pump(self, posted: trio.MemoryReceiveChannel[Any]) -> None:
-        async for message in posted:
-            await self.deliver(message)
-        if not self.done.is_set():
-            await self.close_stream()
+    async def _pump(self, posted: trio.MemoryReceiveChannel[Any], sink: Sink) -> None:
+        async for data, event_id in posted:
+            async with self._lock:
+                if self.sink is not sink or self.done.is_set():
+                    return
+                await self._open_stream()
+                await sink.write(sse.event(data, event_id))
+        await self.close_stream()
+
+    def attach(self, sink: Sink, nursery: trio.Nursery) -> None:
+        """A client's GET now carries this stream; posted messages flow through ``nursery``."""
+        self.sink, self.nursery = sink, nursery
+
+    def detach(self, sink: Sink) -> None:
+        """That GET ended: forget it, and the queue that fed it (the log keeps the events)."""
+        if self.sink is sink:
+            self.sink = None
+        self.nursery = None
+        if self._posted is not None:
+            self._posted.close()
+            self._posted = None
 
     async def open_stream(self) -> None:
         """Start the SSE response now (idempotent)."""
@@ -190,9 +208,14 @@ class Exchange:
         assert self.log is not None
         async with self._lock:  # no event can slip between the replay and going live
             await sink.start(200, sse.SSE_HEADERS + self.headers)
-            for event_id, data in self.log.after(self.stream, after_seq):
-                if data:
-                    await sink.write(sse.event(data, event_id))
+            while True:
+                missed = self.log.after(self.stream, after_seq)
+                if not missed:
+                    break  # caught up; nothing awaits between this check and going live
+                for event_id, data in missed:
+                    after_seq = int(event_id.rsplit("-", 1)[1])
+                    if data:
+                        await sink.write(sse.event(data, event_id))
             if self.done.is_set():
                 await sink.write(b"", end=True)
             else:

@@ -33,6 +33,7 @@ class HttpSession(SessionCore):
         self.log: EventLog | None = None
         self.standalone: Exchange | None = None
         self.streams: dict[int, Exchange] = {}
+        self.ended = trio.Event()  # DELETE or expiry
 
     def enable_streams(self, era_version: str) -> None:
         """Legacy sessions: an event log for resumption, and the standalone (GET) stream."""
@@ -61,9 +62,10 @@ class HttpSession(SessionCore):
         """Keep a stream findable for Last-Event-ID while its events are in the log."""
         self.streams[exchange.stream] = exchange
         if len(self.streams) > self.config.event_log_size:
-            oldest = next(iter(self.streams))
-            if self.standalone is None or oldest != self.standalone.stream:
-                del self.streams[oldest]
+            for stream in self.streams:
+                if self.standalone is None or stream != self.standalone.stream:
+                    del self.streams[stream]  # the oldest POST stream; the standalone one stays
+                    break
 
     def idle(self) -> bool:
         attached = self.standalone is not None and self.standalone.sink is not None
@@ -93,9 +95,14 @@ class SessionTable:
     def get(self, session_id: str) -> HttpSession | None:
         session = self._sessions.get(session_id)
         if session is not None:
-            session.last_used = trio.current_time()
-            self._sessions.move_to_end(session_id)
+            self.touch(session)
         return session
+
+    def touch(self, session: HttpSession) -> None:
+        """The session was just used: its idle time starts again."""
+        session.last_used = trio.current_time()
+        if session.session_id in self._sessions:
+            self._sessions.move_to_end(session.session_id)
 
     def remove(self, session_id: str) -> HttpSession | None:
         return self._sessions.pop(session_id, None)

@@ -1,0 +1,10 @@
+import pytest
+
+from mcptrio import App
+
+from ..runtime.apps import build_app
+
+
+@pytest.fixture
+def app() -> App:
+    return build_app()
