@@ -21,7 +21,8 @@ from .serve import serve_stdio, wait_for_signals
 
 TRANSPORTS = ("stdio", "http", "ws")
 SERVE_KEYS = {"plugins", "transport", "host", "port", "path", "prefixes", "name", "version", "instructions",
-              "limits", "legacy_sse"}
+              "limits", "legacy_sse", "allowed_hosts", "allowed_origins", "response_mode"}
+RESPONSE_MODES = ("auto", "json", "sse")
 LIMIT_KEYS = {field.name for field in attrs.fields(SessionLimits)}
 
 
@@ -53,6 +54,12 @@ def make_parser() -> argparse.ArgumentParser:
     serve.add_argument("--path", help="endpoint path for http/ws (default /mcp)")
     serve.add_argument("--legacy-sse", action="store_true", default=None,
                        help="also serve the deprecated 2024-11-05 HTTP+SSE transport at PATH/sse (http only)")
+    serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                       help="also accept this Host/Origin name (loopback names always are; repeatable)")
+    serve.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN",
+                       help="also accept this exact Origin, e.g. https://app.example (repeatable)")
+    serve.add_argument("--response-mode", choices=RESPONSE_MODES,
+                       help="http: answer as JSON when possible (auto, default), always JSON, or always SSE")
     serve.add_argument("--prefix", action="append", default=[], metavar="PLUGIN=PREFIX",
                        help="prefix a plugin's tool and prompt names to resolve a clash (repeatable)")
     serve.add_argument("--config", type=Path, metavar="FILE", help="TOML file with [serve] settings")
@@ -104,6 +111,9 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
         "app": {"name": config.get("name", "mcptrio"), "version": config.get("version", _version()),
                 "instructions": config.get("instructions"), "limits": limits},
         "legacy_sse": bool(args.legacy_sse if args.legacy_sse is not None else config.get("legacy_sse", False)),
+        "allowed_hosts": tuple(config.get("allowed_hosts", [])) + tuple(args.allowed_host),
+        "allowed_origins": tuple(config.get("allowed_origins", [])) + tuple(args.allowed_origin),
+        "response_mode": args.response_mode or config.get("response_mode", "auto"),
     }
 
 
@@ -117,6 +127,8 @@ def serve(args: argparse.Namespace) -> int:
     options = settings(args)
     if options["transport"] not in TRANSPORTS:
         raise UsageError(f"unknown transport {options['transport']!r} (choose from {', '.join(TRANSPORTS)})")
+    if options["response_mode"] not in RESPONSE_MODES:
+        raise UsageError(f"unknown response_mode {options['response_mode']!r} (choose from {', '.join(RESPONSE_MODES)})")
     app = plugins.build_app(options["plugins"], prefixes=options["prefixes"], **options["app"])
     # Everything loaded so far lives as long as the server: keep the collector from rescanning it.
     gc.collect()

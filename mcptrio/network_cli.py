@@ -14,33 +14,30 @@ from .transports.http import HttpConfig, serve_http
 
 def serve(app: App, options: dict[str, Any]) -> int:
     host, port, path = options["host"], options["port"], options["path"]
+    config = HttpConfig(path=path, legacy_sse=options["legacy_sse"], response_mode=options["response_mode"],
+                        allowed_hosts=allowed_hosts(host, options["allowed_hosts"]),
+                        allowed_origins=tuple(options["allowed_origins"]))
     if options["transport"] == "http":
-        config = HttpConfig(path=path, legacy_sse=options["legacy_sse"], **_allowed(host))
+        server: Any = serve_http
+    else:
+        from .transports.websocket import serve_websocket
 
-        async def main() -> None:
-            async with trio.open_nursery() as nursery:
-                url = await nursery.start(lambda task_status: serve_http(
-                    app, host=host, port=port, config=config, shutdown_trigger=wait_for_signals,
-                    task_status=task_status))
-                print(f"mcptrio: serving {', '.join(app.plugins)} at {url}", file=sys.stderr)
+        server = serve_websocket
 
-        trio.run(main)
-        return 0
-    from .transports.websocket import serve_websocket
-
-    async def main_ws() -> None:
+    async def main() -> None:
         async with trio.open_nursery() as nursery:
-            url = await nursery.start(lambda task_status: serve_websocket(
-                app, host=host, port=port, path=path, shutdown_trigger=wait_for_signals, task_status=task_status))
+            url = await nursery.start(lambda task_status: server(
+                app, host=host, port=port, config=config, shutdown_trigger=wait_for_signals,
+                task_status=task_status))
             print(f"mcptrio: serving {', '.join(app.plugins)} at {url}", file=sys.stderr)
 
-    trio.run(main_ws)
+    trio.run(main)
     return 0
 
 
-def _allowed(host: str) -> dict[str, Any]:
-    """Binding a non-loopback address also allows that address as Host and Origin."""
-    default = HttpConfig().allowed_hosts
-    if host in default or host in ("0.0.0.0", "::"):
-        return {}
-    return {"allowed_hosts": default + (host,)}
+def allowed_hosts(host: str, extra: tuple[str, ...]) -> tuple[str, ...]:
+    """Loopback names, the names given, and a specific bound address itself."""
+    names = HttpConfig().allowed_hosts + tuple(name.lower() for name in extra)
+    if host not in names and host not in ("0.0.0.0", "::"):
+        names += (host,)
+    return names

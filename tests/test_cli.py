@@ -143,3 +143,46 @@ async def test_config_file_serves_with_limits(tmp_path):
         result = await client.call_tool("sleep", {"ms": 5000})
         assert result["isError"] and "timed out after 0.5 s" in result["content"][0]["text"]
     assert client.end.process.returncode == 0
+
+
+async def test_http_and_ws_transports_from_the_command_line(tmp_path):
+    """`mcptrio serve --transport http|ws` serves and exits 0 on SIGTERM."""
+    import re
+    import signal
+
+    import httpx
+    import trio
+    from trio_websocket import open_websocket_url
+
+    for transport in ("http", "ws"):
+        process = await trio.lowlevel.open_process(
+            MCPTRIO + ["serve", "--plugins", "bench", "--transport", transport, "--port", "0",
+                       "--allowed-host", "mcp.example"], stderr=subprocess.PIPE)
+        try:
+            with trio.fail_after(20):
+                banner = b""
+                while b"\n" not in banner:
+                    banner += await process.stderr.receive_some(4096)
+            url = re.search(rb"at (\S+)", banner).group(1).decode()
+            init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                    "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}
+            if transport == "http":
+                async with httpx.AsyncClient() as client:
+                    answer = await client.post(url, json=init, headers={"accept": "application/json, text/event-stream"})
+                    assert answer.status_code == 200 and "mcp-session-id" in answer.headers
+                    port = url.split(":")[2].split("/")[0]
+                    other = await client.post(url, json=init, headers={"host": f"mcp.example:{port}",
+                                                                        "accept": "application/json, text/event-stream"})
+                    assert other.status_code == 200  # --allowed-host widened the allow-list
+            else:
+                import json as jsonlib
+                async with open_websocket_url(url, subprotocols=["mcp"]) as ws:
+                    await ws.send_message(jsonlib.dumps(init))
+                    assert '"protocolVersion":"2025-11-25"' in await ws.get_message()
+            process.send_signal(signal.SIGTERM)
+            with trio.fail_after(15):
+                assert await process.wait() == 0
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
