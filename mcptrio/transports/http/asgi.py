@@ -65,6 +65,7 @@ class McpHttpApp:
         self.limits = limits or app.limits
         self.sessions = SessionTable(self.config)
         self.active: set[HttpSession] = set()  # cores with requests in flight (modern and legacy)
+        self.requests_in_flight = 0
         self.shutting_down = False
         self._shutdown = trio.Event()
         self.legacy_sse = (LegacySseEndpoints(app, self.limits, self.config.path, self.config.keepalive_interval)
@@ -260,6 +261,13 @@ class McpHttpApp:
                 exchange.done.set()  # a notification or a client's answer: nothing will follow
                 await sink.respond(202, b"", headers)
             return exchange
+        if self.requests_in_flight + len(requests) > self.config.max_requests:
+            for request in requests:
+                core.protocol.finished(request.id)
+            raise HttpError(503, errors.internal_error(
+                f"server busy: {self.config.max_requests} requests in flight; retry later"),
+                requests[0].id, [(b"retry-after", b"1")])
+        self.requests_in_flight += len(requests)
         self.active.add(core)
         try:
             async with trio.open_nursery() as watchers:
@@ -273,6 +281,7 @@ class McpHttpApp:
                     await exchange.finish()
                 watchers.cancel_scope.cancel()
         finally:
+            self.requests_in_flight -= len(requests)
             self.active.discard(core)
             if core.session_id is not None:
                 self.sessions.touch(core)  # idle time counts from the end of the last request

@@ -25,7 +25,8 @@ class HttpConfig:
     probe_interval: float = 0.5
     keepalive_interval: float = 15.0  # comment lines on long-lived streams (GET, subscriptions/listen)
     session_idle_timeout: float = 1800.0  # legacy sessions unused this long are ended
-    max_sessions: int = 10_000
+    max_sessions: int = 10_000  # legacy sessions at once; beyond, initialize gets 503 + Retry-After
+    max_requests: int = 2_000  # requests being handled at once over HTTP; beyond, 503 + Retry-After
     event_log_size: int = 256  # per legacy session, for Last-Event-ID resumption
     stream_buffer: int = 256  # change notifications queued for a stream before a non-reader is cut off
     retry_ms: int = 1000  # SSE "retry" advertised with the priming event (2025-11-25)
