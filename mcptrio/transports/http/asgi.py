@@ -8,6 +8,7 @@ Security checks (Host, Origin, body size) come before anything else.
 
 from __future__ import annotations
 
+import math
 import sys
 import traceback
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
@@ -239,12 +240,12 @@ class McpHttpApp:
 
     async def _exchange(self, core: HttpSession, value: Any, receive: Receive, sink: Sink, *, era: str,
                         headers: list[tuple[bytes, bytes]], priming: bool = False,
-                        before_answer: Callable[[HttpSession], None] | None = None) -> Exchange:
+                        before_answer: Callable[[HttpSession], None] | None = None) -> None:
         """Feed one POST body to a session and answer on this HTTP response."""
         exchange = Exchange(sink, self.config, era=era, headers=headers, log=core.log, priming=priming,
                             error_status=True)
         if core.log is not None:
-            core.track(exchange)
+            exchange.on_stream = core.track  # findable for Last-Event-ID once it has event ids
         requests: list[IncomingRequest] = []
         events = core.protocol.receive_value(value)
         if before_answer is not None:
@@ -260,7 +261,7 @@ class McpHttpApp:
             if not exchange.done.is_set():
                 exchange.done.set()  # a notification or a client's answer: nothing will follow
                 await sink.respond(202, b"", headers)
-            return exchange
+            return
         if self.requests_in_flight + len(requests) > self.config.max_requests:
             for request in requests:
                 core.protocol.finished(request.id)
@@ -272,51 +273,48 @@ class McpHttpApp:
         try:
             async with trio.open_nursery() as watchers:
                 exchange.nursery = watchers
-                watchers.start_soon(self._watch_disconnect, receive, core, requests, exchange)
-                watchers.start_soon(self._keep_streaming, exchange)
-                async with trio.open_nursery() as workers:
-                    for request in requests:
-                        workers.start_soon(self._work, core, request)
+                watchers.start_soon(self._watch, receive, core, requests, exchange)
+                if len(requests) == 1:
+                    await self._work(core, requests[0])  # the usual case: no extra task
+                else:
+                    async with trio.open_nursery() as workers:  # a JSON-RPC batch (2025-03-26)
+                        for request in requests:
+                            workers.start_soon(self._work, core, request)
                 if not exchange.done.is_set():
                     await exchange.finish()
                 watchers.cancel_scope.cancel()
         finally:
             self.requests_in_flight -= len(requests)
             self.active.discard(core)
+            exchange.release()
             if core.session_id is not None:
                 self.sessions.touch(core)  # idle time counts from the end of the last request
-        return exchange
 
     @staticmethod
     async def _work(core: HttpSession, request: IncomingRequest) -> None:
         if not await core.dispatcher.run(request):
             await core.refuse_busy(request)
 
-    @staticmethod
-    async def _watch_disconnect(receive: Receive, core: HttpSession, requests: list[IncomingRequest],
-                                exchange: Exchange) -> None:
-        """Closing the response stream cancels the request(s) it carries."""
+    async def _watch(self, receive: Receive, core: HttpSession, requests: list[IncomingRequest],
+                     exchange: Exchange) -> None:
+        """While the request runs: turn a slow answer into a stream with probes (auto/sse modes),
+        and cancel the request(s) when the client closes the response."""
+        config = self.config
+        wait = {"auto": config.stream_after, "sse": 0.0}.get(config.response_mode, math.inf)
         while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                break
+            with trio.move_on_after(wait):
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                break  # the client is gone
+            if not exchange.done.is_set():
+                await exchange.open_stream()
+                await exchange.probe()
+            wait = config.probe_interval
         if exchange.sink is None or exchange.done.is_set():
             return  # the server ended the stream itself (SEP-1699 polling): not a cancellation
         exchange.sink = None
         for request in requests:
             core.dispatcher.cancel(request.id, CLIENT)
-
-    async def _keep_streaming(self, exchange: Exchange) -> None:
-        config = self.config
-        if config.response_mode == "json":
-            return
-        if config.response_mode == "auto":
-            await trio.sleep(config.stream_after)
-        if not exchange.done.is_set():
-            await exchange.open_stream()
-        while not exchange.done.is_set():
-            await trio.sleep(config.probe_interval)
-            await exchange.probe()
 
     # -- GET and DELETE (legacy sessions) -------------------------------------------------
 

@@ -89,6 +89,7 @@ class Exchange:
         self._seq = 0
         self.done = trio.Event()  # the final answer was sent (or the stream was ended)
         self.nursery: trio.Nursery | None = None  # where a pump for posted messages may run
+        self.on_stream: Callable[[Exchange], None] | None = None  # called once, when the SSE stream opens
         # Held across "JSON or SSE?", opening the stream and each event: messages of concurrent
         # workers (and probes) never interleave with the response start.
         self._lock = trio.Lock()
@@ -162,6 +163,13 @@ class Exchange:
                 await sink.write(sse.event(data, event_id))
         await self.close_stream()
 
+    def release(self) -> None:
+        """The POST that carried this exchange is over: keep no reference to its HTTP machinery
+        (a resumable exchange stays in the session's table for Last-Event-ID)."""
+        if self.sink is not None and self.sink.ended:
+            self.sink = None
+        self.nursery = None
+
     def attach(self, sink: Sink, nursery: trio.Nursery) -> None:
         """A client's GET now carries this stream; posted messages flow through ``nursery``."""
         self.sink, self.nursery = sink, nursery
@@ -184,6 +192,8 @@ class Exchange:
         sink = self.sink
         if sink is None or sink.started:
             return
+        if self.on_stream is not None:
+            self.on_stream(self)
         await sink.start(200, sse.SSE_HEADERS + self.headers)
         if self.priming and self.log is not None:
             self._seq += 1
