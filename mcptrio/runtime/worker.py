@@ -48,8 +48,7 @@ class Dispatcher:
         self.session = session
         self.nursery: trio.Nursery | None = None
         self._handles: dict[Any, _Handle] = {}
-        self._idle = trio.Event()
-        self._idle.set()
+        self._idle: trio.Event | None = None  # made only while someone waits for the workers
 
     def start(self, request: IncomingRequest) -> bool:
         """Start a worker in the session's nursery; False when the session is at its in-flight limit."""
@@ -76,8 +75,6 @@ class Dispatcher:
             deadline = math.inf  # a stream lasts until the client or shutdown ends it
         handle = _Handle(trio.CancelScope(deadline=deadline), request.method)
         self._handles[request.id] = handle
-        if self._idle.is_set():
-            self._idle = trio.Event()
         return handle
 
     def cancel(self, request_id: Any, reason: str = CLIENT) -> None:
@@ -94,8 +91,10 @@ class Dispatcher:
         for request_id, handle in list(self._handles.items()):
             if handle.method == "subscriptions/listen":
                 self.cancel(request_id, SHUTDOWN)
-        with trio.move_on_after(grace):
-            await self._idle.wait()
+        if self._handles:
+            self._idle = trio.Event()
+            with trio.move_on_after(grace):
+                await self._idle.wait()
         for request_id in list(self._handles):
             self.cancel(request_id, SHUTDOWN)
 
@@ -119,7 +118,7 @@ class Dispatcher:
         finally:
             session.protocol.finished(request.id)
             del self._handles[request.id]
-            if not self._handles:
+            if not self._handles and self._idle is not None:
                 self._idle.set()
 
     async def _outcome(self, request: IncomingRequest, handle: _Handle) -> dict[str, Any] | None:

@@ -334,8 +334,7 @@ class McpHttpApp:
         session = self._session_for(headers)
         if not _accepts(headers, b"text/event-stream"):
             raise HttpError(406, errors.invalid_request("Not Acceptable: Accept must list text/event-stream"))
-        standalone = session.standalone
-        assert standalone is not None
+        standalone = session.open_standalone()
         last_event = headers.get(b"last-event-id")
         position = parse_event_id(last_event.decode("latin-1")) if last_event else None
         if last_event is not None and position is None:
@@ -384,7 +383,7 @@ class McpHttpApp:
 
     def _end_session(self, session: HttpSession) -> None:
         assert session.session_id is not None
-        session.ended.set()
+        session.end()
         self.sessions.remove(session.session_id)
         self.app.sessions.discard(session)
         self.app.listeners = {item for item in self.app.listeners if item.session is not session}
@@ -393,7 +392,7 @@ class McpHttpApp:
 
     def _expire(self) -> None:
         for session in self.sessions.expired():
-            session.ended.set()
+            session.end()
             self.app.sessions.discard(session)
 
     # -- shutdown -------------------------------------------------------------------------

@@ -31,16 +31,37 @@ class HttpSession(SessionCore):
         self.session_id = session_id
         self.last_used = trio.current_time()
         self.log: EventLog | None = None
-        self.standalone: Exchange | None = None
+        self.standalone: Exchange | None = None  # made by the first GET
         self.streams: dict[int, Exchange] = {}
-        self.ended = trio.Event()  # DELETE or expiry
+        self._priming = False
+        self._ended: trio.Event | None = None
+        self.is_ended = False
+
+    @property
+    def ended(self) -> trio.Event:
+        """Set by DELETE or expiry (made on first use: most sessions never need it)."""
+        if self._ended is None:
+            self._ended = trio.Event()
+            if self.is_ended:
+                self._ended.set()
+        return self._ended
+
+    def end(self) -> None:
+        self.is_ended = True
+        if self._ended is not None:
+            self._ended.set()
 
     def enable_streams(self, era_version: str) -> None:
-        """Legacy sessions: an event log for resumption, and the standalone (GET) stream."""
+        """Legacy sessions: an event log for resumption (the GET stream comes with the first GET)."""
         self.log = EventLog(self.config.event_log_size)
-        self.standalone = Exchange(None, self.config, era="legacy", headers=[], log=self.log,
-                                   priming=era_version >= "2025-11-25", error_status=False)
-        self.streams[self.standalone.stream] = self.standalone
+        self._priming = era_version >= "2025-11-25"
+
+    def open_standalone(self) -> Exchange:
+        if self.standalone is None:
+            self.standalone = Exchange(None, self.config, era="legacy", headers=[], log=self.log,
+                                       priming=self._priming, error_status=False)
+            self.streams[self.standalone.stream] = self.standalone
+        return self.standalone
 
     async def send(self, message: dict[str, Any] | list[Any], route: Any = None) -> None:
         target = route if isinstance(route, Exchange) else self.standalone

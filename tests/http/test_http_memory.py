@@ -1,0 +1,75 @@
+"""An idle legacy HTTP session costs little memory and gives it back when it ends (tracemalloc,
+through the ASGI app itself, so only mcptrio's own objects are counted)."""
+
+import gc
+import tracemalloc
+
+import orjson
+import trio
+
+import mcptrio
+from mcptrio.transports.http import McpHttpApp
+
+HEADERS = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
+           (b"accept", b"application/json, text/event-stream")]
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "m", "version": "1"}}}
+
+
+async def asgi_call(asgi, method, body=None, extra=()):
+    scope = {"type": "http", "method": method, "path": "/mcp", "headers": HEADERS + list(extra), "query_string": b""}
+    pending = [{"type": "http.request", "body": orjson.dumps(body) if body is not None else b"", "more_body": False}]
+    sent = []
+
+    async def receive():
+        if pending:
+            return pending.pop()
+        await trio.sleep_forever()
+
+    async def send(message):
+        sent.append(message)
+
+    await asgi(scope, receive, send)
+    return sent[0]["status"], dict(sent[0]["headers"])
+
+
+async def open_session(asgi):
+    status, headers = await asgi_call(asgi, "POST", INIT)
+    assert status == 200
+    session_id = headers[b"mcp-session-id"]
+    status, _ = await asgi_call(asgi, "POST", {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                                [(b"mcp-session-id", session_id)])
+    assert status == 202
+    return session_id
+
+
+async def test_idle_sessions_cost_under_4kb_and_are_returned_after_delete():
+    app = mcptrio.App("memory")
+
+    @app.tool()
+    async def echo(text: str) -> str:
+        return text
+
+    asgi = McpHttpApp(app)
+    for _ in range(20):  # warm caches and code paths
+        await asgi_call(asgi, "DELETE", extra=[(b"mcp-session-id", await open_session(asgi))])
+    count = 500
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        ids = [await open_session(asgi) for _ in range(count)]
+        gc.collect()
+        per_session = (tracemalloc.get_traced_memory()[0] - before) / count
+        for session_id in ids:
+            status, _ = await asgi_call(asgi, "DELETE", extra=[(b"mcp-session-id", session_id)])
+            assert status == 200
+        del ids
+        gc.collect()
+        residue = (tracemalloc.get_traced_memory()[0] - before) / count
+    finally:
+        tracemalloc.stop()
+    print(f"{per_session:.0f} bytes per idle session, {residue:.0f} bytes left per session after DELETE")
+    assert per_session <= 4096
+    assert residue <= 256
+    assert len(asgi.sessions) == 0 and not app.sessions
