@@ -49,3 +49,19 @@ async def test_sessions_beyond_the_limit_get_503(app):
             assert refused.status_code == 503 and "retry-after" in refused.headers
             assert "too many sessions" in refused.json()["error"]["message"]
         nursery.cancel_scope.cancel()
+
+
+async def test_a_body_that_never_arrives_gets_408(app):
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(functools.partial(serve_http, app, port=0, config=HttpConfig(body_timeout=0.5)))
+        port = int(url.split(":")[2].split("/")[0])
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        await stream.send_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                              b"Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
+        answer = b""
+        with trio.fail_after(5):
+            while b"\r\n\r\n" not in answer:
+                answer += await stream.receive_some(4096)
+        assert answer.startswith(b"HTTP/1.1 408")
+        await stream.aclose()
+        nursery.cancel_scope.cancel()

@@ -149,8 +149,14 @@ class McpHttpApp:
         if declared is not None and declared.isdigit() and int(declared) > limit:
             raise too_large  # refused before reading a byte of it
         chunks, size = [], 0
+        deadline = trio.current_time() + self.config.body_timeout
         while True:
-            message = await receive()
+            with trio.move_on_at(deadline) as waited:
+                message = await receive()
+            if waited.cancelled_caught:
+                raise HttpError(408, errors.invalid_request(
+                    f"Request Timeout: the body did not arrive within {self.config.body_timeout:g} s"),
+                    headers=[(b"connection", b"close")])
             if message["type"] == "http.disconnect":
                 raise HttpError(400, errors.invalid_request("client went away before sending the whole body"))
             body = message.get("body", b"")
