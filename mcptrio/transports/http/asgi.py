@@ -105,7 +105,11 @@ class McpHttpApp:
         except HttpError as exc:
             if not sink.started:
                 body = orjson.dumps(error_message(exc.request_id, exc.error))
-                await sink.respond(exc.status, body, JSON_HEADERS + exc.headers)
+                extra = exc.headers
+                if scope["method"] == "POST" and not sink.body_read:
+                    # Refused before its body was read: the connection can't carry another request.
+                    extra = extra + [(b"connection", b"close")]
+                await sink.respond(exc.status, body, JSON_HEADERS + extra)
         except Exception:
             traceback.print_exc(file=sys.stderr)
             if not sink.started:
@@ -133,7 +137,7 @@ class McpHttpApp:
             stream = endpoints.stream_for(scope.get("query_string", b""))
             if stream is None:
                 raise HttpError(404, errors.invalid_request("Session not found: open the SSE stream first"))
-            body = await self._read_body(headers, receive)
+            body = await self._read_body(headers, receive, sink)
             await stream.inbox_send.send(body)
             await sink.respond(202, b"Accepted", [(b"content-type", b"text/plain")])
         else:
@@ -142,7 +146,7 @@ class McpHttpApp:
 
     # -- POST ------------------------------------------------------------------------------
 
-    async def _read_body(self, headers: dict[bytes, bytes], receive: Receive) -> bytes:
+    async def _read_body(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> bytes:
         limit = self.limits.max_message_size
         declared = headers.get(b"content-length")
         too_large = HttpError(413, errors.invalid_request(f"request body exceeds the limit of {limit} bytes"))
@@ -155,8 +159,7 @@ class McpHttpApp:
                 message = await receive()
             if waited.cancelled_caught:
                 raise HttpError(408, errors.invalid_request(
-                    f"Request Timeout: the body did not arrive within {self.config.body_timeout:g} s"),
-                    headers=[(b"connection", b"close")])
+                    f"Request Timeout: the body did not arrive within {self.config.body_timeout:g} s"))
             if message["type"] == "http.disconnect":
                 raise HttpError(400, errors.invalid_request("client went away before sending the whole body"))
             body = message.get("body", b"")
@@ -165,22 +168,25 @@ class McpHttpApp:
                 raise too_large
             chunks.append(body)
             if not message.get("more_body", False):
+                sink.body_read = True
                 return b"".join(chunks)
 
     async def _post(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> None:
-        if self.shutting_down:
-            raise HttpError(503, errors.internal_error("server is shutting down"), headers=[(b"retry-after", b"1")])
         content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
         if content_type != b"application/json":
             raise HttpError(415, errors.invalid_request("Unsupported Media Type: Content-Type must be application/json"))
         if not _accepts(headers, b"application/json", b"text/event-stream"):
             raise HttpError(406, errors.invalid_request(
                 "Not Acceptable: Accept must list application/json and text/event-stream"))
-        body = await self._read_body(headers, receive)
+        body = await self._read_body(headers, receive, sink)
         try:
             value = orjson.loads(body)
         except orjson.JSONDecodeError:
             raise HttpError(400, McpError(errors.PARSE_ERROR, "parse error: invalid JSON")) from None
+        if self.shutting_down:
+            request_id = value.get("id") if isinstance(value, dict) else None
+            raise HttpError(503, errors.internal_error("server is shutting down"), request_id,
+                            [(b"retry-after", b"1")])
         header_version = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
         if _is_modern(value) or (header_version in MODERN_VERSIONS and b"mcp-session-id" not in headers):
             await self._modern_post(headers, value, receive, sink)

@@ -30,6 +30,7 @@ class Sink:
         self._lock = trio.Lock()
         self.started = False
         self.ended = False
+        self.body_read = False  # the request body was consumed (else an error must close the connection)
 
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
         async with self._lock:
