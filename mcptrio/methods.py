@@ -57,11 +57,16 @@ def _object_param(params: dict[str, Any], name: str) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def _handler_errors() -> Iterator[None]:
-    """A resource or prompt handler's ``ToolError`` is the client's fault: -32602 with its text."""
+    """Errors of resource and prompt handlers as JSON-RPC errors: a ``ToolError`` is -32602 with
+    its text; asking a client for what it can't do, -32600; a client that failed to answer, -32603."""
     try:
         yield
     except ToolError as exc:
         raise errors.invalid_params(str(exc)) from None
+    except ClientCapabilityMissing as exc:
+        raise errors.invalid_request(str(exc)) from None
+    except ClientRequestFailed as exc:
+        raise errors.internal_error(str(exc)) from None
 
 
 def _listing(key: str, entries: list[Any], params: dict[str, Any], size: int) -> dict[str, Any]:
@@ -108,7 +113,10 @@ async def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> dict[str
     except Exception as exc:
         traceback.print_exc(file=sys.stderr)
         return _tool_error(f"tool {name!r} failed with an internal error ({type(exc).__name__})")
-    return _tool_result(name, signature, value)
+    result = _tool_result(name, signature, value)
+    if ctx.era == "legacy" and ctx.protocol_version < results.NEWEST_CONTENT_VERSION:
+        result["content"] = results.for_version(result["content"], ctx.protocol_version)
+    return result
 
 
 def _tool_result(name: str, signature: Any, value: Any) -> dict[str, Any]:
@@ -286,10 +294,13 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
     from .app import Listener
 
     requested = _object_param(params, "notifications")
-    agreed = {key: requested[key] for key in LISTEN_FILTER_KEYS if requested.get(key)}
-    uris = agreed.get("resourceSubscriptions")
-    if uris is not None and not (isinstance(uris, list) and all(isinstance(u, str) for u in uris)):
-        raise errors.invalid_params('"notifications.resourceSubscriptions" must be a list of URIs')
+    agreed: dict[str, Any] = {key: True for key in LISTEN_FILTER_KEYS[:3] if requested.get(key) is True}
+    uris = requested.get("resourceSubscriptions")
+    if uris is not None:
+        if not (isinstance(uris, list) and all(isinstance(u, str) for u in uris)):
+            raise errors.invalid_params('"notifications.resourceSubscriptions" must be a list of URIs')
+        if uris:
+            agreed["resourceSubscriptions"] = uris
     session = ctx._session
     listener = Listener(session, ctx.request_id, agreed, ctx._request.route)
     app.listeners.add(listener)  # before the acknowledgement: a change right after it is not missed

@@ -60,3 +60,23 @@ def json_text(value: Any) -> str:
 
 def is_call_tool_result(value: Any) -> bool:
     return type(value).__name__ == "CallToolResult" and attrs.has(type(value))
+
+
+# Content types newer than the first revision, and the revision that introduced each.
+CONTENT_SINCE = {"audio": "2025-03-26", "resource_link": "2025-06-18"}
+NEWEST_CONTENT_VERSION = max(CONTENT_SINCE.values())
+
+
+def for_version(content: list[dict[str, Any]], version: str) -> list[dict[str, Any]]:
+    """Content a client of ``version`` can parse: newer block types become a text block saying so."""
+    out = []
+    for block in content:
+        since = CONTENT_SINCE.get(block.get("type"))  # type: ignore[arg-type]
+        if since is None or version >= since:
+            out.append(block)
+        elif block["type"] == "resource_link":
+            out.append(text_block(f"resource: {block.get('uri')}"))
+        else:
+            out.append(text_block(f"[{block['type']} content ({block.get('mimeType', '?')}) needs protocol "
+                                  f"{since} or later]"))
+    return out

@@ -74,6 +74,7 @@ class ToolSignature:
         self._return_type = return_type
         self._input_validator = input_validator
         self._output_validator = output_validator
+        self._verbatim_names: frozenset[str] | None = None
         # The Rust validator answers "valid?" in well under a microsecond; the Python one, only
         # asked when the answer is no, explains which field is wrong.
         self._input_check = _fast_check(input_schema)
@@ -99,6 +100,8 @@ class ToolSignature:
         required: list[str] = []
         extra: tuple[Any, dict[str, Any]] | None = None
         builder = SchemaBuilder()
+        accepted: set[str] = set()  # a verbatim schema: the names the function can take
+        takes_any = False
         for p in inspect.signature(fn).parameters.values():
             hint = hints.get(p.name, _NO_HINT)
             base = strip_annotated(hint)
@@ -108,6 +111,10 @@ class ToolSignature:
                 context = p.name
                 continue
             if input_schema is not None:
+                if p.kind is p.VAR_KEYWORD:
+                    takes_any = True
+                else:
+                    accepted.add(p.name)
                 continue
             if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL):
                 raise TypeError(f"{name}: parameter {p.name!r}: tool arguments are passed by keyword, "
@@ -143,12 +150,14 @@ class ToolSignature:
                 output_schema, wraps = _output_schema(return_type, content_types)
             except UnsupportedType as exc:
                 raise TypeError(f"{name}: return type: {exc}") from None
-        return cls(input_schema=input_schema, output_schema=output_schema, context_parameter=context,
+        signature = cls(input_schema=input_schema, output_schema=output_schema, context_parameter=context,
                    wraps_output=wraps, parameters=params, return_type=return_type,
                    extra_hint=extra[0] if extra else _NO_HINT,
                    input_validator=_compile(name, "input schema", input_schema),
                    output_validator=None if output_schema is None
                    else _compile(name, "output schema", output_schema))
+        signature._verbatim_names = None if params is not None or takes_any else frozenset(accepted)
+        return signature
 
     def bind(self, arguments: dict[str, Any] | None) -> dict[str, Any]:
         """Validate the client's ``arguments`` and return the function's keyword arguments."""
@@ -162,6 +171,9 @@ class ToolSignature:
         if self.context_parameter in arguments:
             raise ArgumentError(f"invalid arguments: unexpected argument {self.context_parameter!r}")
         if self._parameters is None:
+            if self._verbatim_names is not None:
+                # A verbatim schema may allow more than the function takes: pass only what it takes.
+                return {k: v for k, v in arguments.items() if k in self._verbatim_names}
             return dict(arguments)
         return {key: self._structure(key, value, self._parameters.get(key, self._extra_hint))
                 for key, value in arguments.items()}

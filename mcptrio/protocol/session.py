@@ -324,6 +324,8 @@ class ServerProtocol:
 
     def _modern(self, request_id: Any, method: str, params: dict[str, Any], meta: dict[str, Any]) -> list[Event]:
         version = meta[META_VERSION]
+        if not isinstance(version, str):
+            raise errors.invalid_params(f'"params._meta[{META_VERSION!r}]" must be a string')
         if version not in versions.MODERN_VERSIONS:
             raise McpError(
                 errors.UNSUPPORTED_PROTOCOL_VERSION,

@@ -181,6 +181,9 @@ SEP1330_SCHEMA = {
 @plugin.tool(title="Elicitation enums",
              description="Tests elicitation with the five enum schema variants (SEP-1330)")
 async def test_elicitation_sep1330_enums(ctx: Context) -> str:
+    if ctx.era == "legacy" and ctx.protocol_version < "2025-11-25":
+        # Titled and multi-select enum schemas (SEP-1330) are not in earlier revisions' schema.
+        raise ToolError(f"SEP-1330 enum schemas need protocol 2025-11-25 or later, not {ctx.protocol_version}")
     result = await ctx.elicit("Please select options from the enum fields", SEP1330_SCHEMA)
     return f"Elicitation completed: {elicited(result)}"
 
