@@ -82,6 +82,8 @@ class McpHttpApp:
             return
         headers = dict(scope["headers"])
         sink = Sink(send)
+        sink.unread_body = (headers.get(b"content-length", b"0") not in (b"0", b"")
+                            or b"transfer-encoding" in headers)
         try:
             refused = security.check(headers, self.config)
             if refused is not None:
@@ -105,11 +107,7 @@ class McpHttpApp:
         except HttpError as exc:
             if not sink.started:
                 body = orjson.dumps(error_message(exc.request_id, exc.error))
-                extra = exc.headers
-                if scope["method"] == "POST" and not sink.body_read:
-                    # Refused before its body was read: the connection can't carry another request.
-                    extra = extra + [(b"connection", b"close")]
-                await sink.respond(exc.status, body, JSON_HEADERS + extra)
+                await sink.respond(exc.status, body, JSON_HEADERS + exc.headers)
         except Exception:
             traceback.print_exc(file=sys.stderr)
             if not sink.started:

@@ -31,6 +31,7 @@ class Sink:
         self.started = False
         self.ended = False
         self.body_read = False  # the request body was consumed (else an error must close the connection)
+        self.unread_body = False  # the request declared a body (Content-Length > 0 or chunked)
 
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
         async with self._lock:
@@ -48,6 +49,9 @@ class Sink:
 
     async def respond(self, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
         headers = headers + [(b"content-length", str(len(body)).encode())]
+        if self.unread_body and not self.body_read and (b"connection", b"close") not in headers:
+            # Answered before its body was read: the connection can't carry another request.
+            headers.append((b"connection", b"close"))
         await self.start(status, headers)
         await self.write(body, end=True)
 
