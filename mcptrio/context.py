@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from .protocol.events import IncomingRequest
     from .runtime.core import SessionCore as Session
 
+# The first revision that has each server→client request (the others exist since 2024-11-05).
+ASKABLE_SINCE = {"elicitation/create": "2025-06-18"}
+
 # Which client capability each server→client method needs.
 REQUIRED_CAPABILITY = {
     "elicitation/create": "elicitation",
@@ -222,6 +225,10 @@ class Context:
         capability = REQUIRED_CAPABILITY.get(method)
         if capability is None:
             raise ValueError(f"{method} is not a server→client request")
+        since = ASKABLE_SINCE.get(method, "")
+        if self._request.era == "legacy" and self._request.version < since:
+            raise ClientCapabilityMissing(f"{method} needs protocol {since} or later; this session speaks "
+                                          f"{self._request.version}")
         declared = self._request.client_capabilities.get(capability)
         if declared is not None and params.get("mode") == "url":
             # Elicitation modes (2025-11-25+): {} means form only; URL mode must be named.
