@@ -65,3 +65,25 @@ async def test_a_body_that_never_arrives_gets_408(app):
         assert answer.startswith(b"HTTP/1.1 408")
         await stream.aclose()
         nursery.cancel_scope.cancel()
+
+
+async def test_a_request_head_that_trickles_in_is_cut_off(app):
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(functools.partial(serve_http, app, port=0, config=HttpConfig(header_timeout=0.5)))
+        port = int(url.split(":")[2].split("/")[0])
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        started = trio.current_time()
+        closed = False
+        with trio.fail_after(5):
+            try:
+                for piece in (b"POST /mcp HTTP/1.1\r\n", b"Host: 127.0.0.1\r\n", b"X-Slow: 1\r\n") * 20:
+                    await stream.send_all(piece)  # a slowloris client: a header line every 0.2 s
+                    with trio.move_on_after(0.2):
+                        if await stream.receive_some(4096) == b"":
+                            closed = True
+                            break
+            except trio.BrokenResourceError:
+                closed = True
+        assert closed and trio.current_time() - started < 2
+        await stream.aclose()
+        nursery.cancel_scope.cancel()

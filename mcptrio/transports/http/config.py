@@ -25,6 +25,7 @@ class HttpConfig:
     probe_interval: float = 0.5
     keepalive_interval: float = 15.0  # comment lines on long-lived streams (GET, subscriptions/listen)
     session_idle_timeout: float = 1800.0  # legacy sessions unused this long are ended
+    header_timeout: float = 30.0  # a request head must arrive within this long; idle keep-alive too
     body_timeout: float = 30.0  # a request body must arrive within this long (slow clients: 408)
     max_sessions: int = 10_000  # legacy sessions at once; beyond, initialize gets 503 + Retry-After
     max_requests: int = 2_000  # requests being handled at once over HTTP; beyond, 503 + Retry-After

@@ -16,14 +16,16 @@ if TYPE_CHECKING:
     from ...app import App
 
 
-def hypercorn_config(host: str, port: int, limits: SessionLimits) -> Config:
+def hypercorn_config(host: str, port: int, limits: SessionLimits, http: HttpConfig) -> Config:
     config = Config()
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.accesslog = None
     config.errorlog = "-"
     config.loglevel = "WARNING"
     config.graceful_timeout = limits.shutdown_grace + 1
-    config.keep_alive_timeout = 30
+    # A connection must send a complete request head within this long (hypercorn's idle timer
+    # runs until the headers are in), and an idle keep-alive connection is closed after it.
+    config.keep_alive_timeout = http.header_timeout
     config.h11_max_incomplete_size = 64 * 1024
     return config
 
@@ -37,7 +39,7 @@ async def serve_http(app: App, *, host: str = "127.0.0.1", port: int = 8000, pat
     limits = limits or app.limits
     http_config = config or HttpConfig(path=path)
     asgi = McpHttpApp(app, http_config, limits)
-    hypercorn = hypercorn_config(host, port, limits)
+    hypercorn = hypercorn_config(host, port, limits, http_config)
 
     async def trigger() -> None:
         if shutdown_trigger is None:
