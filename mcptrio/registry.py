@@ -15,7 +15,6 @@ from typing import Any, Awaitable, Callable
 import attrs
 
 from .context import Context
-from .results import CONTENT_TYPES  # noqa: F401  (re-exported for plugins)
 from .signature import ToolSignature
 
 Handler = Callable[..., Awaitable[Any]]

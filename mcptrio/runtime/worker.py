@@ -102,7 +102,8 @@ class Dispatcher:
         for request_id in list(self._handles):
             self.cancel(request_id, reason)
 
-    def statistics(self) -> int:
+    def in_flight(self) -> int:
+        """How many requests have a worker now."""
         return len(self._handles)
 
     async def _work(self, request: IncomingRequest, handle: _Handle) -> None:

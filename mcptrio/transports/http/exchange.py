@@ -100,10 +100,6 @@ class Exchange:
         self._lock = trio.Lock()
         self._posted: trio.MemorySendChannel[Any] | None = None
 
-    @property
-    def streaming(self) -> bool:
-        return self.sink is not None and self.sink.started
-
     async def deliver(self, message: Any) -> None:
         """Send one message for this route; a response (or a batch array) is the final one."""
         async with self._lock:

@@ -90,7 +90,7 @@ class HttpSession(SessionCore):
 
     def idle(self) -> bool:
         attached = self.standalone is not None and self.standalone.sink is not None
-        return not attached and self.dispatcher.statistics() == 0
+        return not attached and self.dispatcher.in_flight() == 0
 
 
 class SessionTable:
