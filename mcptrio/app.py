@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import attrs
 
-from .protocol.session import ServerIdentity
+from .protocol.session import META_SUBSCRIPTION_ID, ServerIdentity
 from .protocol.versions import at_least
 from .registry import Registry
 from .runtime.limits import SessionLimits
@@ -17,7 +17,6 @@ from .runtime.limits import SessionLimits
 if TYPE_CHECKING:
     from .runtime.core import SessionCore
 
-SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 
 
 @attrs.define(eq=False)
@@ -140,5 +139,5 @@ class App(Registry):
 
     @staticmethod
     def _to_listener(listener: Listener, method: str, params: dict[str, Any]) -> None:
-        params = {"_meta": {SUBSCRIPTION_ID: listener.request_id}, **params}
+        params = {"_meta": {META_SUBSCRIPTION_ID: listener.request_id}, **params}
         listener.session.post({"jsonrpc": "2.0", "method": method, "params": params}, listener.route)

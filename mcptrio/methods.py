@@ -14,6 +14,7 @@ from . import results
 from .pagination import page
 from .protocol import errors
 from .protocol.errors import McpError
+from .protocol.session import META_SUBSCRIPTION_ID
 from .runtime.input_required import ClientCapabilityMissing, ClientRequestFailed, InputRequired
 from .signature import ArgumentError, OutputError
 
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
     from .context import Context
     from .protocol.events import IncomingRequest
 
-SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 LISTEN_FILTER_KEYS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions")
 
 
@@ -308,7 +308,7 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
         await session.send({
             "jsonrpc": "2.0",
             "method": "notifications/subscriptions/acknowledged",
-            "params": {"_meta": {SUBSCRIPTION_ID: ctx.request_id}, "notifications": agreed},
+            "params": {"_meta": {META_SUBSCRIPTION_ID: ctx.request_id}, "notifications": agreed},
         }, listener.route)
         await trio.sleep_forever()
     finally:

@@ -47,6 +47,7 @@ META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -99,8 +100,11 @@ class ServerIdentity:
     instructions: str | None = None
     cache_ttl_ms: int = 0
     cache_scope: str = "public"
+    # The Implementation object for serverInfo, built once (every modern HTTP request makes a protocol).
+    server_info: dict[str, Any] = attrs.field(init=False, eq=False)
 
-    def server_info(self) -> dict[str, Any]:
+    @server_info.default
+    def _server_info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"name": self.name, "version": self.version}
         if self.title:
             info["title"] = self.title
@@ -126,7 +130,7 @@ class ServerProtocol:
         self.client_info: dict[str, Any] | None = None
         self.log_level: str | None = None  # legacy logging/setLevel; None: everything
         self.in_flight: set[Any] = set()
-        self._server_info = identity.server_info()
+        self._server_info = identity.server_info
 
     # -- receiving -------------------------------------------------------------------------
 

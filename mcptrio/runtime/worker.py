@@ -22,7 +22,7 @@ from ..protocol import errors
 from ..protocol.errors import McpError
 from ..protocol.events import IncomingRequest
 from ..protocol.request_state import seal, unseal
-from ..protocol.session import error_message
+from ..protocol.session import META_SUBSCRIPTION_ID, error_message
 from .input_required import InputRequired
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ class Dispatcher:
             return None  # a cancelled request is never answered
         if handle.cancelled_by == SHUTDOWN and request.method == "subscriptions/listen":
             # Graceful closure: the long-lived request ends with a plain result (subscriptions.mdx).
-            closing = {"_meta": {"io.modelcontextprotocol/subscriptionId": request.id}}
+            closing = {"_meta": {META_SUBSCRIPTION_ID: request.id}}
             return self.session.protocol.result_message(request, closing)
         if handle.cancelled_by == SHUTDOWN:
             err = errors.internal_error("the server is shutting down; the request was cancelled")

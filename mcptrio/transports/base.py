@@ -19,3 +19,14 @@ class MessageStream(Protocol):
 
     async def send_many(self, frames: list[bytes]) -> None:
         """Write several encoded messages, in order (one write where the transport allows)."""
+
+
+class OneByOne:
+    """``send_many`` for transports with no batched write: each frame in order."""
+
+    async def send(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    async def send_many(self, frames: list[bytes]) -> None:
+        for data in frames:
+            await self.send(data)

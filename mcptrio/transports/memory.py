@@ -6,10 +6,11 @@ import attrs
 import trio
 
 from ..framing import DEFAULT_MAX_MESSAGE_SIZE, Oversize
+from .base import OneByOne
 
 
 @attrs.define(eq=False)
-class MemoryMessageStream:
+class MemoryMessageStream(OneByOne):
     """The server's end: frames from the client, encoded messages to it."""
 
     incoming: trio.MemoryReceiveChannel[bytes]
@@ -27,10 +28,6 @@ class MemoryMessageStream:
 
     async def send(self, data: bytes) -> None:
         await self.outgoing.send(data)
-
-    async def send_many(self, frames: list[bytes]) -> None:
-        for data in frames:
-            await self.send(data)
 
 
 @attrs.define(eq=False)

@@ -15,6 +15,7 @@ from trio_websocket import serve_websocket as ws_serve
 from ..framing import Oversize
 from ..runtime.limits import SessionLimits
 from ..runtime.session import Session
+from .base import OneByOne
 from .http import security
 from .http.config import HttpConfig
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 SUBPROTOCOL = "mcp"
 
 
-class WebSocketMessageStream:
+class WebSocketMessageStream(OneByOne):
     def __init__(self, connection: WebSocketConnection) -> None:
         self.connection = connection
 
@@ -41,10 +42,6 @@ class WebSocketMessageStream:
             await self.connection.send_message(data.decode())
         except ConnectionClosed:
             raise trio.BrokenResourceError("websocket closed") from None
-
-    async def send_many(self, frames: list[bytes]) -> None:
-        for data in frames:
-            await self.send(data)
 
 
 async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp",

@@ -16,6 +16,7 @@ import trio
 from ...framing import Oversize
 from ...runtime.limits import SessionLimits
 from ...runtime.session import Session
+from ..base import OneByOne
 from . import sse
 from .exchange import Sink
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from ...app import App
 
 
-class SseStream:
+class SseStream(OneByOne):
     """Frames POSTed for this session in; messages out as SSE events on the GET response."""
 
     def __init__(self, sink: Sink, limit: int) -> None:
@@ -42,10 +43,6 @@ class SseStream:
         if self.sink.ended:
             raise trio.BrokenResourceError("the SSE stream has ended")
         await self.sink.write(sse.event(data))
-
-    async def send_many(self, frames: list[bytes]) -> None:
-        for data in frames:
-            await self.send(data)
 
 
 class LegacySseEndpoints:
