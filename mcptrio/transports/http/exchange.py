@@ -15,6 +15,7 @@ import orjson
 import trio
 
 from . import sse
+from ...runtime.quiet_lock import QuietLock
 from .config import HttpConfig
 from .event_log import EventLog
 
@@ -27,7 +28,7 @@ class Sink:
 
     def __init__(self, send: AsgiSend) -> None:
         self._send = send
-        self._lock = trio.Lock()
+        self._lock = QuietLock()
         self.started = False
         self.ended = False
         self.body_read = False  # the request body was consumed (else an error must close the connection)
@@ -97,7 +98,7 @@ class Exchange:
         self.on_stream: Callable[[Exchange], None] | None = None  # called once, when the SSE stream opens
         # Held across "JSON or SSE?", opening the stream and each event: messages of concurrent
         # workers (and probes) never interleave with the response start.
-        self._lock = trio.Lock()
+        self._lock = QuietLock()
         self._posted: trio.MemorySendChannel[Any] | None = None
 
     async def deliver(self, message: Any) -> None:
