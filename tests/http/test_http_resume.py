@@ -82,6 +82,22 @@ async def test_close_sse_stream_then_resume_while_running():
     assert second[-1].message["id"] == "p1"
 
 
+async def test_a_late_watcher_does_not_take_the_closed_stream_for_a_gone_client():
+    """The POST's own response ended (SEP-1699) and the client resumed on a GET before the
+    request's watcher started: the disconnect the watcher then hears is that of the closed POST
+    response, not of the GET now carrying the stream, so the request goes on."""
+    app = polling_app()
+    async with http_server(app, config=HttpConfig(watch_after=0.3)) as url, new_client() as client:
+        with trio.fail_after(10):
+            session_id = await initialize(client, url)
+            first = await _first_leg(client, url, session_id, "late", pause=0.6)
+            last_id = [e.id for e in first if e.id][-1]
+            async with client.stream("GET", url, headers=resume_headers(session_id, last_id)) as response:
+                assert response.status_code == 200
+                second = await SseReader(response).rest()
+    _check_no_loss_no_duplicate(first, second, "late")
+
+
 async def test_resume_after_the_call_finished_replays_the_rest():
     app = polling_app()
     async with http_server(app) as url, new_client() as client:

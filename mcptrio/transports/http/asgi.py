@@ -8,7 +8,6 @@ Security checks (Host, Origin, body size) come before anything else.
 
 from __future__ import annotations
 
-import math
 import sys
 import traceback
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
@@ -30,6 +29,7 @@ from .event_log import parse_event_id
 from .exchange import JSON_HEADERS, Exchange, Sink
 from .legacy_sse import LegacySseEndpoints
 from .sessions import HttpSession, SessionTable
+from .watch import Watch, Watchers
 
 if TYPE_CHECKING:
     from ...app import App
@@ -65,6 +65,7 @@ class McpHttpApp:
         self.config = config or HttpConfig()
         self.limits = limits or app.limits
         self.sessions = SessionTable(self.config)
+        self.watchers = Watchers(self.config)
         self.active: set[HttpSession] = set()  # cores with requests in flight (modern and legacy)
         self.requests_in_flight = 0
         self.shutting_down = False
@@ -115,14 +116,18 @@ class McpHttpApp:
                 await sink.respond(500, body, JSON_HEADERS)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await self.shutdown()
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+        """The endpoint's long-lived task: it runs the watchers' supervisor (watch.py)."""
+        async with trio.open_nursery() as nursery:
+            await nursery.start(self.watchers.run)
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await self.shutdown()
+                    await send({"type": "lifespan.shutdown.complete"})
+                    nursery.cancel_scope.cancel()
+                    return
 
     async def _legacy_sse(self, scope: dict[str, Any], path: str, headers: dict[bytes, bytes], receive: Receive,
                           sink: Sink) -> None:
@@ -147,23 +152,24 @@ class McpHttpApp:
     async def _read_body(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> bytes:
         limit = self.limits.max_message_size
         declared = headers.get(b"content-length")
-        too_large = HttpError(413, errors.invalid_request(f"request body exceeds the limit of {limit} bytes"))
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            raise too_large  # refused before reading a byte of it
+            raise _too_large(limit)  # refused before reading a byte of it
         chunks, size = [], 0
         deadline = trio.current_time() + self.config.body_timeout
         while True:
-            with trio.move_on_at(deadline) as waited:
-                message = await receive()
-            if waited.cancelled_caught:
-                raise HttpError(408, errors.invalid_request(
-                    f"Request Timeout: the body did not arrive within {self.config.body_timeout:g} s"))
+            message = _already_received(receive)
+            if message is None:
+                with trio.move_on_at(deadline) as waited:
+                    message = await receive()
+                if waited.cancelled_caught:
+                    raise HttpError(408, errors.invalid_request(
+                        f"Request Timeout: the body did not arrive within {self.config.body_timeout:g} s"))
             if message["type"] == "http.disconnect":
                 raise HttpError(400, errors.invalid_request("client went away before sending the whole body"))
             body = message.get("body", b"")
             size += len(body)
             if size > limit:
-                raise too_large
+                raise _too_large(limit)
             chunks.append(body)
             if not message.get("more_body", False):
                 sink.body_read = True
@@ -280,51 +286,42 @@ class McpHttpApp:
                 requests[0].id, [(b"retry-after", b"1")])
         self.requests_in_flight += len(requests)
         self.active.add(core)
+        watch = Watch(receive, core, requests, exchange, sink, trio.current_time())
         try:
-            async with trio.open_nursery() as watchers:
-                exchange.nursery = watchers
-                watchers.start_soon(self._watch, receive, core, requests, exchange)
-                if len(requests) == 1:
-                    await self._work(core, requests[0])  # the usual case: no extra task
-                else:
-                    async with trio.open_nursery() as workers:  # a JSON-RPC batch (2025-03-26)
-                        for request in requests:
-                            workers.start_soon(self._work, core, request)
-                if not exchange.done.is_set():
-                    await exchange.finish()
-                watchers.cancel_scope.cancel()
+            if self.config.response_mode == "sse":
+                await exchange.open_stream()
+            if self.watchers.nursery is not None:  # the supervisor runs (in the lifespan task)
+                exchange.nursery = self.watchers.nursery
+                self.watchers.add(watch)
+                await self._work_all(core, requests, exchange)
+            else:
+                async with trio.open_nursery() as nursery:
+                    exchange.nursery = nursery
+                    nursery.start_soon(self.watchers.watch, watch)
+                    await self._work_all(core, requests, exchange)
+                    nursery.cancel_scope.cancel()
         finally:
+            self.watchers.discard(watch)
             self.requests_in_flight -= len(requests)
             self.active.discard(core)
             exchange.release()
             if core.session_id is not None:
                 self.sessions.touch(core)  # idle time counts from the end of the last request
 
+    async def _work_all(self, core: HttpSession, requests: list[IncomingRequest], exchange: Exchange) -> None:
+        if len(requests) == 1:
+            await self._work(core, requests[0])  # the usual case: in the POST's own task
+        else:
+            async with trio.open_nursery() as workers:  # a JSON-RPC batch (2025-03-26)
+                for request in requests:
+                    workers.start_soon(self._work, core, request)
+        if not exchange.done.is_set():
+            await exchange.finish()
+
     @staticmethod
     async def _work(core: HttpSession, request: IncomingRequest) -> None:
         if not await core.dispatcher.run(request):
             await core.refuse_busy(request)
-
-    async def _watch(self, receive: Receive, core: HttpSession, requests: list[IncomingRequest],
-                     exchange: Exchange) -> None:
-        """While the request runs: turn a slow answer into a stream with probes (auto/sse modes),
-        and cancel the request(s) when the client closes the response."""
-        config = self.config
-        wait = {"auto": config.stream_after, "sse": 0.0}.get(config.response_mode, math.inf)
-        while True:
-            with trio.move_on_after(wait):
-                while (await receive())["type"] != "http.disconnect":
-                    pass
-                break  # the client is gone
-            if not exchange.done.is_set():
-                await exchange.open_stream()
-                await exchange.probe()
-            wait = config.probe_interval
-        if exchange.sink is None or exchange.done.is_set():
-            return  # the server ended the stream itself (SEP-1699 polling): not a cancellation
-        exchange.sink = None
-        for request in requests:
-            core.dispatcher.cancel(request.id, CLIENT)
 
     # -- GET and DELETE (legacy sessions) -------------------------------------------------
 
@@ -426,6 +423,27 @@ class McpHttpApp:
         async with trio.open_nursery() as nursery:
             for core in list(self.active):
                 nursery.start_soon(core.dispatcher.drain, self.limits.shutdown_grace)
+
+
+def _already_received(receive: Receive) -> dict[str, Any] | None:
+    """The next ASGI message if the server has it queued, without waiting or a timeout scope.
+
+    Hypercorn's Trio worker hands the app a memory channel's ``receive``, and the body of a
+    small request is queued before the app runs; taking it with ``receive_nowait`` saves a
+    cancel scope and a trip through the scheduler per POST.  Other servers: None, so the caller
+    waits with its timeout as usual.
+    """
+    channel = getattr(receive, "__self__", None)
+    if isinstance(channel, trio.MemoryReceiveChannel):
+        try:
+            return channel.receive_nowait()
+        except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+            return None
+    return None
+
+
+def _too_large(limit: int) -> HttpError:
+    return HttpError(413, errors.invalid_request(f"request body exceeds the limit of {limit} bytes"))
 
 
 def _is_modern(value: Any) -> bool:

@@ -21,6 +21,9 @@ class HttpConfig:
     response_mode: str = "auto"
     # auto mode: a request still running after this long switches to SSE, so a gone client is noticed.
     stream_after: float = 0.25
+    # A request still running after this long gets a watcher for a client that goes away
+    # (watch.py); one answered sooner is never watched, which saves a task per request.
+    watch_after: float = 0.01
     # Comment lines on open streams: they reveal a disconnected client (its handler is cancelled).
     probe_interval: float = 0.5
     keepalive_interval: float = 15.0  # comment lines on long-lived streams (GET, subscriptions/listen)

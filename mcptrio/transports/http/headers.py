@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from typing import Any
 
 from ...protocol import errors
@@ -12,6 +13,7 @@ from ...protocol.errors import McpError
 
 NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 _SENTINEL_HEAD, _SENTINEL_TAIL = "=?base64?", "?="
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f]")  # control characters other than tab
 
 
 def decode_value(raw: bytes) -> str:
@@ -25,7 +27,7 @@ def decode_value(raw: bytes) -> str:
             return base64.b64decode(text[len(_SENTINEL_HEAD):-len(_SENTINEL_TAIL)], validate=True).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError):
             raise mismatch("header value has an invalid base64 encoding") from None
-    if any(ord(c) < 0x20 and c != "\t" or ord(c) == 0x7F for c in text):
+    if _CONTROL.search(text):
         raise mismatch("header value contains control characters")
     return text
 
@@ -74,8 +76,21 @@ def header_params(schema: dict[str, Any], path: tuple[str, ...] = ()) -> list[tu
     return found
 
 
+_params_of: dict[int, tuple[dict[str, Any], list[tuple[str, tuple[str, ...]]]]] = {}
+
+
+def _cached_header_params(schema: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
+    """``header_params`` once per tool schema (the schema is kept, so its id stays its own)."""
+    known = _params_of.get(id(schema))
+    if known is None or known[0] is not schema:
+        if len(_params_of) > 1024:
+            _params_of.clear()  # tools come and go at run time: stay bounded
+        known = _params_of[id(schema)] = (schema, header_params(schema))
+    return known[1]
+
+
 def _check_params(headers: dict[bytes, bytes], arguments: Any, schema: dict[str, Any]) -> None:
-    for name, path in header_params(schema):
+    for name, path in _cached_header_params(schema):
         value: Any = arguments
         for key in path:
             value = value.get(key) if isinstance(value, dict) else None

@@ -131,10 +131,10 @@ class SessionTable:
     def expired(self) -> list[HttpSession]:
         """Sessions idle past the timeout, removed from the table."""
         deadline = trio.current_time() - self.config.session_idle_timeout
-        gone = []
-        for session_id, session in list(self._sessions.items()):
+        stale = []
+        for session_id, session in self._sessions.items():  # oldest use first: stop at the first fresh one
             if session.last_used > deadline:
                 break
             if session.idle():
-                gone.append(self._sessions.pop(session_id))
-        return gone
+                stale.append(session_id)
+        return [self._sessions.pop(session_id) for session_id in stale]

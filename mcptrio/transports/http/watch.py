@@ -1,0 +1,123 @@
+"""Watching running POSTs for a client that went away, from one supervisor instead of a task each.
+
+While a request runs, someone must wait on the ASGI ``receive`` for ``http.disconnect`` and
+cancel the request when it comes; in ``auto`` mode the same watcher turns a slow answer into an
+event stream with probes (see exchange.py).  A task per POST for that cost about a third of an
+echo call's time on the server, and almost every request is answered long before a watcher
+could matter.  So a POST only *registers* here; the supervisor, one task in the endpoint's
+lifespan, starts a watcher for the requests still running ``watch_after`` seconds later, and a
+finished POST just unregisters.  A request answered sooner is never watched: cancelling it would
+come too late to save anything.
+
+Without a lifespan (an ASGI server that doesn't run one), each POST watches for itself in a
+nursery of its own, from the start.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+import attrs
+import trio
+
+from ...protocol.events import IncomingRequest
+from ...runtime.worker import CLIENT
+from .config import HttpConfig
+from .exchange import Exchange, Sink
+
+if TYPE_CHECKING:
+    from .sessions import HttpSession
+
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+
+
+@attrs.define(slots=True, eq=False)
+class Watch:
+    """One POST whose request(s) may need cancelling when its client goes away."""
+
+    receive: Receive
+    core: HttpSession
+    requests: list[IncomingRequest]
+    exchange: Exchange
+    sink: Sink  # the POST's own response: its disconnect is the one we hear
+    since: float
+    scope: trio.CancelScope | None = None  # the watcher's, once one runs
+    over: bool = False  # the POST is finished: a watcher starting late has nothing to do
+
+
+class Watchers:
+    """The supervisor: ``run`` it in a long-lived task; ``add``/``discard`` around each POST."""
+
+    def __init__(self, config: HttpConfig) -> None:
+        self.config = config
+        self.nursery: trio.Nursery | None = None  # set while the supervisor runs
+        self._waiting: dict[Watch, None] = {}  # registration order = age order
+        self._wake: trio.Event | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.nursery is not None
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        after = self.config.watch_after
+        try:
+            async with trio.open_nursery() as nursery:
+                self.nursery = nursery
+                task_status.started()
+                while True:
+                    if not self._waiting:
+                        self._wake = trio.Event()
+                        await self._wake.wait()
+                        self._wake = None
+                    await trio.sleep(after)
+                    now = trio.current_time()
+                    for watch in list(self._waiting):
+                        if now - watch.since < after:
+                            break  # the rest are younger still
+                        del self._waiting[watch]
+                        nursery.start_soon(self.watch, watch)
+        finally:
+            self.nursery = None
+            for watch in list(self._waiting):  # stopped: POSTs still registered go unwatched
+                del self._waiting[watch]
+
+    def add(self, watch: Watch) -> None:
+        self._waiting[watch] = None
+        if self._wake is not None:
+            self._wake.set()
+
+    def discard(self, watch: Watch) -> None:
+        """The POST is over: forget it, or stop its watcher."""
+        watch.over = True
+        if watch in self._waiting:
+            del self._waiting[watch]  # the usual case: answered before anyone watched
+        elif watch.scope is not None:
+            watch.scope.cancel()
+
+    async def watch(self, watch: Watch) -> None:
+        """Turn a slow answer into a stream with probes (auto/sse modes), and cancel the
+        request(s) when the client closes the response."""
+        if watch.over:
+            return
+        config = self.config
+        exchange = watch.exchange
+        stream_after = {"auto": config.stream_after, "sse": 0.0}.get(config.response_mode, math.inf)
+        wait = max(0.0, watch.since + stream_after - trio.current_time())
+        with trio.CancelScope() as watch.scope:
+            while True:
+                with trio.move_on_after(wait):
+                    while (await watch.receive())["type"] != "http.disconnect":
+                        pass
+                    break  # the client is gone
+                if not exchange.done.is_set():
+                    await exchange.open_stream()
+                    await exchange.probe()
+                wait = config.probe_interval
+            if exchange.sink is not watch.sink or exchange.done.is_set():
+                # The server ended this response itself (SEP-1699 polling; a resuming GET may
+                # carry the stream by now): not a cancellation.
+                return
+            exchange.sink = None
+            for request in watch.requests:
+                watch.core.dispatcher.cancel(request.id, CLIENT)
