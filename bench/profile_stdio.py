@@ -43,8 +43,8 @@ def profile_stdio(out: Path, calls: int, window: int) -> None:
 def profile_http(out: Path, mode: str, calls: int, clients: int) -> None:
     server_mode, era = MODES[mode]
     port = free_port()
-    argv = [sys.executable, "-m", "cProfile", "-o", str(out), str(BENCH / "servers" / "mcptrio_http.py"),
-            "--port", str(port), "--mode", server_mode]
+    argv = [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "mcptrio", "serve", "--plugins", "bench",
+            "--transport", "http", "--host", HOST, "--port", str(port), "--response-mode", server_mode]
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         from client import wait_for_http

@@ -249,12 +249,12 @@ def make_impls(only: str | None) -> list[Impl]:
     impls = []
     if only in (None, "mcptrio"):
         mcptrio_cli = str(Path(main_python).parent / "mcptrio")
+        serve = ([mcptrio_cli, "serve", "--plugins", "bench"] if os.path.exists(mcptrio_cli)
+                 else [main_python, "-m", "mcptrio", "serve", "--plugins", "bench"])
         impls.append(Impl(
-            "mcptrio", main_python,
-            [mcptrio_cli, "serve", "--plugins", "bench"] if os.path.exists(mcptrio_cli)
-            else [main_python, "-m", "mcptrio.cli", "serve", "--plugins", "bench"],
-            lambda port, mode: [main_python, str(BENCH / "servers" / "mcptrio_http.py"), "--port", str(port),
-                                "--mode", mode],
+            "mcptrio", main_python, serve,
+            lambda port, mode: serve + ["--transport", "http", "--host", HOST, "--port", str(port),
+                                        "--response-mode", mode],
             lambda port: [main_python, str(BENCH / "servers" / "bare_asgi.py"), "--server", "hypercorn",
                           "--port", str(port)],
             dict(env),
