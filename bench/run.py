@@ -167,7 +167,14 @@ def baseline_list(settings: Settings) -> list[Figure]:
         ]
     figs += [Figure("bare.stdio.pipelined_64", "bare Trio stdio echo loop, 64 pipelined", "calls/s", "higher"),
              Figure("bare.stdio.sequential", "bare Trio stdio echo loop, sequential", "calls/s", "higher")]
+    for what, label in TUNED.items():
+        figs.append(Figure(f"tuned.{what}.c10.rps", f"{label} on tuned hypercorn (experiment), 10 clients",
+                           "calls/s", "higher"))
     return figs
+
+
+# The hypercorn experiment (servers/hypercorn_tuned.py): what each runs there, at 10 clients.
+TUNED = {"bare": "bare ASGI", "legacy_json": "mcptrio legacy JSON", "modern": "mcptrio 2026-07-28"}
 
 
 class Results:
@@ -712,6 +719,26 @@ async def bare_http_suite(impl: Impl, settings: Settings, results: Results, logs
         server.stop()
 
 
+async def tuned_hypercorn_suite(impl: Impl, settings: Settings, results: Results, logs: Logs, rep: int) -> None:
+    """The experiment: the bare app and mcptrio on hypercorn without two per-request costs."""
+    for what, era in (("bare", "modern"), ("legacy_json", "legacy"), ("modern", "modern")):
+        port = free_port()
+        argv = [impl.python, str(BENCH / "servers" / "hypercorn_tuned.py")]
+        if what == "bare":
+            argv += ["bare", "--host", HOST, "--port", str(port)]
+        else:
+            argv += ["mcptrio", "serve", "--plugins", "bench", "--transport", "http", "--host", HOST,
+                     "--port", str(port), "--response-mode", "json" if what == "legacy_json" else "auto"]
+        server = HttpServer(argv, port, impl.env, logs.open(f"tuned-{what}-{rep}"))
+        try:
+            await server.ready()
+            load = await http_load(port, server.pid, era, 10, settings.seconds, settings.max_calls,
+                                   bare=what == "bare", warmup=settings.warmup)
+            record_load(results, f"tuned.{what}.c10", impl.name, rep, load)
+        finally:
+            server.stop()
+
+
 # -- the run ------------------------------------------------------------------------------------
 
 def source_state(mcptrio_dir: Path = REPO / "mcptrio",
@@ -802,6 +829,7 @@ def _run(settings: Settings, only: str | None, logs_dir: Path) -> Results:
             asyncio.run(bare_http_suite(impl, settings, results, logs, rep))
             if impl.name == "mcptrio":
                 bare_stdio_suite(settings, results, logs, rep)
+                asyncio.run(tuned_hypercorn_suite(impl, settings, results, logs, rep))
             log(f"  {impl.name} baselines: {perf() - t:.1f} s")
     busy1, steal1 = machine_cpu()
     foreign = max(0.0, (busy1 - busy0) - (own_cpu() - own0))
@@ -884,6 +912,7 @@ def report(results: Results, settings: Settings, impls: list[str]) -> str:
                 row.append("—" if value is None else f"{value:.2f}")
                 row.append("")
         lines.append("| " + " | ".join(row) + " |")
+    lines += tuned_table(results)
     bare_stdio = results.median("bare.stdio.pipelined_64", "mcptrio")
     mine = results.median("stdio.pipelined_64", "mcptrio")
     if bare_stdio and mine:
@@ -892,6 +921,37 @@ def report(results: Results, settings: Settings, impls: list[str]) -> str:
     if results.notes:
         lines += ["", "Notes:"] + [f"- {n}" for n in results.notes]
     return "\n".join(lines)
+
+
+def tuned_table(results: Results) -> list[str]:
+    """The hypercorn experiment beside the stock figures of the same run (10 clients)."""
+    if results.median("tuned.bare.c10.rps", "mcptrio") is None:
+        return []
+
+    def text(value: float | None, digits: str = "{:.0f}") -> str:
+        return "—" if value is None else digits.format(value)
+
+    def ratio(a: float | None, b: float | None) -> str:
+        return "—" if a is None or not b else f"{a / b:.2f}×"
+
+    tuned_bare = results.median("tuned.bare.c10.rps", "mcptrio")
+    stock_bare = results.median("bare.c10.rps", "mcptrio")
+    lines = ["", "### The hypercorn experiment (bench/servers/hypercorn_tuned.py: not how mcptrio ships), 10 clients",
+             "", "| calls/s | stock hypercorn | % of bare | tuned hypercorn | % of bare | SDK (uvicorn) |"
+             " mcptrio/SDK, stock | mcptrio/SDK, tuned |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    rows = (("bare ASGI", "bare.c10.rps", "tuned.bare.c10.rps"),
+            ("legacy JSON", "http.legacy_json.c10.rps", "tuned.legacy_json.c10.rps"),
+            ("2026-07-28", "http.modern.c10.rps", "tuned.modern.c10.rps"))
+    for label, stock_key, tuned_key in rows:
+        stock, tuned = results.median(stock_key, "mcptrio"), results.median(tuned_key, "mcptrio")
+        sdk = results.median(stock_key, "sdk")
+        stock_pct = "" if label == "bare ASGI" or stock is None or not stock_bare else f"{100 * stock / stock_bare:.0f}%"
+        tuned_pct = "" if label == "bare ASGI" or tuned is None or not tuned_bare else f"{100 * tuned / tuned_bare:.0f}%"
+        ratios = ("", "") if label == "bare ASGI" else (ratio(stock, sdk), ratio(tuned, sdk))
+        lines.append(f"| {label} | {text(stock)} | {stock_pct} | {text(tuned)} | {tuned_pct} | {text(sdk)} | "
+                     f"{ratios[0]} | {ratios[1]} |")
+    return lines
 
 
 def save(results: Results, settings: Settings, impls: list[str], out: Path, wall: float) -> None:

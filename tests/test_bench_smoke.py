@@ -32,6 +32,7 @@ def test_smoke_run_prints_the_table(smoke):
     stdout, _ = smoke
     assert "| figure | mcptrio | SDK | ratio mcptrio/SDK |" in stdout
     assert "bare hypercorn" in stdout
+    assert "The hypercorn experiment" in stdout
 
 
 def test_every_figure_has_positive_numbers(smoke):
@@ -41,13 +42,14 @@ def test_every_figure_has_positive_numbers(smoke):
     expected = {"stdio.sequential", "stdio.pipelined_1", "stdio.pipelined_16", "stdio.pipelined_64",
                 "stdio.startup_ms", "stdio.peak_rss_mib", "stdio.cancel_stop_ms", "stdio.cancel_next_ms",
                 "stdio.eof_answered", "http.sessions_per_s", "http.session_kib", "http.sessions_rss_deleted_mib",
-                "http.cancel_legacy_next_ms", "http.cancel_modern_stop_ms", "bare.c10.rps", "bare.stdio.pipelined_64"}
+                "http.cancel_legacy_next_ms", "http.cancel_modern_stop_ms", "bare.c10.rps", "bare.stdio.pipelined_64",
+                "tuned.bare.c10.rps", "tuned.legacy_json.c10.rps", "tuned.modern.c10.rps"}
     expected |= {f"http.{mode}.c{c}.{what}" for mode in ("legacy_sse", "legacy_json", "modern")
                  for c in (1, 10, 100) for what in ("rps", "p50_ms", "p99_ms")}
     assert expected <= set(figures)
     cpu_seen = []
     for key, figure in figures.items():
-        servers = ("mcptrio",) if key.startswith("bare.stdio.") else SERVERS
+        servers = ("mcptrio",) if key.startswith(("bare.stdio.", "tuned.")) else SERVERS
         for server in servers:
             if server in figure["na"]:
                 # A behaviour the server lacks (e.g. the SDK does not stop a legacy request whose

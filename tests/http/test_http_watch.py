@@ -11,7 +11,7 @@ import trio
 
 from mcptrio.transports.http import HttpConfig, McpHttpApp
 
-from .client import modern_tool
+from .client import CLIENT_INFO, LEGACY, call_tool, legacy_headers, modern_tool, notification, parse_sse, rpc
 
 HEADERS = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
            (b"accept", b"application/json, text/event-stream")]
@@ -122,3 +122,53 @@ async def test_when_the_supervisor_stops_posts_watch_for_themselves(app, autojum
         with trio.fail_after(1):
             await request.done.wait()
     assert app.stats == {"started": 1, "finished": 0, "cancelled": 1}
+
+
+async def open_legacy_session(asgi):
+    params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
+    init = FakeRequest(rpc("initialize", params, "init"), legacy_headers(version=None))
+    await init.run(asgi)
+    session_id = dict(init.sent[0]["headers"])[b"mcp-session-id"].decode()
+    done = FakeRequest(notification("notifications/initialized"), legacy_headers(session_id))
+    await done.run(asgi)
+    assert done.sent[0]["status"] == 202
+    return session_id
+
+
+def body_writes(request):
+    return [m["body"] for m in request.sent if m["type"] == "http.response.body"]
+
+
+async def test_sse_a_quick_answer_leaves_with_its_priming_event_in_one_write(app, autojump_clock):
+    asgi = McpHttpApp(app, HttpConfig(response_mode="sse"))
+    async with trio.open_nursery() as nursery:
+        await start_lifespan(nursery, asgi)
+        session_id = await open_legacy_session(asgi)
+        call = FakeRequest(call_tool("echo", {"text": "hi"}, 7), legacy_headers(session_id))
+        await call.run(asgi)
+        writes = body_writes(call)
+        assert len(writes) == 1 and call.sent[-1]["more_body"] is False
+        priming, answer = parse_sse(writes[0].decode())
+        assert priming.data == "" and priming.id and priming.retry
+        assert answer.message["id"] == 7 and answer.message["result"]["content"][0]["text"] == "hi"
+        nursery.cancel_scope.cancel()
+
+
+async def test_sse_a_slow_request_gets_its_priming_event_when_the_watcher_starts(app, autojump_clock):
+    config = HttpConfig(response_mode="sse", watch_after=0.05)
+    asgi = McpHttpApp(app, config)
+    async with trio.open_nursery() as nursery:
+        await start_lifespan(nursery, asgi)
+        session_id = await open_legacy_session(asgi)
+        call = FakeRequest(call_tool("sleep", {"seconds": 5}, 8), legacy_headers(session_id))
+        nursery.start_soon(call.run, asgi)
+        await trio.sleep(0.01)
+        assert call.sent[0]["headers"][0] == (b"content-type", b"text/event-stream")
+        assert body_writes(call) == [], "held until the first event, probe or the watcher"
+        await trio.sleep(2 * config.watch_after + 0.01)
+        first = parse_sse(body_writes(call)[0].decode())[0]
+        assert first.data == "" and first.id and first.retry
+        await call.done.wait()
+        final = [e for w in body_writes(call) for e in parse_sse(w.decode()) if e.data]
+        assert final[-1].message["id"] == 8
+        nursery.cancel_scope.cancel()

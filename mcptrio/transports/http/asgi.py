@@ -360,6 +360,7 @@ class McpHttpApp:
                 else:
                     exchange.attach(sink, nursery)
                     await exchange.open_stream()
+                    await sink.flush()  # the priming event at once: this stream may stay quiet for long
                 if not sink.ended:
                     nursery.start_soon(self._keepalive, exchange)
                     nursery.start_soon(self._end_stream_when, self._shutdown, sink, nursery.cancel_scope)

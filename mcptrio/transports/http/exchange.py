@@ -33,6 +33,7 @@ class Sink:
         self.ended = False
         self.body_read = False  # the request body was consumed (else an error must close the connection)
         self.unread_body = False  # the request declared a body (Content-Length > 0 or chunked)
+        self._held = b""  # goes out with the next write
 
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
         async with self._lock:
@@ -46,7 +47,18 @@ class Sink:
             if self.ended:
                 return
             self.ended = end
+            if self._held:
+                data, self._held = self._held + data, b""
             await self._send({"type": "http.response.body", "body": data, "more_body": not end})
+
+    def hold(self, data: bytes) -> None:
+        """Send ``data`` with the next write instead of on its own (one socket write fewer)."""
+        self._held += data
+
+    async def flush(self) -> None:
+        """Send what is held now."""
+        if self._held:
+            await self.write(b"")
 
     async def respond(self, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
         headers = headers + [(b"content-length", str(len(body)).encode())]
@@ -200,7 +212,9 @@ class Exchange:
         if self.priming and self.log is not None:
             self._seq += 1
             self.log.append(self.stream, self._seq, b"")
-            await sink.write(sse.priming(f"{self.stream}-{self._seq}", self.config.retry_ms))
+            # It leaves with the first event, probe or end of the stream, whichever comes first:
+            # a quick answer goes out as one write instead of two.
+            sink.hold(sse.priming(f"{self.stream}-{self._seq}", self.config.retry_ms))
 
     async def probe(self) -> None:
         """A comment line on an open stream (keeps proxies awake, reveals a vanished client)."""
