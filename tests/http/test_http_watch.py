@@ -139,7 +139,7 @@ def body_writes(request):
     return [m["body"] for m in request.sent if m["type"] == "http.response.body"]
 
 
-async def test_sse_a_quick_answer_leaves_with_its_priming_event_in_one_write(app, autojump_clock):
+async def test_sse_a_quick_answer_is_one_sized_body_with_its_priming_event(app, autojump_clock):
     asgi = McpHttpApp(app, HttpConfig(response_mode="sse"))
     async with trio.open_nursery() as nursery:
         await start_lifespan(nursery, asgi)
@@ -148,6 +148,8 @@ async def test_sse_a_quick_answer_leaves_with_its_priming_event_in_one_write(app
         await call.run(asgi)
         writes = body_writes(call)
         assert len(writes) == 1 and call.sent[-1]["more_body"] is False
+        assert (b"content-type", b"text/event-stream") in call.sent[0]["headers"]
+        assert (b"content-length", str(len(writes[0])).encode()) in call.sent[0]["headers"], "no chunked encoding"
         priming, answer = parse_sse(writes[0].decode())
         assert priming.data == "" and priming.id and priming.retry
         assert answer.message["id"] == 7 and answer.message["result"]["content"][0]["text"] == "hi"
@@ -163,9 +165,11 @@ async def test_sse_a_slow_request_gets_its_priming_event_when_the_watcher_starts
         call = FakeRequest(call_tool("sleep", {"seconds": 5}, 8), legacy_headers(session_id))
         nursery.start_soon(call.run, asgi)
         await trio.sleep(0.01)
-        assert call.sent[0]["headers"][0] == (b"content-type", b"text/event-stream")
-        assert body_writes(call) == [], "held until the first event, probe or the watcher"
+        assert call.sent == [], "the start and priming event wait for the first event, probe or the watcher"
         await trio.sleep(2 * config.watch_after + 0.01)
+        assert call.sent[0]["type"] == "http.response.start"
+        assert (b"content-type", b"text/event-stream") in call.sent[0]["headers"]
+        assert not any(name == b"content-length" for name, _ in call.sent[0]["headers"]), "a stream of unknown length"
         first = parse_sse(body_writes(call)[0].decode())[0]
         assert first.data == "" and first.id and first.retry
         await call.done.wait()

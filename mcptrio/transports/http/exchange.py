@@ -34,6 +34,7 @@ class Sink:
         self.body_read = False  # the request body was consumed (else an error must close the connection)
         self.unread_body = False  # the request declared a body (Content-Length > 0 or chunked)
         self._held = b""  # goes out with the next write
+        self._head: tuple[int, list[tuple[bytes, bytes]]] | None = None  # a start held for the first write
 
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
         async with self._lock:
@@ -42,6 +43,14 @@ class Sink:
             await self._send({"type": "http.response.start", "status": status, "headers": headers})
             self.started = True
 
+    def hold_start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
+        """Start the response with its first write, with a Content-Length when that write is also
+        the last: a quick answer on an event stream then costs the writes a JSON answer does
+        (no chunked encoding, no separate terminator)."""
+        if not self.started:
+            self.started = True
+            self._head = (status, headers)
+
     async def write(self, data: bytes, *, end: bool = False) -> None:
         async with self._lock:
             if self.ended:
@@ -49,6 +58,11 @@ class Sink:
             self.ended = end
             if self._held:
                 data, self._held = self._held + data, b""
+            if self._head is not None:
+                (status, headers), self._head = self._head, None
+                if end:
+                    headers = headers + [(b"content-length", str(len(data)).encode())]
+                await self._send({"type": "http.response.start", "status": status, "headers": headers})
             await self._send({"type": "http.response.body", "body": data, "more_body": not end})
 
     def hold(self, data: bytes) -> None:
@@ -56,8 +70,8 @@ class Sink:
         self._held += data
 
     async def flush(self) -> None:
-        """Send what is held now."""
-        if self._held:
+        """Send what is held (the start, the priming event) now."""
+        if self._held or self._head is not None:
             await self.write(b"")
 
     async def respond(self, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
@@ -208,12 +222,11 @@ class Exchange:
             return
         if self.on_stream is not None:
             self.on_stream(self)
-        await sink.start(200, sse.SSE_HEADERS + self.headers)
+        sink.hold_start(200, sse.SSE_HEADERS + self.headers)  # sent with the first event or probe
         if self.priming and self.log is not None:
             self._seq += 1
             self.log.append(self.stream, self._seq, b"")
-            # It leaves with the first event, probe or end of the stream, whichever comes first:
-            # a quick answer goes out as one write instead of two.
+            # It leaves with the first event, probe or end of the stream, whichever comes first.
             sink.hold(sse.priming(f"{self.stream}-{self._seq}", self.config.retry_ms))
 
     async def probe(self) -> None:
