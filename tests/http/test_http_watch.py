@@ -11,7 +11,17 @@ import trio
 
 from mcptrio.transports.http import HttpConfig, McpHttpApp
 
-from .client import CLIENT_INFO, LEGACY, call_tool, legacy_headers, modern_tool, notification, parse_sse, rpc
+from .client import (
+    CLIENT_INFO,
+    LEGACY,
+    call_tool,
+    legacy_headers,
+    modern,
+    modern_tool,
+    notification,
+    parse_sse,
+    rpc,
+)
 
 HEADERS = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
            (b"accept", b"application/json, text/event-stream")]
@@ -175,4 +185,26 @@ async def test_sse_a_slow_request_gets_its_priming_event_when_the_watcher_starts
         await call.done.wait()
         final = [e for w in body_writes(call) for e in parse_sse(w.decode()) if e.data]
         assert final[-1].message["id"] == 8
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_listen_streams_notification_pump_ends_with_its_post(app, autojump_clock):
+    """Posted notifications are pumped from the supervisor's nursery; the POST's end stops the pump."""
+    asgi = McpHttpApp(app)
+    async with trio.open_nursery() as nursery:
+        await start_lifespan(nursery, asgi)
+        listen = FakeRequest(*modern("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, 1))
+        nursery.start_soon(listen.run, asgi)
+        await trio.sleep(1)  # acknowledged, and watched by now
+        await app.notify_tools_changed()
+        await trio.sleep(0.1)
+        events = [e.message for w in body_writes(listen) for e in parse_sse(w.decode()) if e.data]
+        assert [m["method"] for m in events] == ["notifications/subscriptions/acknowledged",
+                                                 "notifications/tools/list_changed"]
+        assert watcher_tasks(asgi) == 2  # the listen request's watcher and its notification pump
+        listen.leave.set()  # the client closes the stream
+        with trio.fail_after(1):
+            await listen.done.wait()
+        await trio.sleep(0.1)
+        assert watcher_tasks(asgi) == 0, "neither the watcher nor the pump outlives its POST"
         nursery.cancel_scope.cancel()

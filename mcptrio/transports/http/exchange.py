@@ -189,7 +189,8 @@ class Exchange:
                     return
                 await self._open_stream()
                 await sink.write(sse.event(data, event_id))
-        await self.close_stream()
+        if not self.done.is_set():
+            await self.close_stream()  # the queue overflowed: this client stopped reading
 
     def release(self) -> None:
         """The POST that carried this exchange is over: keep no reference to its HTTP machinery
@@ -197,6 +198,9 @@ class Exchange:
         if self.sink is not None and self.sink.ended:
             self.sink = None
         self.nursery = None
+        if self._posted is not None:
+            self._posted.close()  # its pump may run in a longer-lived nursery (watch.py): end it
+            self._posted = None
 
     def attach(self, sink: Sink, nursery: trio.Nursery) -> None:
         """A client's GET now carries this stream; posted messages flow through ``nursery``."""

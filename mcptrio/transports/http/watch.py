@@ -9,6 +9,9 @@ lifespan, starts a watcher for the requests still running ``watch_after`` second
 finished POST just unregisters.  A request answered sooner is never watched: cancelling it would
 come too late to save anything.
 
+The supervisor's nursery also runs the pumps that carry posted change notifications to POST
+streams (``subscriptions/listen``; exchange.py); a POST's end closes its pump's queue.
+
 Without a lifespan (an ASGI server that doesn't run one), each POST watches for itself in a
 nursery of its own, from the start.
 """
