@@ -72,6 +72,22 @@ async def _served(serve: Any, app: App, **kwargs: Any) -> AsyncIterator[str]:
         raise AssertionError(f"{serve.__name__} did not return within {SERVER_STOP_TIMEOUT} s of its trigger")
 
 
+async def start_lifespan(nursery: trio.Nursery, asgi: Any) -> trio.MemorySendChannel[dict[str, Any]]:
+    """Run an ASGI app's lifespan in ``nursery`` as a server would; returns once startup completed.
+    Send ``{"type": "lifespan.shutdown"}`` on the returned channel to end it."""
+    to_app, from_server = trio.open_memory_channel[dict[str, Any]](1)
+    started = trio.Event()
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "lifespan.startup.complete":
+            started.set()
+
+    nursery.start_soon(asgi, {"type": "lifespan"}, from_server.receive, send)
+    await to_app.send({"type": "lifespan.startup"})
+    await started.wait()
+    return to_app
+
+
 def new_client(**kwargs: Any) -> httpx.AsyncClient:
     """An httpx client that never looks at proxy settings (loopback only) and never waits long."""
     kwargs.setdefault("timeout", httpx.Timeout(10.0))

@@ -11,6 +11,8 @@ import trio
 import mcptrio
 from mcptrio.transports.http import McpHttpApp
 
+from .client import start_lifespan
+
 HEADERS = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
            (b"accept", b"application/json, text/event-stream")]
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -72,16 +74,7 @@ async def test_idle_sessions_cost_under_4kb_and_are_returned_after_delete(lifesp
     asgi = McpHttpApp(app)
     async with trio.open_nursery() as nursery:
         if lifespan:  # as under hypercorn: the watchers' supervisor runs in the lifespan task
-            to_app, from_server = trio.open_memory_channel(1)
-            started = trio.Event()
-
-            async def lifespan_send(message):
-                if message["type"] == "lifespan.startup.complete":
-                    started.set()
-
-            nursery.start_soon(asgi, {"type": "lifespan"}, from_server.receive, lifespan_send)
-            await to_app.send({"type": "lifespan.startup"})
-            await started.wait()
+            await start_lifespan(nursery, asgi)
             assert asgi.watchers.running
         for _ in range(20):  # warm caches and code paths
             await asgi_call(asgi, "DELETE", extra=[(b"mcp-session-id", await open_session(asgi))])

@@ -21,6 +21,7 @@ from .client import (
     notification,
     parse_sse,
     rpc,
+    start_lifespan,
 )
 
 HEADERS = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
@@ -55,20 +56,6 @@ class FakeRequest:
             await asgi(self.scope, self.receive, self.send)
         finally:
             self.done.set()
-
-
-async def start_lifespan(nursery, asgi):
-    to_app, from_server = trio.open_memory_channel(1)
-    started = trio.Event()
-
-    async def send(message):
-        if message["type"] == "lifespan.startup.complete":
-            started.set()
-
-    nursery.start_soon(asgi, {"type": "lifespan"}, from_server.receive, send)
-    await to_app.send({"type": "lifespan.startup"})
-    await started.wait()
-    return to_app
 
 
 def watcher_tasks(asgi):
