@@ -33,6 +33,8 @@ def test_smoke_run_prints_the_table(smoke):
     assert "| figure | mcptrio | SDK | ratio mcptrio/SDK |" in stdout
     assert "bare hypercorn" in stdout
     assert "The hypercorn experiment" in stdout
+    assert "### The targets (issue 5), from this run" in stdout
+    assert stdout.count("| ✓ |") + stdout.count("| ✗ |") == 14  # every target row has a verdict
 
 
 def test_every_figure_has_positive_numbers(smoke):
