@@ -916,26 +916,21 @@ def report(results: Results, settings: Settings, impls: list[str]) -> str:
         " bare uvicorn | SDK legacy JSON | % | SDK 2026-07-28 | % |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for c in settings.concurrency:
-        row = [f"{clients(c)}, calls/s"]
-        for impl in ("mcptrio", "sdk"):
-            bare = results.median(f"bare.c{c}.rps", impl)
-            row.append("—" if bare is None else f"{bare:.0f}")
-            for mode in ("legacy_json", "modern"):
-                value = results.median(f"http.{mode}.c{c}.rps", impl)
-                row.append("—" if value is None else f"{value:.0f}")
-                row.append("—" if value is None or not bare else f"{100 * value / bare:.0f}%")
-        lines.append("| " + " | ".join(row) + " |")
-    for c in settings.concurrency:
-        row = [f"{clients(c)}, p50 ms"]
-        for impl in ("mcptrio", "sdk"):
-            bare = results.median(f"bare.c{c}.p50_ms", impl)
-            row.append("—" if bare is None else f"{bare:.2f}")
-            for mode in ("legacy_json", "modern"):
-                value = results.median(f"http.{mode}.c{c}.p50_ms", impl)
-                row.append("—" if value is None else f"{value:.2f}")
-                row.append("")
-        lines.append("| " + " | ".join(row) + " |")
+    # (row label, figure suffix, format, show the share of bare)
+    for label, suffix, digits, share in (("calls/s", "rps", "{:.0f}", True), ("p50 ms", "p50_ms", "{:.2f}", False)):
+        for c in settings.concurrency:
+            row = [f"{clients(c)}, {label}"]
+            for impl in ("mcptrio", "sdk"):
+                bare = results.median(f"bare.c{c}.{suffix}", impl)
+                row.append("—" if bare is None else digits.format(bare))
+                for mode in ("legacy_json", "modern"):
+                    value = results.median(f"http.{mode}.c{c}.{suffix}", impl)
+                    row.append("—" if value is None else digits.format(value))
+                    if not share:
+                        row.append("")
+                    else:
+                        row.append("—" if value is None or not bare else f"{100 * value / bare:.0f}%")
+            lines.append("| " + " | ".join(row) + " |")
     lines += tuned_table(results)
     if "mcptrio" in impls and "sdk" in impls:
         lines += targets_table(results, settings)

@@ -96,8 +96,12 @@ class App(Registry):
         try:
             yield
         finally:
-            self.sessions.discard(session)
-            self.listeners = {item for item in self.listeners if item.session is not session}
+            self.detach(session)
+
+    def detach(self, session: SessionCore) -> None:
+        """The session ended: no more notifications to it, nor to its subscriptions."""
+        self.sessions.discard(session)
+        self.listeners = {item for item in self.listeners if item.session is not session}
 
     def on_client_notification(self, method: str, params: dict[str, Any]) -> None:
         """Client notifications other than cancel/initialized; currently only noted on stderr."""

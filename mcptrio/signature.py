@@ -80,6 +80,12 @@ class ToolSignature:
         self._input_check = _fast_check(input_schema)
         self._output_check = _fast_check(output_schema) if output_schema is not None else None
 
+    @functools.cached_property
+    def header_params(self) -> list[tuple[str, tuple[str, ...]]]:
+        """(header name, argument path) of every ``x-mcp-header`` in the input schema: the
+        arguments a 2026-07-28 HTTP request mirrors in ``Mcp-Param-*`` headers."""
+        return _header_params(self.input_schema)
+
     @classmethod
     def from_function(cls, fn: Callable[..., Any], *, input_schema: dict[str, Any] | None = None,
                       output_schema: dict[str, Any] | None = None,
@@ -211,6 +217,17 @@ class ToolSignature:
         except (ValueError, TypeError) as exc:
             message, path = str(exc), key
         raise ArgumentError(_one_line(f"invalid arguments: {path!r}: {message}"))
+
+
+def _header_params(schema: dict[str, Any], path: tuple[str, ...] = ()) -> list[tuple[str, tuple[str, ...]]]:
+    found = []
+    for key, prop in (schema.get("properties") or {}).items():
+        if not isinstance(prop, dict):
+            continue
+        if isinstance(prop.get("x-mcp-header"), str):
+            found.append((prop["x-mcp-header"], path + (key,)))
+        found.extend(_header_params(prop, path + (key,)))
+    return found
 
 
 def _context_type() -> type:

@@ -43,6 +43,14 @@ async def _post_and_abandon(client, url, body, headers, after):
     assert scope.cancelled_caught, f"answered before the client gave up: {response.status_code} {response.text}"
 
 
+async def _long_sleep_call(client, url, era):
+    """(body, headers) of a sleep(60) call: in a new legacy session, or a 2026-07-28 request."""
+    if era == "legacy":
+        session_id = await initialize(client, url)
+        return call_tool("sleep", {"seconds": 60}, 1), legacy_headers(session_id)
+    return modern_tool("sleep", {"seconds": 60}, 1)
+
+
 async def test_legacy_closing_the_sse_response_cancels_the_handler(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(20):
@@ -70,11 +78,7 @@ async def test_closing_before_the_stream_started_cancels_the_handler(app, era):
     config = HttpConfig(stream_after=5.0)
     async with http_server(app, config=config) as url, new_client() as client:
         with trio.fail_after(20):
-            if era == "legacy":
-                session_id = await initialize(client, url)
-                body, headers = call_tool("sleep", {"seconds": 60}, 1), legacy_headers(session_id)
-            else:
-                body, headers = modern_tool("sleep", {"seconds": 60}, 1)
+            body, headers = await _long_sleep_call(client, url, era)
             await _post_and_abandon(client, url, body, headers, after=0.5)
             assert app.stats["started"] == 1
             await _assert_cancelled_not_finished(app)
@@ -86,11 +90,7 @@ async def test_json_mode_closing_the_connection_cancels_the_handler(app, era):
     config = HttpConfig(response_mode="json")
     async with http_server(app, config=config) as url, new_client() as client:
         with trio.fail_after(20):
-            if era == "legacy":
-                session_id = await initialize(client, url)
-                body, headers = call_tool("sleep", {"seconds": 60}, 1), legacy_headers(session_id)
-            else:
-                body, headers = modern_tool("sleep", {"seconds": 60}, 1)
+            body, headers = await _long_sleep_call(client, url, era)
             await _post_and_abandon(client, url, body, headers, after=0.5)
             assert app.stats["started"] == 1
             await _assert_cancelled_not_finished(app)
@@ -101,11 +101,7 @@ async def test_sse_mode_closing_the_response_cancels_the_handler(app, era):
     config = HttpConfig(response_mode="sse")
     async with http_server(app, config=config) as url, new_client() as client:
         with trio.fail_after(20):
-            if era == "legacy":
-                session_id = await initialize(client, url)
-                body, headers = call_tool("sleep", {"seconds": 60}, 1), legacy_headers(session_id)
-            else:
-                body, headers = modern_tool("sleep", {"seconds": 60}, 1)
+            body, headers = await _long_sleep_call(client, url, era)
             await _post_and_close_after_headers(client, url, body, headers)
             await _assert_cancelled_not_finished(app)
 

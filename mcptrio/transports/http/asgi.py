@@ -200,13 +200,13 @@ class McpHttpApp:
     async def _modern_post(self, headers: dict[bytes, bytes], value: Any, receive: Receive, sink: Sink) -> None:
         request_id = value.get("id") if isinstance(value, dict) else None
         if isinstance(value, dict) and "method" in value and "id" in value:
-            tool_schema = None
+            header_params = None
             params = value.get("params")
             if value.get("method") == "tools/call" and isinstance(params, dict):
                 entry = self.app.tools.get(params.get("name"))  # type: ignore[arg-type]
-                tool_schema = entry.signature.input_schema if entry is not None else None
+                header_params = entry.signature.header_params if entry is not None else None
             try:
-                mcp_headers.check(headers, value, tool_schema)
+                mcp_headers.check(headers, value, header_params)
             except McpError as err:
                 raise HttpError(400, err, request_id) from None
         core = HttpSession(self.app, self.limits, self.config)
@@ -391,17 +391,17 @@ class McpHttpApp:
 
     def _end_session(self, session: HttpSession) -> None:
         assert session.session_id is not None
-        session.end()
         self.sessions.remove(session.session_id)
-        self.app.sessions.discard(session)
-        self.app.listeners = {item for item in self.app.listeners if item.session is not session}
-        for request_id in list(session.dispatcher._handles):
-            session.dispatcher.cancel(request_id, CLIENT)
+        self._forget(session)
+        session.dispatcher.cancel_all(CLIENT)
 
     def _expire(self) -> None:
         for session in self.sessions.expired():
-            session.end()
-            self.app.sessions.discard(session)
+            self._forget(session)
+
+    def _forget(self, session: HttpSession) -> None:
+        session.end()
+        self.app.detach(session)
 
     # -- shutdown -------------------------------------------------------------------------
 

@@ -36,8 +36,10 @@ def mismatch(detail: str) -> McpError:
     return McpError(errors.HEADER_MISMATCH, f"Header mismatch: {detail}")
 
 
-def check(headers: dict[bytes, bytes], message: dict[str, Any], tool_schema: dict[str, Any] | None) -> None:
-    """Raise a -32020 McpError unless the mirrored headers match the request body."""
+def check(headers: dict[bytes, bytes], message: dict[str, Any],
+          header_params: list[tuple[str, tuple[str, ...]]] | None) -> None:
+    """Raise a -32020 McpError unless the mirrored headers match the request body;
+    ``header_params``: the called tool's mirrored arguments (``ToolSignature.header_params``)."""
     method = message.get("method")
     params = message.get("params") if isinstance(message.get("params"), dict) else {}
     meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
@@ -60,37 +62,13 @@ def check(headers: dict[bytes, bytes], message: dict[str, Any], tool_schema: dic
             raise mismatch("Mcp-Name header is required for " + str(method))
         if decode_value(header_name) != params.get(name_field):
             raise mismatch(f"Mcp-Name header value does not match body value {params.get(name_field)!r}")
-    if method == "tools/call" and tool_schema is not None:
-        _check_params(headers, params.get("arguments"), tool_schema)
+    if method == "tools/call" and header_params:
+        _check_params(headers, params.get("arguments"), header_params)
 
 
-def header_params(schema: dict[str, Any], path: tuple[str, ...] = ()) -> list[tuple[str, tuple[str, ...]]]:
-    """(header name, property path) for every ``x-mcp-header`` reachable through ``properties``."""
-    found = []
-    for key, prop in (schema.get("properties") or {}).items():
-        if not isinstance(prop, dict):
-            continue
-        if isinstance(prop.get("x-mcp-header"), str):
-            found.append((prop["x-mcp-header"], path + (key,)))
-        found.extend(header_params(prop, path + (key,)))
-    return found
-
-
-_params_of: dict[int, tuple[dict[str, Any], list[tuple[str, tuple[str, ...]]]]] = {}
-
-
-def _cached_header_params(schema: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
-    """``header_params`` once per tool schema (the schema is kept, so its id stays its own)."""
-    known = _params_of.get(id(schema))
-    if known is None or known[0] is not schema:
-        if len(_params_of) > 1024:
-            _params_of.clear()  # tools come and go at run time: stay bounded
-        known = _params_of[id(schema)] = (schema, header_params(schema))
-    return known[1]
-
-
-def _check_params(headers: dict[bytes, bytes], arguments: Any, schema: dict[str, Any]) -> None:
-    for name, path in _cached_header_params(schema):
+def _check_params(headers: dict[bytes, bytes], arguments: Any,
+                  header_params: list[tuple[str, tuple[str, ...]]]) -> None:
+    for name, path in header_params:
         value: Any = arguments
         for key in path:
             value = value.get(key) if isinstance(value, dict) else None
