@@ -26,7 +26,8 @@ def to_json(value: Any) -> Any:
 def is_content(value: Any) -> bool:
     if isinstance(value, dict):
         return value.get("type") in CONTENT_TYPES
-    return attrs.has(type(value)) and getattr(value, "type", None) in CONTENT_TYPES
+    kind = getattr(value, "type", None)  # first: cheaper than attrs.has for the usual str or dict
+    return isinstance(kind, str) and kind in CONTENT_TYPES and attrs.has(type(value))
 
 
 def is_content_value(value: Any) -> bool:

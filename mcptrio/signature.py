@@ -205,8 +205,8 @@ class ToolSignature:
 
     @staticmethod
     def _structure(key: str, value: Any, hint: Any) -> Any:
-        if hint is _NO_HINT:
-            return value
+        if hint is _NO_HINT or hint is str or hint is bool:
+            return value  # the input schema already checked it is a JSON string or boolean
         try:
             return converter.structure(value, hint)
         except cattrs.BaseValidationError as exc:  # e.g. an attrs validator said no

@@ -18,13 +18,15 @@ class QuietLock:
 
     def __init__(self) -> None:
         self._held = False
-        self._waiters = ParkingLot()
+        self._waiters: ParkingLot | None = None  # made by the first contender: most locks never see one
 
     def locked(self) -> bool:
         return self._held
 
     async def __aenter__(self) -> None:
         if self._held:
+            if self._waiters is None:
+                self._waiters = ParkingLot()
             await self._waiters.park()  # woken by release() as the new holder (or cancelled: not the holder)
         else:
             self._held = True

@@ -5,6 +5,8 @@ With a lifespan, one supervisor starts a watcher only for requests still running
 away cancels its request, and a quick request never gets a watcher task.
 """
 
+import sys
+
 import orjson
 import pytest
 import trio
@@ -195,3 +197,63 @@ async def test_a_listen_streams_notification_pump_ends_with_its_post(app, autoju
         await trio.sleep(0.1)
         assert watcher_tasks(asgi) == 0, "neither the watcher nor the pump outlives its POST"
         nursery.cancel_scope.cancel()
+
+
+def frames_above(outer: str) -> int:
+    """Frames between the caller and the nearest enclosing frame running function ``outer``."""
+    frame, count = sys._getframe(2), 0
+    while frame.f_code.co_name != outer:
+        frame, count = frame.f_back, count + 1
+    return count
+
+
+@pytest.mark.parametrize("mode", ["json", "sse"])
+async def test_the_answer_leaves_from_the_top_of_the_posts_task_once_its_request_is_done(app, autojump_clock, mode):
+    """Hypercorn's writes pass through the scheduler four or five times per answer, and each
+    trip resumes every frame of the await chain; the answer is sent as the POST's task unwinds,
+    so it pays for one frame of mcptrio instead of twenty, and the request has already left
+    the in-flight counts when the client can read the answer and send the next one."""
+    asgi = McpHttpApp(app, HttpConfig(response_mode=mode))
+    seen = []
+
+    class Observed(FakeRequest):
+        async def send(self, message):
+            if message["type"] == "http.response.body":
+                seen.append((frames_above("__call__"), asgi.requests_in_flight,
+                             session.dispatcher.in_flight() if session else 0))
+            await super().send(message)
+
+    async with trio.open_nursery() as nursery:
+        await start_lifespan(nursery, asgi)
+        session_id = await open_legacy_session(asgi)
+        session = asgi.sessions.get(session_id)
+        await Observed(call_tool("echo", {"text": "hi"}, 1), legacy_headers(session_id)).run(asgi)
+        session = None
+        await Observed(*modern_tool("echo", {"text": "hi"}, 2)).run(asgi)
+        nursery.cancel_scope.cancel()
+    assert seen == [(1, 0, 0), (1, 0, 0)]
+
+
+async def test_a_sink_holds_the_final_answer_only_for_the_task_that_owns_it():
+    """A GET's sink may carry a resumed POST's answer, written by that POST's task: sent at once."""
+    from mcptrio.transports.http.exchange import Sink
+
+    sent = []
+
+    async def send(message):
+        sent.append(message["type"])
+
+    owned, borrowed = Sink(send), Sink(send)
+    owned.owner_sends_final = True
+    await owned.respond(200, b"{}", [], final=True)
+    assert sent == [], "held for the owner's send_final"
+    await owned.write(b"late", end=True)
+    assert sent == [], "the response has ended: nothing more is written"
+    await owned.send_final()
+    assert sent == ["http.response.start", "http.response.body"]
+    await owned.send_final()
+    assert len(sent) == 2, "sent once"
+    sent.clear()
+    borrowed.hold_start(200, [])
+    await borrowed.write(b"data: {}\n\n", end=True, final=True)
+    assert sent == ["http.response.start", "http.response.body"]

@@ -54,7 +54,10 @@ def _accepts(headers: dict[bytes, bytes], *types: bytes) -> bool:
     accept = headers.get(b"accept", b"*/*").lower()
     if b"*/*" in accept:
         return True
-    return all(t in accept for t in types)
+    for media_type in types:
+        if media_type not in accept:
+            return False
+    return True
 
 
 class McpHttpApp:
@@ -70,6 +73,7 @@ class McpHttpApp:
         self.requests_in_flight = 0
         self.shutting_down = False
         self._shutdown = trio.Event()
+        self._hosts_allowed: set[bytes] = set()  # Host header values that passed security.check
         self.legacy_sse = (LegacySseEndpoints(app, self.limits, self.config.path, self.config.keepalive_interval)
                            if self.config.legacy_sse else None)
 
@@ -86,9 +90,13 @@ class McpHttpApp:
         sink.unread_body = (headers.get(b"content-length", b"0") not in (b"0", b"")
                             or b"transfer-encoding" in headers)
         try:
-            refused = security.check(headers, self.config)
-            if refused is not None:
-                raise HttpError(refused[0], errors.invalid_request(refused[1]))
+            host = headers.get(b"host")
+            if host not in self._hosts_allowed or b"origin" in headers:
+                refused = security.check(headers, self.config)
+                if refused is not None:
+                    raise HttpError(refused[0], errors.invalid_request(refused[1]))
+                if host is not None and len(self._hosts_allowed) < 64:
+                    self._hosts_allowed.add(host)  # the same few Host values come on every request
             method = scope["method"]
             path = scope["path"].rstrip("/")
             if self.legacy_sse is not None and path in (self.legacy_sse.sse_path, self.legacy_sse.messages_path):
@@ -98,6 +106,7 @@ class McpHttpApp:
                 await sink.respond(404, b"Not Found", [(b"content-type", b"text/plain")])
                 return
             if method == "POST":
+                sink.owner_sends_final = True  # (a GET's sink may carry a resumed POST's answer: not there)
                 await self._post(headers, receive, sink)
             elif method == "GET":
                 await self._get(headers, receive, sink)
@@ -114,6 +123,7 @@ class McpHttpApp:
             if not sink.started:
                 body = orjson.dumps(error_message(None, errors.internal_error()))
                 await sink.respond(500, body, JSON_HEADERS)
+        await sink.send_final()
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         """The endpoint's long-lived task: it runs the watchers' supervisor (watch.py)."""
@@ -155,10 +165,19 @@ class McpHttpApp:
         if declared is not None and declared.isdigit() and int(declared) > limit:
             raise _too_large(limit)  # refused before reading a byte of it
         chunks, size = [], 0
-        deadline = trio.current_time() + self.config.body_timeout
+        deadline = None  # set at the first wait: a body hypercorn has already queued needs none
+        queue = _server_queue(receive)
         while True:
-            message = _already_received(receive)
+            message = _queued(queue)
+            if message is None and queue is not None:
+                # Hypercorn starts the app before it has queued the body of the request (about
+                # every other POST): one trip through the scheduler lets it, and costs less than
+                # the timed wait below with its cancel scope and deadline.
+                await trio.lowlevel.checkpoint()
+                message = _queued(queue)
             if message is None:
+                if deadline is None:
+                    deadline = trio.current_time() + self.config.body_timeout
                 with trio.move_on_at(deadline) as waited:
                     message = await receive()
                 if waited.cancelled_caught:
@@ -229,8 +248,11 @@ class McpHttpApp:
             raise HttpError(400, errors.invalid_request(f"Unsupported MCP-Protocol-Version: {header_version[:40]!r}"),
                             request_id)
         version = session.protocol.legacy_version or ""
-        await self._exchange(session, value, receive, sink, era="legacy", headers=self._session_headers(session),
-                             priming=version >= "2025-11-25")
+        try:
+            await self._exchange(session, value, receive, sink, era="legacy",
+                                 headers=self._session_headers(session), priming=version >= "2025-11-25")
+        finally:
+            self.sessions.touch(session)  # idle time counts from the end of the last request
 
     async def _initialize(self, value: Any, receive: Receive, sink: Sink) -> None:
         if len(self.sessions) >= self.config.max_sessions:
@@ -274,8 +296,8 @@ class McpHttpApp:
                 await core.handle_event(event, exchange)
         exchange.error_status = False  # from here on, errors come from handlers: 200 with the error
         if not requests:
-            if not exchange.done.is_set():
-                exchange.done.set()  # a notification or a client's answer: nothing will follow
+            if not exchange.done:
+                exchange.done = True  # a notification or a client's answer: nothing will follow
                 await sink.respond(202, b"", headers)
             return
         if self.requests_in_flight + len(requests) > self.config.max_requests:
@@ -305,8 +327,6 @@ class McpHttpApp:
             self.requests_in_flight -= len(requests)
             self.active.discard(core)
             exchange.release()
-            if core.session_id is not None:
-                self.sessions.touch(core)  # idle time counts from the end of the last request
 
     async def _work_all(self, core: HttpSession, requests: list[IncomingRequest], exchange: Exchange) -> None:
         if len(requests) == 1:
@@ -315,7 +335,7 @@ class McpHttpApp:
             async with trio.open_nursery() as workers:  # a JSON-RPC batch (2025-03-26)
                 for request in requests:
                     workers.start_soon(self._work, core, request)
-        if not exchange.done.is_set():
+        if not exchange.done:
             await exchange.finish()
 
     @staticmethod
@@ -335,6 +355,7 @@ class McpHttpApp:
         session = self.sessions.get(session_id.decode("latin-1"))
         if session is None:
             raise HttpError(404, errors.invalid_request("Session not found: it ended or never existed"))
+        self.sessions.touch(session)
         return session
 
     async def _get(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> None:
@@ -426,21 +447,21 @@ class McpHttpApp:
                 nursery.start_soon(core.dispatcher.drain, self.limits.shutdown_grace)
 
 
-def _already_received(receive: Receive) -> dict[str, Any] | None:
-    """The next ASGI message if the server has it queued, without waiting or a timeout scope.
-
-    Hypercorn's Trio worker hands the app a memory channel's ``receive``, and the body of a
-    small request is queued before the app runs; taking it with ``receive_nowait`` saves a
-    cancel scope and a trip through the scheduler per POST.  Other servers: None, so the caller
-    waits with its timeout as usual.
-    """
+def _server_queue(receive: Receive) -> trio.MemoryReceiveChannel[dict[str, Any]] | None:
+    """The memory channel behind ``receive`` when the server hands the app one (hypercorn's Trio
+    worker does), so a message already queued can be taken without a timeout scope; else None."""
     channel = getattr(receive, "__self__", None)
-    if isinstance(channel, trio.MemoryReceiveChannel):
-        try:
-            return channel.receive_nowait()
-        except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
-            return None
-    return None
+    return channel if isinstance(channel, trio.MemoryReceiveChannel) else None
+
+
+def _queued(channel: trio.MemoryReceiveChannel[dict[str, Any]] | None) -> dict[str, Any] | None:
+    """The next ASGI message if it is already queued (no waiting), else None."""
+    if channel is None:
+        return None
+    try:
+        return channel.receive_nowait()
+    except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+        return None
 
 
 def _too_large(limit: int) -> HttpError:

@@ -35,6 +35,10 @@ class Sink:
         self.unread_body = False  # the request declared a body (Content-Length > 0 or chunked)
         self._held = b""  # goes out with the next write
         self._head: tuple[int, list[tuple[bytes, bytes]]] | None = None  # a start held for the first write
+        # Set by a POST's own task, which sends the request's final answer as it unwinds (send_final):
+        # the writes then suspend that task at the top of its call chain, not twenty frames down.
+        self.owner_sends_final = False
+        self._final: list[dict[str, Any]] = []
 
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
         async with self._lock:
@@ -51,19 +55,22 @@ class Sink:
             self.started = True
             self._head = (status, headers)
 
-    async def write(self, data: bytes, *, end: bool = False) -> None:
+    async def write(self, data: bytes, *, end: bool = False, final: bool = False) -> None:
+        """Send ``data`` (and what is held); ``final``: it is the request's answer (see send_final)."""
         async with self._lock:
             if self.ended:
                 return
             self.ended = end
             if self._held:
                 data, self._held = self._held + data, b""
+            messages = []
             if self._head is not None:
                 (status, headers), self._head = self._head, None
                 if end:
                     headers = headers + [(b"content-length", str(len(data)).encode())]
-                await self._send({"type": "http.response.start", "status": status, "headers": headers})
-            await self._send({"type": "http.response.body", "body": data, "more_body": not end})
+                messages.append({"type": "http.response.start", "status": status, "headers": headers})
+            messages.append({"type": "http.response.body", "body": data, "more_body": not end})
+            await self._emit(messages, final and end)
 
     def hold(self, data: bytes) -> None:
         """Send ``data`` with the next write instead of on its own (one socket write fewer)."""
@@ -74,13 +81,37 @@ class Sink:
         if self._held or self._head is not None:
             await self.write(b"")
 
-    async def respond(self, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    async def respond(self, status: int, body: bytes, headers: list[tuple[bytes, bytes]], *,
+                      final: bool = False) -> None:
+        """The whole response at once (nothing was started): status, headers and a sized body."""
         headers = headers + [(b"content-length", str(len(body)).encode())]
         if self.unread_body and not self.body_read and (b"connection", b"close") not in headers:
             # Answered before its body was read: the connection can't carry another request.
             headers.append((b"connection", b"close"))
-        await self.start(status, headers)
-        await self.write(body, end=True)
+        async with self._lock:
+            if self.started:
+                return
+            self.started = self.ended = True
+            await self._emit([{"type": "http.response.start", "status": status, "headers": headers},
+                              {"type": "http.response.body", "body": body, "more_body": False}], final)
+
+    async def _emit(self, messages: list[dict[str, Any]], final: bool) -> None:
+        if final and self.owner_sends_final:
+            self._final = messages
+            return
+        for message in messages:
+            await self._send(message)
+
+    async def send_final(self) -> None:
+        """The owner's task, at the end of its work: send the answer its request left (if any).
+
+        Every nested ``await`` between a task's top frame and the one that suspends is paid
+        again at each trip through the scheduler, and the server's writes make four or five per
+        answer; sent from here, a POST's answer costs them at the depth of a bare ASGI app.
+        """
+        messages, self._final = self._final, []
+        for message in messages:
+            await self._send(message)
 
 
 def status_for(message: Any, era: str, protocol_level: bool) -> int:
@@ -119,7 +150,7 @@ class Exchange:
         self.priming = priming
         self.error_status = error_status  # protocol-level errors map to 4xx while nothing was sent
         self._seq = 0
-        self.done = trio.Event()  # the final answer was sent (or the stream was ended)
+        self.done = False  # the final answer was sent (or the stream was ended)
         self.nursery: trio.Nursery | None = None  # where a pump for posted messages may run
         self.on_stream: Callable[[Exchange], None] | None = None  # called once, when the SSE stream opens
         # Held across "JSON or SSE?", opening the stream and each event: messages of concurrent
@@ -133,7 +164,7 @@ class Exchange:
             await self._deliver(message)
 
     async def _deliver(self, message: Any) -> None:
-        if self.done.is_set():
+        if self.done:
             return
         final = isinstance(message, list) or "method" not in message
         data = orjson.dumps(message)
@@ -141,17 +172,17 @@ class Exchange:
         if sink is not None and not sink.started and self.config.response_mode != "sse":
             if final:
                 status = status_for(message, self.era, self.error_status)
-                await sink.respond(status, data, JSON_HEADERS + self.headers)
-                self.done.set()
+                await sink.respond(status, data, JSON_HEADERS + self.headers, final=True)
+                self.done = True
                 return
             if self.config.response_mode == "json":
                 return  # JSON-only mode has no place for notifications
         await self._open_stream()
         event_id = self._record(data)
         if self.sink is not None:
-            await self.sink.write(sse.event(data, event_id), end=final)
+            await self.sink.write(sse.event(data, event_id), end=final, final=final)
         if final:
-            self.done.set()
+            self.done = True
 
     def _record(self, data: bytes) -> str | None:
         """Put an event in the session's log (legacy); its id, or None when there is no log."""
@@ -168,7 +199,7 @@ class Exchange:
         The queue is bounded: a client that stops reading gets its stream ended instead of
         growing the server's memory; with no client attached the message only goes to the log.
         """
-        if self.done.is_set():
+        if self.done:
             return
         data = orjson.dumps(message)
         event_id = self._record(data)
@@ -185,11 +216,11 @@ class Exchange:
     async def _pump(self, posted: trio.MemoryReceiveChannel[Any], sink: Sink) -> None:
         async for data, event_id in posted:
             async with self._lock:
-                if self.sink is not sink or self.done.is_set():
+                if self.sink is not sink or self.done:
                     return
                 await self._open_stream()
                 await sink.write(sse.event(data, event_id))
-        if not self.done.is_set():
+        if not self.done:
             await self.close_stream()  # the queue overflowed: this client stopped reading
 
     def release(self) -> None:
@@ -259,7 +290,7 @@ class Exchange:
                     after_seq = int(event_id.rsplit("-", 1)[1])
                     if data:
                         await sink.write(sse.event(data, event_id))
-            if self.done.is_set():
+            if self.done:
                 await sink.write(b"", end=True)
             else:
                 self.sink = sink
@@ -267,7 +298,7 @@ class Exchange:
     async def finish(self) -> None:
         """No final answer will come (cancelled): end whatever was started."""
         async with self._lock:
-            self.done.set()
+            self.done = True
             sink = self.sink
             if sink is None or sink.ended:
                 return

@@ -114,10 +114,7 @@ class SessionTable:
         self._sessions[session.session_id] = session
 
     def get(self, session_id: str) -> HttpSession | None:
-        session = self._sessions.get(session_id)
-        if session is not None:
-            self.touch(session)
-        return session
+        return self._sessions.get(session_id)
 
     def touch(self, session: HttpSession) -> None:
         """The session was just used: its idle time starts again."""

@@ -113,11 +113,11 @@ class Watchers:
                     while (await watch.receive())["type"] != "http.disconnect":
                         pass
                     break  # the client is gone
-                if not exchange.done.is_set():
+                if not exchange.done:
                     await exchange.open_stream()
                     await exchange.probe()
                 wait = config.probe_interval
-            if exchange.sink is not watch.sink or exchange.done.is_set():
+            if exchange.sink is not watch.sink or exchange.done:
                 # The server ended this response itself (SEP-1699 polling; a resuming GET may
                 # carry the stream by now): not a cancellation.
                 return
