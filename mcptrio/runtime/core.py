@@ -28,9 +28,16 @@ class SessionCore:
         self.app = app
         self.limits = limits or app.limits
         self.protocol = protocol or ServerProtocol(app.identity)
-        self.client_calls = ClientCalls(self.send)
+        self._client_calls: ClientCalls | None = None  # made on first use: 2026-07-28 sessions never call the client
         self.dispatcher = Dispatcher(self)
         self.subscriptions: set[str] = set()  # legacy resources/subscribe
+
+    @property
+    def client_calls(self) -> ClientCalls:
+        """The legacy server→client requests of this session, pending by id."""
+        if self._client_calls is None:
+            self._client_calls = ClientCalls(self.send)
+        return self._client_calls
 
     async def send(self, message: dict[str, Any] | list[Any], route: Any = None) -> None:
         raise NotImplementedError

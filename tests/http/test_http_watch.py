@@ -257,3 +257,23 @@ async def test_a_sink_holds_the_final_answer_only_for_the_task_that_owns_it():
     borrowed.hold_start(200, [])
     await borrowed.write(b"data: {}\n\n", end=True, final=True)
     assert sent == ["http.response.start", "http.response.body"]
+
+
+@pytest.mark.parametrize("lifespan", [True, False], ids=["supervisor", "per-post"])
+@pytest.mark.parametrize("timeout", [1.0, 0.004], ids=["armed-by-the-watcher", "shorter-than-watch_after"])
+async def test_a_slow_request_times_out_at_its_own_deadline(app, autojump_clock, lifespan, timeout):
+    """Quick requests never register a deadline with Trio; the watcher arms it at its original time."""
+    from mcptrio.runtime.limits import SessionLimits
+
+    asgi = McpHttpApp(app, HttpConfig(response_mode="json"), SessionLimits(request_timeout=timeout))
+    async with trio.open_nursery() as nursery:
+        if lifespan:
+            await start_lifespan(nursery, asgi)
+        request = FakeRequest(*modern_tool("sleep", {"seconds": 60}, 1))
+        started = trio.current_time()
+        await request.run(asgi)
+        assert trio.current_time() - started == pytest.approx(timeout)
+        answer = orjson.loads(body_writes(request)[0])
+        assert answer["result"]["isError"] is True and "timed out" in answer["result"]["content"][0]["text"]
+        assert app.stats["cancelled"] == 1
+        nursery.cancel_scope.cancel()

@@ -329,18 +329,20 @@ class McpHttpApp:
             exchange.release()
 
     async def _work_all(self, core: HttpSession, requests: list[IncomingRequest], exchange: Exchange) -> None:
+        # The POST's watcher arms the deadlines (watch.py), unless they come before it can.
+        arm_now = self.limits.request_timeout <= 2 * self.config.watch_after
         if len(requests) == 1:
-            await self._work(core, requests[0])  # the usual case: in the POST's own task
+            await self._work(core, requests[0], arm_now)  # the usual case: in the POST's own task
         else:
             async with trio.open_nursery() as workers:  # a JSON-RPC batch (2025-03-26)
                 for request in requests:
-                    workers.start_soon(self._work, core, request)
+                    workers.start_soon(self._work, core, request, arm_now)
         if not exchange.done:
             await exchange.finish()
 
     @staticmethod
-    async def _work(core: HttpSession, request: IncomingRequest) -> None:
-        if not await core.dispatcher.run(request):
+    async def _work(core: HttpSession, request: IncomingRequest, arm_now: bool) -> None:
+        if not await core.dispatcher.run(request, arm_deadline=arm_now):
             await core.refuse_busy(request)
 
     # -- GET and DELETE (legacy sessions) -------------------------------------------------

@@ -7,7 +7,8 @@ echo call's time on the server, and almost every request is answered long before
 could matter.  So a POST only *registers* here; the supervisor, one task in the endpoint's
 lifespan, starts a watcher for the requests still running ``watch_after`` seconds later, and a
 finished POST just unregisters.  A request answered sooner is never watched: cancelling it would
-come too late to save anything.
+come too late to save anything.  The watcher also arms its requests' deadlines (at their
+original time): a request answered before ``watch_after`` never registers one with Trio.
 
 The supervisor's nursery also runs the pumps that carry posted change notifications to POST
 streams (``subscriptions/listen``; exchange.py); a POST's end closes its pump's queue.
@@ -84,6 +85,8 @@ class Watchers:
             self.nursery = None
             for watch in list(self._waiting):  # stopped: POSTs still registered go unwatched
                 del self._waiting[watch]
+                for request in watch.requests:  # but not without their deadlines
+                    watch.core.dispatcher.arm_deadline(request.id)
 
     def add(self, watch: Watch) -> None:
         self._waiting[watch] = None
@@ -103,6 +106,8 @@ class Watchers:
         request(s) when the client closes the response."""
         if watch.over:
             return
+        for request in watch.requests:  # quick requests never pay for a registered deadline
+            watch.core.dispatcher.arm_deadline(request.id)
         config = self.config
         exchange = watch.exchange
         stream_after = {"auto": config.stream_after, "sse": 0.0}.get(config.response_mode, math.inf)
