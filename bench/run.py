@@ -993,6 +993,12 @@ def targets_table(results: Results, settings: Settings) -> list[str]:
         "{:.1f} ms", None not in stops)
     answered, total = m("stdio.eof_answered"), settings.eof_requests
     row(f"stdin EOF with {total} in flight: 0 lost", answered, "{:.0f} of %d answered" % total, answered == total)
+    bare = m("bare.c10.rps")
+    if rate is not None and bare:
+        # Opening a session is two POSTs on a kept-alive connection: what the floor allows.
+        lines += ["", f"Sessions: each is two POSTs (initialize, notifications/initialized), so {rate:.0f}/s is "
+                  f"{2 * rate:.0f} POSTs/s, {2 * rate / bare:.0%} of what the bare ASGI app answers with "
+                  f"10 clients on the same hypercorn in this run ({bare:.0f}/s)."]
     return lines
 
 

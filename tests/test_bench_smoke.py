@@ -7,6 +7,7 @@ takes about 30 s.  No speed is asserted: only that the run completes and measure
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,6 +36,7 @@ def test_smoke_run_prints_the_table(smoke):
     assert "The hypercorn experiment" in stdout
     assert "### The targets (issue 5), from this run" in stdout
     assert stdout.count("| ✓ |") + stdout.count("| ✗ |") == 14  # every target row has a verdict
+    assert re.search(r"Sessions: each is two POSTs .* so \d+/s is \d+ POSTs/s, \d+% of what the bare ASGI app", stdout)
 
 
 def test_every_figure_has_positive_numbers(smoke):
