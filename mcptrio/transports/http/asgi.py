@@ -73,7 +73,8 @@ class McpHttpApp:
         self.requests_in_flight = 0
         self.shutting_down = False
         self._shutdown = trio.Event()
-        self._hosts_allowed: set[bytes] = set()  # Host header values that passed security.check
+        # The POST's watcher arms its requests' deadlines (watch.py), unless they come before it can.
+        self._arm_deadlines_at_once = self.limits.request_timeout <= 2 * self.config.watch_after
         self.legacy_sse = (LegacySseEndpoints(app, self.limits, self.config.path, self.config.keepalive_interval)
                            if self.config.legacy_sse else None)
 
@@ -90,13 +91,9 @@ class McpHttpApp:
         sink.unread_body = (headers.get(b"content-length", b"0") not in (b"0", b"")
                             or b"transfer-encoding" in headers)
         try:
-            host = headers.get(b"host")
-            if host not in self._hosts_allowed or b"origin" in headers:
-                refused = security.check(headers, self.config)
-                if refused is not None:
-                    raise HttpError(refused[0], errors.invalid_request(refused[1]))
-                if host is not None and len(self._hosts_allowed) < 64:
-                    self._hosts_allowed.add(host)  # the same few Host values come on every request
+            refused = security.check(headers, self.config)
+            if refused is not None:
+                raise HttpError(refused[0], errors.invalid_request(refused[1]))
             method = scope["method"]
             path = scope["path"].rstrip("/")
             if self.legacy_sse is not None and path in (self.legacy_sse.sse_path, self.legacy_sse.messages_path):
@@ -329,8 +326,7 @@ class McpHttpApp:
             exchange.release()
 
     async def _work_all(self, core: HttpSession, requests: list[IncomingRequest], exchange: Exchange) -> None:
-        # The POST's watcher arms the deadlines (watch.py), unless they come before it can.
-        arm_now = self.limits.request_timeout <= 2 * self.config.watch_after
+        arm_now = self._arm_deadlines_at_once
         if len(requests) == 1:
             await self._work(core, requests[0], arm_now)  # the usual case: in the POST's own task
         else:

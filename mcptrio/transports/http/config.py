@@ -13,7 +13,7 @@ class HttpConfig:
 
     path: str = "/mcp"
     # Host header names (any port) and Origin hosts that may reach the server: DNS-rebinding defence.
-    allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
+    allowed_hosts: tuple[str, ...] = attrs.field(default=LOOPBACK_HOSTS, converter=tuple)
     # Full origins ("https://app.example") allowed besides those whose host is in allowed_hosts.
     allowed_origins: tuple[str, ...] = ()
     # "auto": JSON unless the request needs a stream (notifications, server requests, a long wait);

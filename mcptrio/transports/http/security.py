@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import urlsplit
 
 from .config import HttpConfig
@@ -38,7 +39,12 @@ def check(headers: dict[bytes, bytes], config: HttpConfig) -> tuple[int, str] | 
     host = headers.get(b"host")
     if host is None:
         return 400, "Bad Request: missing Host header"
+    return _host_refusal(host, config.allowed_hosts)
+
+
+@functools.lru_cache(maxsize=64)  # the same few Host values come on every request
+def _host_refusal(host: bytes, allowed_hosts: tuple[str, ...]) -> tuple[int, str] | None:
     name = host_name(host.decode("latin-1"))
-    if name not in config.allowed_hosts:
+    if name not in allowed_hosts:
         return 421, f"Misdirected Request: Host {name[:100]!r} is not allowed"
     return None

@@ -49,6 +49,11 @@ class Watch:
     scope: trio.CancelScope | None = None  # the watcher's, once one runs
     over: bool = False  # the POST is finished: a watcher starting late has nothing to do
 
+    def arm_deadlines(self) -> None:
+        """From now on its requests time out (at their original deadlines): see Dispatcher.run."""
+        for request in self.requests:
+            self.core.dispatcher.arm_deadline(request.id)
+
 
 class Watchers:
     """The supervisor: ``run`` it in a long-lived task; ``add``/``discard`` around each POST."""
@@ -85,8 +90,7 @@ class Watchers:
             self.nursery = None
             for watch in list(self._waiting):  # stopped: POSTs still registered go unwatched
                 del self._waiting[watch]
-                for request in watch.requests:  # but not without their deadlines
-                    watch.core.dispatcher.arm_deadline(request.id)
+                watch.arm_deadlines()  # but not without their deadlines
 
     def add(self, watch: Watch) -> None:
         self._waiting[watch] = None
@@ -106,8 +110,7 @@ class Watchers:
         request(s) when the client closes the response."""
         if watch.over:
             return
-        for request in watch.requests:  # quick requests never pay for a registered deadline
-            watch.core.dispatcher.arm_deadline(request.id)
+        watch.arm_deadlines()  # quick requests never pay for a registered deadline
         config = self.config
         exchange = watch.exchange
         stream_after = {"auto": config.stream_after, "sse": 0.0}.get(config.response_mode, math.inf)
