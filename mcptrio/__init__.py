@@ -1,23 +1,19 @@
 """mcptrio: write MCP servers as plugin packages of plain async functions, served with Trio."""
 
-from .app import App
-from .context import Context
-from .methods import ToolError
+from .app import App, Context, Notification, Param, Registry, Request, ToolError
 from .protocol.errors import McpError
-from .registry import Registry
 from .runtime.limits import SessionLimits
 from .serve import serve_stdio, serve_stream, wait_for_signals
-from .signature import Param
 
 __version__ = "0.1.0"
 
-__all__ = ["App", "content", "Context", "McpError", "Param", "Registry", "SessionLimits", "ToolError", "serve_http",
-           "serve_stdio", "serve_stream", "serve_websocket", "wait_for_signals"]
+__all__ = ["App", "content", "Context", "McpError", "Notification", "Param", "Registry", "Request", "SessionLimits",
+           "ToolError", "serve_http", "serve_stdio", "serve_stream", "serve_websocket", "wait_for_signals"]
 
 
 _LAZY = {
     # Imported on first use, to keep stdio start-up fast: the wire types, hypercorn, trio-websocket.
-    "content": (".content", None),
+    "content": (".app.content", None),
     "serve_http": (".transports.http", "serve_http"),
     "serve_websocket": (".transports.websocket", "serve_websocket"),
 }

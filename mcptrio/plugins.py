@@ -12,7 +12,7 @@ from importlib.metadata import EntryPoint, entry_points
 import attrs
 
 from .app import App
-from .registry import Registry
+from .app import Registry
 
 GROUP = "mcptrio.plugins"
 

@@ -16,7 +16,7 @@ import trio
 from .app import App
 from .runtime.limits import SessionLimits
 from .runtime.session import Session
-from .transports.base import MessageStream
+from .runtime.stream import MessageStream
 from .transports.stdio import open_stdio_stream, stdout_reserved_for_messages
 
 ShutdownTrigger = Callable[[], Awaitable[object]]
@@ -30,10 +30,11 @@ async def wait_for_signals(*signals: int) -> None:
 
 
 async def serve_stream(app: App, stream: MessageStream, *, limits: SessionLimits | None = None,
-                       shutdown_trigger: ShutdownTrigger | None = None,
+                       shutdown_trigger: ShutdownTrigger | None = None, transport: str = "memory",
                        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-    """Serve one session over any message stream until it ends or the trigger fires."""
-    session = Session(app, stream, limits)
+    """Serve one session over any message stream until it ends or the trigger fires; ``transport``
+    names what carries it (``stdio``, ``memory``, ...) for logs and telemetry."""
+    session = Session(app, stream, limits, transport=transport)
     shutdown = trio.Event()
     async with trio.open_nursery() as nursery:
         if shutdown_trigger is not None:
@@ -63,7 +64,8 @@ async def _serve_fds(app: App, message_fd: int, limits: SessionLimits, shutdown_
                      task_status: trio.TaskStatus[None]) -> None:
     stream = open_stdio_stream(message_fd, limits.max_message_size)
     try:
-        await serve_stream(app, stream, limits=limits, shutdown_trigger=shutdown_trigger, task_status=task_status)
+        await serve_stream(app, stream, limits=limits, shutdown_trigger=shutdown_trigger, transport="stdio",
+                           task_status=task_status)
     finally:
         with trio.CancelScope(shield=True):
             await stream.aclose()

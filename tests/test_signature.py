@@ -11,8 +11,8 @@ import attrs
 import pytest
 from jsonschema import Draft7Validator, Draft202012Validator
 
-from mcptrio.context import Context
-from mcptrio.signature import ArgumentError, OutputError, Param, ToolSignature
+from mcptrio.app.context import Context
+from mcptrio.app.signature import ArgumentError, OutputError, Param, ToolSignature
 
 
 class Color(enum.Enum):

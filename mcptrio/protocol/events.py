@@ -24,6 +24,7 @@ class IncomingRequest:
     progress_token: str | int | None
     batch: BatchReply | None = None
     route: Any = None  # the transport's handle for where this request's messages go (HTTP: its POST)
+    principal: Any = None  # who sent it, when the transport authenticates its peer
 
 
 @attrs.define(slots=True, eq=False)

@@ -44,7 +44,7 @@ class ClientCalls:
             raise ClientRequestFailed(f"the client did not answer {method} within {timeout:g} s")
         if pending.error is not None:
             message = pending.error.get("message", "error")
-            raise ClientRequestFailed(f"the client answered {method} with an error: {message}")
+            raise ClientRequestFailed(f"the client answered {method} with an error: {message}", pending.error)
         assert pending.result is not None
         return pending.result
 

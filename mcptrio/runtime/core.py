@@ -17,17 +17,20 @@ from .limits import SessionLimits
 from .worker import Dispatcher
 
 if TYPE_CHECKING:
-    from ..app import App
+    from .host import Host
 
 
 class SessionCore:
     """Subclasses provide ``send(message, route)``; handlers reach the rest through their Context."""
 
-    def __init__(self, app: App, limits: SessionLimits | None = None,
+    transport = "memory"  # what carries this session's bytes: stdio, http, websocket, sse, memory
+    session_id: str | None = None  # the transport's session id, where it has one (legacy HTTP)
+
+    def __init__(self, host: Host, limits: SessionLimits | None = None,
                  protocol: ServerProtocol | None = None) -> None:
-        self.app = app
-        self.limits = limits or app.limits
-        self.protocol = protocol or ServerProtocol(app.identity)
+        self.host = host
+        self.limits = limits or host.limits
+        self.protocol = protocol or ServerProtocol(host.identity)
         self._client_calls: ClientCalls | None = None  # made on first use: 2026-07-28 sessions never call the client
         self.dispatcher = Dispatcher(self)
         self.subscriptions: set[str] = set()  # legacy resources/subscribe
@@ -78,7 +81,7 @@ class SessionCore:
         elif isinstance(event, ClientReply):
             self.client_calls.reply(event.request_id, event.result, event.error)
         elif isinstance(event, Notified):
-            self.app.on_client_notification(event.method, event.params)
+            self.host.on_client_notification(self, event.method, event.params)
 
     async def refuse_busy(self, request: IncomingRequest) -> None:
         self.protocol.finished(request.id)

@@ -10,8 +10,7 @@ nothing in flight is lost), flush the writer, return.
 
 from __future__ import annotations
 
-import sys
-import traceback
+import logging
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -22,16 +21,20 @@ from .core import SessionCore
 from .limits import SessionLimits
 
 if TYPE_CHECKING:
-    from ..app import App
-    from ..transports.base import MessageStream
+    from .host import Host
+    from .stream import MessageStream
+
+log = logging.getLogger("mcptrio.session")
 
 
 class Session(SessionCore):
     """One connection's session: reader, writer, dispatcher and workers in one nursery."""
 
-    def __init__(self, app: App, stream: MessageStream, limits: SessionLimits | None = None) -> None:
-        super().__init__(app, limits)
+    def __init__(self, host: Host, stream: MessageStream, limits: SessionLimits | None = None, *,
+                 transport: str = "memory") -> None:
+        super().__init__(host, limits)
         self.stream = stream
+        self.transport = transport
         self._outbox_send, self._outbox_receive = trio.open_memory_channel[bytes](self.limits.outbox_size)
         self._cancel_session = trio.CancelScope()
 
@@ -43,7 +46,7 @@ class Session(SessionCore):
         try:
             self._outbox_send.send_nowait(orjson.dumps(message))
         except trio.WouldBlock:
-            print(f"mcptrio: client is not reading; dropped {message.get('method')}", file=sys.stderr)
+            log.warning("client is not reading; dropped %s", message.get("method"))
         except trio.ClosedResourceError:
             pass  # the session is ending
 
@@ -52,7 +55,7 @@ class Session(SessionCore):
         with self._cancel_session:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._writer)
-                with self.app.attach(self):
+                with self.host.attach(self):
                     async with trio.open_nursery() as workers:
                         self.dispatcher.nursery = workers
                         peer_gone = await self._read(shutdown)
@@ -99,7 +102,7 @@ class Session(SessionCore):
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self._cancel_session.cancel()  # the peer is gone: end the session
         except Exception:
-            traceback.print_exc(file=sys.stderr)
+            log.exception("the session's writer failed")
             self._cancel_session.cancel()
 
 

@@ -2,31 +2,31 @@
 
 The worker is the one place where a handler's outcome becomes a message: a result, an
 ``InputRequiredResult`` (2026-07-28), a JSON-RPC error, or nothing at all when the client
-cancelled the request.  No traceback text ever reaches the client; it goes to stderr.
+cancelled the request.  No traceback text ever reaches the client; it goes to the log.
 """
 
 from __future__ import annotations
 
+import logging
 import math
-import sys
 import time
-import traceback
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 import trio
 
-from .. import methods
-from ..context import Context
 from ..protocol import errors
 from ..protocol.errors import McpError
 from ..protocol.events import IncomingRequest
 from ..protocol.request_state import seal, unseal
-from ..protocol.session import META_SUBSCRIPTION_ID, error_message
+from ..protocol.session import META_SUBSCRIPTION_ID, ServerProtocol, error_message
 from .input_required import InputRequired
+from .limits import SessionLimits
 
 if TYPE_CHECKING:
-    from .core import SessionCore as Session
+    from .host import Host
+
+log = logging.getLogger("mcptrio.worker")
 
 # Methods whose handlers may answer with an InputRequiredResult (mrtr.mdx, "Supported Requests").
 INPUT_REQUIRED_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
@@ -40,6 +40,16 @@ class _Handle:
     method: str
     deadline: float  # the request's own; its scope has it once armed
     cancelled_by: str | None = None
+
+
+class Session(Protocol):
+    """What a dispatcher needs of its session (``core.SessionCore`` is one)."""
+
+    host: Host
+    limits: SessionLimits
+    protocol: ServerProtocol
+
+    async def reply(self, request: IncomingRequest, message: dict[str, Any] | None) -> None: ...
 
 
 class Dispatcher:
@@ -125,7 +135,7 @@ class Dispatcher:
             try:
                 await session.reply(request, message)
             except TypeError:  # the result held something JSON cannot carry
-                traceback.print_exc(file=sys.stderr)
+                log.exception("the answer to %s could not be encoded as JSON", request.method)
                 err = errors.internal_error("the handler returned a value that cannot be encoded as JSON")
                 await session.reply(request, error_message(request.id, err))
         finally:
@@ -140,19 +150,19 @@ class Dispatcher:
         try:
             with handle.scope:
                 responses = self._input_responses(request, input_state)
-                ctx = Context(session, request, handle.deadline, responses)
-                result = await methods.handle(session.app, ctx, request)
+                result = await session.host.handler(session, request, handle.deadline, responses)  # type: ignore[arg-type]
                 return session.protocol.result_message(request, result)
         except InputRequired as needed:
             if request.method not in INPUT_REQUIRED_METHODS:
-                traceback.print_exc(file=sys.stderr)
+                log.error("the handler of %s asked for client input, which that method does not allow",
+                          request.method)
                 err = errors.internal_error(f"the handler asked for client input, which {request.method} does not allow")
                 return error_message(request.id, err)
             return session.protocol.result_message(request, self._input_required(request, needed, input_state))
         except McpError as err:
             return error_message(request.id, err)
         except Exception:
-            traceback.print_exc(file=sys.stderr)
+            log.exception("the handler of %s failed", request.method)
             return error_message(request.id, errors.internal_error())
         # Only reached when the scope swallowed a cancellation: by the client, deadline or shutdown.
         return self._cancelled(request, handle)
@@ -183,7 +193,7 @@ class Dispatcher:
         params = request.params
         responses: dict[str, Any] = {}
         if "requestState" in params:
-            key = self.session.app.state_key
+            key = self.session.host.state_key
             responses.update(unseal(key, params["requestState"], request.method, params, time.time()))
         fresh = params.get("inputResponses")
         if fresh is not None:
@@ -197,6 +207,6 @@ class Dispatcher:
                         input_state: dict[str, Any]) -> dict[str, Any]:
         responses = input_state.get("responses", {})
         expires = time.time() + self.session.limits.input_state_ttl
-        state = seal(self.session.app.state_key, request.method, request.params, responses, expires)
+        state = seal(self.session.host.state_key, request.method, request.params, responses, expires)
         return {"resultType": "input_required", "inputRequests": needed.requests, "requestState": state}
 

@@ -6,7 +6,7 @@ import attrs
 import trio
 
 from ..framing import DEFAULT_MAX_MESSAGE_SIZE, Oversize
-from .base import OneByOne
+from ..runtime.stream import OneByOne
 
 
 @attrs.define(eq=False)

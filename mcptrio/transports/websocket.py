@@ -15,7 +15,7 @@ from trio_websocket import serve_websocket as ws_serve
 from ..framing import Oversize
 from ..runtime.limits import SessionLimits
 from ..runtime.session import Session
-from .base import OneByOne
+from ..runtime.stream import OneByOne
 from .http import security
 from .http.config import HttpConfig
 
@@ -72,7 +72,7 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
             await request.reject(400, body=b"Bad Request: the WebSocket subprotocol 'mcp' is required")
             return
         connection = await request.accept(subprotocol=SUBPROTOCOL)
-        session = Session(app, WebSocketMessageStream(connection), limits)
+        session = Session(app, WebSocketMessageStream(connection), limits, transport="websocket")
         live.add(session)
         try:
             await session.run(shutdown)

@@ -7,7 +7,7 @@ import pytest
 import trio
 
 from mcptrio import App
-from mcptrio.signature import Param
+from mcptrio import Param
 
 from ..runtime.apps import build_app
 from .client import (

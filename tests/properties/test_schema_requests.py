@@ -46,7 +46,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import mcptrio
-from mcptrio.pagination import encode_cursor
+from mcptrio.app.pagination import encode_cursor
 from mcptrio.testing import open_client
 from mcptrio_everything import plugin
 from mcptrio_everything.prompts import ARG1_SUGGESTIONS

@@ -257,7 +257,7 @@ class McpHttpApp:
                             [(b"retry-after", b"5")])
         session = HttpSession(self.app, self.limits, self.config, self.sessions.new_id())
         self.sessions.add(session)  # findable before the client can read the answer and come back
-        self.app.sessions.add(session)
+        self.app.open_session(session)
         await self._exchange(session, value, receive, sink, era="legacy", headers=self._session_headers(session),
                              before_answer=self._open_streams)
         if session.protocol.state == "new":  # initialize failed: no session after all

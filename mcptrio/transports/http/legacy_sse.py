@@ -16,7 +16,7 @@ import trio
 from ...framing import Oversize
 from ...runtime.limits import SessionLimits
 from ...runtime.session import Session
-from ..base import OneByOne
+from ...runtime.stream import OneByOne
 from . import sse
 from .exchange import Sink
 
@@ -67,7 +67,7 @@ class LegacySseEndpoints:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._until_disconnect, receive, stream, nursery.cancel_scope)
                 nursery.start_soon(self._keepalive, sink)
-                await Session(self.app, stream, self.limits).run(shutdown)
+                await Session(self.app, stream, self.limits, transport="sse").run(shutdown)
                 nursery.cancel_scope.cancel()
             await sink.write(b"", end=True)
         finally:

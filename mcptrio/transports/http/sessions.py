@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 class HttpSession(SessionCore):
     """Messages go to the route's exchange; messages for no request to the standalone stream."""
 
+    transport = "http"
+
     def __init__(self, app: App, limits: SessionLimits, config: HttpConfig, session_id: str | None = None) -> None:
         super().__init__(app, limits)
         self.config = config

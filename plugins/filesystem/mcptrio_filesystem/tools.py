@@ -12,7 +12,7 @@ import attrs
 import trio
 
 from mcptrio import Context
-from mcptrio.signature import Param
+from mcptrio import Param
 
 from . import fsops, reading, search
 from .errors import FsError, swapped

@@ -28,7 +28,8 @@ import referencing.jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema_specifications import REGISTRY as METASCHEMAS
 
-from .jsonschema_from_hints import (
+from .context import Context
+from .schema_from_hints import (
     NO_DEFAULT,
     NoneType,
     Param,
@@ -231,8 +232,6 @@ def _header_params(schema: dict[str, Any], path: tuple[str, ...] = ()) -> list[t
 
 
 def _context_type() -> type:
-    from .context import Context  # imported late: context.py pulls in the runtime
-
     return Context
 
 

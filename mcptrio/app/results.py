@@ -13,7 +13,7 @@ CONTENT_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"
 def to_json(value: Any) -> Any:
     """attrs wire objects, also inside dicts and lists → plain JSON values."""
     if attrs.has(type(value)):
-        from . import wire
+        from .. import wire
 
         return wire.unstructure(value)
     if isinstance(value, (list, tuple)):

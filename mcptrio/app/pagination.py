@@ -7,7 +7,7 @@ from typing import Any, Sequence, TypeVar
 
 import orjson
 
-from .protocol import errors
+from ..protocol import errors
 
 T = TypeVar("T")
 

@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from .protocol import errors
-from .protocol.errors import McpError
-from .protocol.session import LOG_LEVELS
-from .runtime.input_required import ClientCapabilityMissing, InputRequired
+from ..protocol import errors
+from ..protocol.errors import McpError
+from ..protocol.session import LOG_LEVELS
+from ..runtime.input_required import InputRequired
+from .errors import ClientCapabilityMissing
 
 if TYPE_CHECKING:
-    from .app import App
-    from .protocol.events import IncomingRequest
-    from .runtime.core import SessionCore as Session
+    from ..protocol.events import IncomingRequest
+    from ..runtime.core import SessionCore as Session
 
 # The first revision that has each server→client request (the others exist since 2024-11-05).
 ASKABLE_SINCE = {"elicitation/create": "2025-06-18"}
@@ -37,8 +37,9 @@ class Context:
     """Per-request handle passed to handlers; see the module docstring."""
 
     def __init__(self, session: Session, request: IncomingRequest, deadline: float,
-                 input_responses: dict[str, Any] | None = None) -> None:
+                 input_responses: dict[str, Any] | None = None, app: Any = None) -> None:
         self._session = session
+        self._app = app
         self._request = request
         self.deadline = deadline
         self._last_progress: float | None = None
@@ -82,9 +83,29 @@ class Context:
         return self._request.params
 
     @property
-    def app(self) -> App:
+    def app(self) -> Any:
         """The App serving this request, e.g. to call ``notify_tools_changed()``."""
-        return self._session.app
+        return self._app
+
+    @property
+    def session_id(self) -> str | None:
+        """The transport's session id (legacy Streamable HTTP), else None."""
+        return self._session.session_id
+
+    @property
+    def transport(self) -> str:
+        """What carries this request: ``stdio``, ``http``, ``websocket``, ``sse`` or ``memory``."""
+        return self._session.transport
+
+    @property
+    def principal(self) -> Any:
+        """Who made the request, once authorization is on; None without it."""
+        return self._request.principal
+
+    @property
+    def session_key(self) -> object:
+        """An opaque, hashable handle of the client's session: a key for per-session caches."""
+        return self._session
 
     def time_left(self) -> float:
         """Seconds until this request's deadline."""

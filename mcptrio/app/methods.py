@@ -4,39 +4,40 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import sys
-import traceback
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterator
+import logging
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterator, Protocol
 
 import trio
 
+from ..protocol import errors
+from ..protocol.errors import McpError
+from ..protocol.session import META_SUBSCRIPTION_ID
+from ..runtime.input_required import ClientRequestFailed, InputRequired
 from . import results
+from .errors import ClientCapabilityMissing, ToolError
+from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
 from .pagination import page
-from .protocol import errors
-from .protocol.errors import McpError
-from .protocol.session import META_SUBSCRIPTION_ID
-from .runtime.input_required import ClientCapabilityMissing, ClientRequestFailed, InputRequired
 from .signature import ArgumentError, OutputError
 
 if TYPE_CHECKING:
-    from .app import App
     from .context import Context
-    from .protocol.events import IncomingRequest
+    from .registry import PromptEntry, ResourceEntry, TemplateEntry, ToolEntry
 
-LISTEN_FILTER_KEYS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions")
+log = logging.getLogger("mcptrio.app")
+
+class App(Protocol):
+    """What the method handlers need of the App that serves them."""
+
+    tools: dict[str, ToolEntry]
+    resources: dict[str, ResourceEntry]
+    templates: dict[str, TemplateEntry]
+    prompts: dict[str, PromptEntry]
+    page_size: int
+    audience: Audience
 
 
-class ToolError(Exception):
-    """Raise from a tool to return an ``isError`` result whose text is this message (from a
-    resource or prompt handler: a -32602 error with this message).
-
-    Any other exception also becomes an ``isError`` result, but with a generic text: its
-    message may hold internal detail (paths, hosts), so it goes to stderr only.
-    """
-
-
-async def handle(app: App, ctx: Context, request: IncomingRequest) -> dict[str, Any]:
-    return await METHODS[request.method](app, ctx, request.params)
+# Failures a tool reports as an isError result with their own text.
+TOOL_FAILURES = (ToolError, ClientCapabilityMissing, ClientRequestFailed)
 
 
 def _string_param(params: dict[str, Any], name: str) -> str:
@@ -56,9 +57,11 @@ def _object_param(params: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def _handler_errors() -> Iterator[None]:
-    """Errors of resource and prompt handlers as JSON-RPC errors: a ``ToolError`` is -32602 with
-    its text; asking a client for what it can't do, -32600; a client that failed to answer, -32603."""
+def handler_errors() -> Iterator[None]:
+    """Errors of resource and prompt handlers (and middleware) as JSON-RPC errors: a ``ToolError``
+    is -32602 with its text; asking a client for what it can't do, -32600; a client that answered
+    a server→client request with an error, that error's code (its answer in ``data``); a client
+    that did not answer in time, -32603."""
     try:
         yield
     except ToolError as exc:
@@ -66,7 +69,11 @@ def _handler_errors() -> Iterator[None]:
     except ClientCapabilityMissing as exc:
         raise errors.invalid_request(str(exc)) from None
     except ClientRequestFailed as exc:
-        raise errors.internal_error(str(exc)) from None
+        if exc.code is None:
+            raise errors.internal_error(str(exc)) from None
+        raise McpError(exc.code, str(exc), {"clientError": {"code": exc.code, "message": exc.message,
+                                                             **({"data": exc.data} if exc.data is not None else {})}}
+                       ) from None
 
 
 def _listing(key: str, entries: list[Any], params: dict[str, Any], size: int) -> dict[str, Any]:
@@ -89,7 +96,7 @@ async def tools_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str
     return _listing("tools", list(app.tools.values()), params, app.page_size)
 
 
-def _tool_error(text: str) -> dict[str, Any]:
+def tool_error(text: str) -> dict[str, Any]:
     return {"content": [results.text_block(text)], "isError": True}
 
 
@@ -102,17 +109,17 @@ async def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> dict[str
     try:
         kwargs = signature.bind(_object_param(params, "arguments"))
     except ArgumentError as exc:
-        return _tool_error(str(exc))
+        return tool_error(str(exc))
     _with_context(kwargs, signature.context_parameter, ctx)
     try:
         value = await entry.fn(**kwargs)
     except (McpError, InputRequired, trio.Cancelled):
         raise
-    except (ToolError, ClientCapabilityMissing, ClientRequestFailed) as exc:
-        return _tool_error(str(exc))
+    except TOOL_FAILURES as exc:
+        return tool_error(str(exc))
     except Exception as exc:
-        traceback.print_exc(file=sys.stderr)
-        return _tool_error(f"tool {name!r} failed with an internal error ({type(exc).__name__})")
+        log.exception("tool %r failed", name)
+        return tool_error(f"tool {name!r} failed with an internal error ({type(exc).__name__})")
     result = _tool_result(name, signature, value)
     if ctx.era == "legacy" and ctx.protocol_version < results.NEWEST_CONTENT_VERSION:
         result["content"] = results.for_version(result["content"], ctx.protocol_version)
@@ -135,9 +142,8 @@ def _tool_result(name: str, signature: Any, value: Any) -> dict[str, Any]:
     try:
         signature.validate_output(structured)
     except OutputError as exc:
-        print(f"mcptrio: tool {name!r} returned a value that does not match its outputSchema: {exc}",
-              file=sys.stderr)
-        return _tool_error(f"tool {name!r} returned a result that does not match its output schema")
+        log.error("tool %r returned a value that does not match its outputSchema: %s", name, exc)
+        return tool_error(f"tool {name!r} returned a result that does not match its output schema")
     return {"content": [results.text_block(results.json_text(structured))], "structuredContent": structured}
 
 
@@ -160,14 +166,14 @@ async def resources_read(app: App, ctx: Context, params: dict[str, Any]) -> dict
     uri = _string_param(params, "uri")
     entry = app.resources.get(uri)
     if entry is not None:
-        with _handler_errors():
+        with handler_errors():
             value = await entry.fn(**_with_context({}, entry.context_parameter, ctx))
         return {"contents": _resource_contents(uri, entry.mime_type, value)}
     for template in app.templates.values():
         variables = template.match(uri)
         if variables is not None:
             try:
-                with _handler_errors():
+                with handler_errors():
                     value = await template.fn(**_with_context(dict(variables), template.context_parameter, ctx))
             except LookupError:
                 raise _not_found(ctx, uri) from None
@@ -226,12 +232,22 @@ async def prompts_get(app: App, ctx: Context, params: dict[str, Any]) -> dict[st
     missing = [a["name"] for a in entry.arguments if a["required"] and a["name"] not in arguments]
     if missing:
         raise errors.invalid_params(f"prompt {name!r} is missing required argument {missing[0]!r}")
-    with _handler_errors():
+    with handler_errors():
         value = await entry.fn(**_with_context(dict(arguments), entry.context_parameter, ctx))
     result = _prompt_result(value)
     if entry.description and "description" not in result:
         result["description"] = entry.description
+    if ctx.era == "legacy" and ctx.protocol_version < results.NEWEST_CONTENT_VERSION:
+        result["messages"] = [_message_for_version(message, ctx.protocol_version) for message in result["messages"]]
     return result
+
+
+def _message_for_version(message: Any, version: str) -> Any:
+    """A prompt message a client of ``version`` can parse (its content block downgraded)."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, dict):
+        return message
+    return {**message, "content": results.for_version([content], version)[0]}
 
 
 def _prompt_result(value: Any) -> dict[str, Any]:
@@ -282,7 +298,8 @@ async def completion_complete(app: App, ctx: Context, params: dict[str, Any]) ->
     completer = entry.complete.get(arg_name)
     values: list[str] = []
     if completer is not None:
-        values = list(await completer(value, context_args))
+        with handler_errors():
+            values = list(await completer.fn(value, context_args, **_with_context({}, completer.context_parameter, ctx)))
     completion: dict[str, Any] = {"values": values[:MAX_COMPLETIONS], "total": len(values),
                                   "hasMore": len(values) > MAX_COMPLETIONS}
     return {"completion": completion}
@@ -291,8 +308,6 @@ async def completion_complete(app: App, ctx: Context, params: dict[str, Any]) ->
 # -- subscriptions (2026-07-28) ----------------------------------------------------------------
 
 async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    from .app import Listener
-
     requested = _object_param(params, "notifications")
     agreed: dict[str, Any] = {key: True for key in LISTEN_FILTER_KEYS[:3] if requested.get(key) is True}
     uris = requested.get("resourceSubscriptions")
@@ -303,7 +318,7 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
             agreed["resourceSubscriptions"] = uris
     session = ctx._session
     listener = Listener(session, ctx.request_id, agreed, ctx._request.route)
-    app.listeners.add(listener)  # before the acknowledgement: a change right after it is not missed
+    app.audience.listeners.add(listener)  # before the acknowledgement: a change right after it is not missed
     try:
         await session.send({
             "jsonrpc": "2.0",
@@ -312,11 +327,11 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
         }, listener.route)
         await trio.sleep_forever()
     finally:
-        app.listeners.discard(listener)
+        app.audience.listeners.discard(listener)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-Method = Callable[["App", "Context", dict[str, Any]], Awaitable[dict[str, Any]]]
+Method = Callable[[App, "Context", dict[str, Any]], Awaitable[dict[str, Any]]]
 
 METHODS: dict[str, Method] = {
     "tools/list": tools_list,

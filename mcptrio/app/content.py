@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .wire import (
+from ..wire import (
     AudioContent,
     BlobResourceContents,
     EmbeddedResource,

@@ -1,4 +1,4 @@
-"""The one interface every transport gives a session: whole frames in, whole messages out."""
+"""The one interface every stream transport gives a session: whole frames in, whole messages out."""
 
 from __future__ import annotations
 

@@ -18,6 +18,10 @@ from .context import Context
 from .signature import ToolSignature
 
 Handler = Callable[..., Awaitable[Any]]
+# (request, call_next) -> result; see middleware.py.
+Middleware = Callable[[Any, Callable[[Any], Awaitable[dict[str, Any]]]], Awaitable[dict[str, Any]]]
+# (notification) -> None; called as the notification arrives, so it must not block.
+NotificationHook = Callable[[Any], None]
 
 # Return types that are content, not structured output: a tool returning ``str`` is a text tool.
 TEXT_RESULT_TYPES: tuple[type, ...] = (str,)
@@ -49,13 +53,30 @@ def _describe(fn: Handler, description: str | None) -> str | None:
     return description if description is not None else inspect.getdoc(fn)
 
 
-def _require_async(fn: Handler, what: str) -> None:
+def _require_async(fn: Callable[..., Any], what: str) -> None:
     if not inspect.iscoroutinefunction(fn):
         raise TypeError(f"{what} {fn.__qualname__} must be an async function (async def)")
 
 
 def _optional(**fields: Any) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if v is not None}
+
+
+@attrs.frozen
+class Completer:
+    """``async def complete(value, context_arguments[, ctx: Context]) -> list[str]``."""
+
+    fn: Handler
+    context_parameter: str | None
+
+    @classmethod
+    def of(cls, fn: Handler) -> Completer:
+        _require_async(fn, "completer")
+        return cls(fn, _context_parameter(fn))
+
+
+def _completers(complete: dict[str, Handler] | None) -> dict[str, Completer]:
+    return {name: Completer.of(fn) for name, fn in (complete or {}).items()}
 
 
 @attrs.frozen
@@ -114,7 +135,7 @@ class TemplateEntry:
     mime_type: str | None = None
     annotations: dict[str, Any] | None = None
     icons: list[dict[str, Any]] | None = None
-    complete: dict[str, Handler] = attrs.field(factory=dict)
+    complete: dict[str, Completer] = attrs.field(factory=dict)
     owner: str = ""
 
     def match(self, uri: str) -> dict[str, str] | None:
@@ -137,7 +158,7 @@ class PromptEntry:
     title: str | None = None
     description: str | None = None
     icons: list[dict[str, Any]] | None = None
-    complete: dict[str, Handler] = attrs.field(factory=dict)
+    complete: dict[str, Completer] = attrs.field(factory=dict)
     owner: str = ""
 
     def definition(self) -> dict[str, Any]:
@@ -183,6 +204,30 @@ class Registry:
         self.resources: dict[str, ResourceEntry] = {}
         self.templates: dict[str, TemplateEntry] = {}
         self.prompts: dict[str, PromptEntry] = {}
+        self.middleware: list[Middleware] = []
+        self.notification_hooks: dict[str, list[NotificationHook]] = {}
+
+    def use(self, middleware: Middleware) -> Middleware:
+        """Add a middleware ``async def mw(request, call_next)`` around every request (also a
+        decorator).  The first added is the outermost; see ``mcptrio.app.middleware``."""
+        if not callable(middleware):
+            raise TypeError(f"middleware must be an async callable (request, call_next), not {middleware!r}")
+        self.middleware.append(middleware)
+        return middleware
+
+    def on_notification(self, method: str) -> Callable[[NotificationHook], NotificationHook]:
+        """Register ``def hook(notification)`` for a client notification such as
+        ``notifications/roots/list_changed``; it runs as the notification arrives, so it must
+        not block (start work elsewhere, or just drop a cache)."""
+
+        def register(hook: NotificationHook) -> NotificationHook:
+            if inspect.iscoroutinefunction(hook):
+                raise TypeError(f"notification hook {hook.__qualname__} must be a plain function (def), "
+                                "not async: it runs as the notification arrives")
+            self.notification_hooks.setdefault(method, []).append(hook)
+            return hook
+
+        return register
 
     def tool(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
              annotations: dict[str, Any] | None = None, icons: list[dict[str, Any]] | None = None,
@@ -213,7 +258,7 @@ class Registry:
             if "{" in uri:
                 pattern, variables = compile_template(uri)
                 entry = TemplateEntry(uri, name or fn.__name__, fn, ctx_param, pattern, variables, title,
-                                      _describe(fn, description), mime_type, annotations, icons, complete or {})
+                                      _describe(fn, description), mime_type, annotations, icons, _completers(complete))
                 self._add(self.templates, uri, entry, "resource template")
             else:
                 entry = ResourceEntry(uri, name or fn.__name__, fn, ctx_param, title, _describe(fn, description),
@@ -233,7 +278,7 @@ class Registry:
             ctx_param = _context_parameter(fn)
             entry = PromptEntry(name or fn.__name__, fn, ctx_param,
                                 _prompt_arguments(fn, ctx_param, arguments or {}), title,
-                                _describe(fn, description), icons, complete or {})
+                                _describe(fn, description), icons, _completers(complete))
             self._add(self.prompts, entry.name, entry, "prompt")
             return fn
 

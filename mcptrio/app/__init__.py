@@ -1,0 +1,15 @@
+"""The app layer: what the runtime's one request handler is.
+
+The registry and its decorators, signature → schema, the Context a handler sees, the method
+handlers, content and pagination, and the middleware pipeline that wraps them.
+"""
+
+from .app import App, Notification, SessionHooks
+from .context import Context
+from .errors import ToolError
+from .middleware import Middleware, Request
+from .registry import Registry
+from .signature import Param
+
+__all__ = ["App", "Context", "Middleware", "Notification", "Param", "Registry", "Request", "SessionHooks",
+           "ToolError"]

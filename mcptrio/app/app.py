@@ -1,0 +1,205 @@
+"""The App: a registry that serves, composed of its own handlers and any plugins it includes.
+
+It is the runtime's ``Host``: it hands the runtime one request handler (``pipeline.build``),
+built from its method handlers and middleware, and hears of sessions and client notifications.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from typing import TYPE_CHECKING, Any, Iterator
+
+import attrs
+
+from ..protocol.session import ServerIdentity
+from ..protocol.versions import at_least
+from ..runtime.limits import SessionLimits
+from . import pipeline
+from .middleware import Middleware
+from .notifications import Audience, Listener
+from .registry import Registry
+
+if TYPE_CHECKING:
+    from ..runtime.core import SessionCore
+    from ..runtime.host import RequestHandler
+
+log = logging.getLogger("mcptrio.app")
+
+# Ranks of the built-in middleware the operator turns on: lower is further out.  User and
+# plugin middleware run inside all of them.
+TELEMETRY, ACCESS_LOG, RATE_LIMIT, DRAIN, CONCURRENCY = 10, 20, 30, 40, 50
+
+
+@attrs.frozen
+class Notification:
+    """A client notification, as a ``Registry.on_notification`` hook receives it."""
+
+    method: str
+    params: dict[str, Any]
+    session_id: str | None  # the transport's session id, where it has one
+    session_key: object  # an opaque, hashable handle of the client's session (for caches)
+
+
+class SessionHooks:
+    """Told when a session opens and closes (e.g. to measure how long sessions last)."""
+
+    def opened(self, session: SessionCore) -> None: ...
+
+    def closed(self, session: SessionCore) -> None: ...
+
+
+class App(Registry):
+    """Everything one server offers, plus who it is and the limits its sessions run under."""
+
+    def __init__(self, name: str = "mcptrio", version: str = "0.1.0", *, title: str | None = None,
+                 instructions: str | None = None, limits: SessionLimits | None = None, page_size: int = 100,
+                 cache_ttl_ms: int = 0, cache_scope: str = "public", state_key: bytes | None = None) -> None:
+        super().__init__(name)
+        self.version = version
+        self.limits = limits or SessionLimits()
+        self.page_size = page_size
+        self.identity = ServerIdentity(name, version, self.capabilities, title=title, instructions=instructions,
+                                       cache_ttl_ms=cache_ttl_ms, cache_scope=cache_scope)
+        # Seals requestState; set one shared key (or MCPTRIO_STATE_KEY) when several processes serve.
+        env_key = os.environ.get("MCPTRIO_STATE_KEY")
+        self.state_key = state_key or (env_key.encode() if env_key else os.urandom(32))
+        self.audience = Audience()
+        self.plugins: list[str] = []
+        self.session_hooks: list[SessionHooks] = []
+        self._builtin: list[tuple[int, Middleware]] = []
+        self._handler: RequestHandler | None = None
+
+    @property
+    def sessions(self) -> set[SessionCore]:
+        """The live sessions (legacy sessions and stream connections)."""
+        return self.audience.sessions
+
+    @property
+    def listeners(self) -> set[Listener]:
+        """The open ``subscriptions/listen`` streams (2026-07-28)."""
+        return self.audience.listeners
+
+    # -- the request pipeline -------------------------------------------------------------
+
+    @property
+    def handler(self) -> RequestHandler:
+        """The one request handler the runtime runs in each worker: middleware, then the method."""
+        if self._handler is None:
+            self._handler = pipeline.build(self, self.pipeline())
+        return self._handler
+
+    def pipeline(self) -> list[Middleware]:
+        """Every middleware, outermost first: built-in features by rank, then the app's and the
+        plugins' in the order they were added."""
+        return [mw for _, mw in sorted(self._builtin, key=lambda item: item[0])] + self.middleware
+
+    def use(self, middleware: Middleware) -> Middleware:
+        added = super().use(middleware)
+        self._handler = None
+        return added
+
+    def use_builtin(self, rank: int, middleware: Middleware) -> None:
+        """Add a built-in feature's middleware at ``rank`` (the constants above), outside the user's."""
+        self._builtin.append((rank, middleware))
+        self._handler = None
+
+    # -- composition ----------------------------------------------------------------------
+
+    def include(self, plugin: Registry, *, prefix: str | None = None) -> None:
+        """Add a plugin's handlers; a clash names both owners, ``prefix`` renames tools and prompts."""
+        owner = plugin.name or "plugin"
+
+        def claimed(entries: dict[str, Any], rename: bool) -> dict[str, Any]:
+            out = {}
+            for key, entry in entries.items():
+                new = f"{prefix}_{key}" if prefix and rename else key
+                out[new] = attrs.evolve(entry, name=new, owner=owner) if rename else attrs.evolve(entry, owner=owner)
+            return out
+
+        staged = [(self.tools, claimed(plugin.tools, True), "tool"),
+                  (self.prompts, claimed(plugin.prompts, True), "prompt"),
+                  (self.resources, claimed(plugin.resources, False), "resource"),
+                  (self.templates, claimed(plugin.templates, False), "resource template")]
+        for table, new, kind in staged:
+            for key in new:
+                if key in table:
+                    raise ValueError(
+                        f"{kind} {key!r} of plugin {owner!r} clashes with the one of "
+                        f"{table[key].owner or self.name!r}; include one of them with a prefix"
+                    )
+        for table, new, _ in staged:
+            table.update(new)
+        self.middleware.extend(plugin.middleware)
+        for method, hooks in plugin.notification_hooks.items():
+            self.notification_hooks.setdefault(method, []).extend(hooks)
+        self._handler = None
+        self.plugins.append(owner)
+
+    # -- what the protocol needs ----------------------------------------------------------
+
+    def capabilities(self, era: str, version: str) -> dict[str, Any]:
+        caps: dict[str, Any] = {"logging": {}}
+        if self.tools:
+            caps["tools"] = {"listChanged": True}
+        if self.resources or self.templates:
+            caps["resources"] = {"listChanged": True, "subscribe": True}
+        if self.prompts:
+            caps["prompts"] = {"listChanged": True}
+        if (self.prompts or self.templates) and (era == "modern" or at_least(version, "2025-03-26")):
+            caps["completions"] = {}
+        return caps
+
+    @contextlib.contextmanager
+    def attach(self, session: SessionCore) -> Iterator[None]:
+        self.open_session(session)
+        try:
+            yield
+        finally:
+            self.detach(session)
+
+    def open_session(self, session: SessionCore) -> None:
+        """The session is live: change notifications go to it from now on."""
+        self.audience.sessions.add(session)
+        for hooks in self.session_hooks:
+            hooks.opened(session)
+
+    def detach(self, session: SessionCore) -> None:
+        """The session ended: no more notifications to it, nor to its listen streams."""
+        if session not in self.audience.sessions:
+            return
+        self.audience.forget(session)
+        for hooks in self.session_hooks:
+            hooks.closed(session)
+
+    def on_client_notification(self, session: SessionCore, method: str, params: dict[str, Any]) -> None:
+        """Client notifications other than cancel/initialized go to the hooks registered for them."""
+        hooks = self.notification_hooks.get(method)
+        if not hooks:
+            if method != "notifications/progress":
+                log.debug("no hook for client notification %s", method)
+            return
+        notification = Notification(method, params, session.session_id, session)
+        for hook in hooks:
+            try:
+                hook(notification)
+            except Exception:
+                log.exception("notification hook %s failed on %s", getattr(hook, "__qualname__", hook), method)
+
+    # -- change notifications -------------------------------------------------------------
+
+    # These never wait on a client (notifications.py).  They are async for symmetry and future use.
+
+    async def notify_tools_changed(self) -> None:
+        self.audience.list_changed("notifications/tools/list_changed", "toolsListChanged")
+
+    async def notify_prompts_changed(self) -> None:
+        self.audience.list_changed("notifications/prompts/list_changed", "promptsListChanged")
+
+    async def notify_resources_changed(self) -> None:
+        self.audience.list_changed("notifications/resources/list_changed", "resourcesListChanged")
+
+    async def notify_resource_updated(self, uri: str) -> None:
+        """``notifications/resources/updated`` to every session and stream subscribed to ``uri``."""
+        self.audience.resource_updated(uri)

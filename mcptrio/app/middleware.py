@@ -1,0 +1,102 @@
+"""The request pipeline: middleware around every MCP request, in both eras, on every transport.
+
+A middleware is ``async def mw(request: Request, call_next) -> dict``.  It may look at the
+request, change ``request.params``, answer by itself (return a result without calling
+``call_next``), fail it (raise ``McpError`` or ``ToolError``), or time what ``call_next`` takes.
+An exception it raises is handled as one raised by a handler would be.
+
+Order: the first middleware added (``app.use`` or ``@plugin.use``, plugins in the order they
+are included) is the outermost: it sees the request first and the result last.  Built-in
+features the operator turns on (OpenTelemetry, logging of each request, limits) run outside
+all of them, in that order.
+
+What goes through the pipeline: every request a method handler answers (tools, resources,
+prompts, completion, ``subscriptions/listen``).  The requests the protocol answers by itself,
+at once and without a handler (``initialize``, ``ping``, ``logging/setLevel``,
+``server/discover``), and notifications do not; client notifications have their own hook,
+``Registry.on_notification``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+if TYPE_CHECKING:
+    from .context import Context
+
+CallNext = Callable[["Request"], Awaitable[dict[str, Any]]]
+Middleware = Callable[["Request", CallNext], Awaitable[dict[str, Any]]]
+
+# The param that names what a method acts on: the target of its span and access-log line.
+TARGET_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+                "resources/subscribe": "uri", "resources/unsubscribe": "uri"}
+
+
+class Request:
+    """One MCP request on its way to its method handler; ``context`` is what the handler gets."""
+
+    __slots__ = ("context", "params", "state")
+
+    def __init__(self, context: Context, params: dict[str, Any]) -> None:
+        self.context = context
+        self.params = params  # replace or change it to change what the handler sees
+        self.state: dict[str, Any] = {}  # scratch space shared by the middleware of this request
+
+    @property
+    def method(self) -> str:
+        return self.context.method
+
+    @property
+    def name(self) -> str | None:
+        """The tool or prompt name, or the resource URI, the request is about (else None)."""
+        key = TARGET_PARAM.get(self.context.method)
+        value = self.params.get(key) if key is not None else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def request_id(self) -> str | int:
+        return self.context.request_id
+
+    @property
+    def era(self) -> str:
+        """``"legacy"`` (initialize handshake) or ``"modern"`` (2026-07-28)."""
+        return self.context.era
+
+    @property
+    def protocol_version(self) -> str:
+        return self.context.protocol_version
+
+    @property
+    def session_id(self) -> str | None:
+        """The transport's session id (legacy Streamable HTTP), else None."""
+        return self.context.session_id
+
+    @property
+    def transport(self) -> str:
+        return self.context.transport
+
+    @property
+    def principal(self) -> Any:
+        """Who made the request, once authorization is on; None without it."""
+        return self.context.principal
+
+    @property
+    def deadline(self) -> float:
+        """The request's deadline on the Trio clock."""
+        return self.context.deadline
+
+    def __repr__(self) -> str:
+        target = f" {self.name!r}" if self.name else ""
+        return f"<Request {self.method}{target} id={self.request_id!r} era={self.era}>"
+
+
+def chain(middleware: list[Middleware], endpoint: CallNext) -> CallNext:
+    """``middleware[0]`` outermost, ``endpoint`` innermost; no frame of its own per layer."""
+    handler = endpoint
+    for layer in reversed(middleware):
+        handler = _bind(layer, handler)
+    return handler
+
+
+def _bind(layer: Middleware, call_next: CallNext) -> CallNext:
+    return lambda request: layer(request, call_next)

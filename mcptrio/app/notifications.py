@@ -1,0 +1,64 @@
+"""Change notifications from the server to its clients: legacy sessions and listen streams.
+
+They never wait on a client: a session that is not reading drops the message (stdio) or loses
+its stream (HTTP) instead of stalling the caller.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from ..protocol.session import META_SUBSCRIPTION_ID
+
+if TYPE_CHECKING:
+    from ..runtime.core import SessionCore
+
+LISTEN_FILTER_KEYS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions")
+
+
+@attrs.define(eq=False)
+class Listener:
+    """A live ``subscriptions/listen`` stream (2026-07-28) and what it opted in to."""
+
+    session: SessionCore
+    request_id: Any
+    filter: dict[str, Any]
+    route: Any = None
+
+
+class Audience:
+    """Who receives change notifications: live sessions and open listen streams."""
+
+    def __init__(self) -> None:
+        self.sessions: set[SessionCore] = set()
+        self.listeners: set[Listener] = set()
+
+    def forget(self, session: SessionCore) -> None:
+        """The session ended: no more notifications to it, nor to its listen streams."""
+        self.sessions.discard(session)
+        self.listeners = {item for item in self.listeners if item.session is not session}
+
+    def list_changed(self, method: str, filter_key: str) -> None:
+        message = {"jsonrpc": "2.0", "method": method}
+        for session in list(self.sessions):
+            if session.protocol.state != "new":
+                session.post(message)
+        for listener in list(self.listeners):
+            if listener.filter.get(filter_key):
+                _to_listener(listener, method, {})
+
+    def resource_updated(self, uri: str) -> None:
+        message = {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}
+        for session in list(self.sessions):
+            if uri in session.subscriptions:
+                session.post(message)
+        for listener in list(self.listeners):
+            if uri in (listener.filter.get("resourceSubscriptions") or ()):
+                _to_listener(listener, "notifications/resources/updated", {"uri": uri})
+
+
+def _to_listener(listener: Listener, method: str, params: dict[str, Any]) -> None:
+    params = {"_meta": {META_SUBSCRIPTION_ID: listener.request_id}, **params}
+    listener.session.post({"jsonrpc": "2.0", "method": method, "params": params}, listener.route)
