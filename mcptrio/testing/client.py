@@ -76,7 +76,10 @@ class Client:
             reply = {"jsonrpc": "2.0", "id": message["id"],
                      "error": {"code": -32601, "message": f"client has no handler for {message['method']}"}}
         else:
-            reply = {"jsonrpc": "2.0", "id": message["id"], "result": await handler(message.get("params", {}))}
+            try:
+                reply = {"jsonrpc": "2.0", "id": message["id"], "result": await handler(message.get("params", {}))}
+            except McpError as err:  # a handler refuses: the server gets this JSON-RPC error
+                reply = {"jsonrpc": "2.0", "id": message["id"], "error": err.to_dict()}
         await self.end.send(orjson.dumps(reply))
 
     async def initialize(self, version: str | None = None) -> dict[str, Any]:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Any
 
 import mcptrio
@@ -17,6 +18,19 @@ __all__ = ["Note", "notebook", "plugin"]
 plugin = mcptrio.Registry("notes")
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
+READ_ONLY_ENV = "MCPTRIO_NOTES_READ_ONLY"
+
+
+# -- a policy the package ships: middleware around every request -------------------------------
+
+@plugin.use
+async def read_only_policy(request: mcptrio.Request, call_next: Any) -> dict[str, Any]:
+    """With MCPTRIO_NOTES_READ_ONLY=1 in the server's environment, tools that change notes are refused."""
+    if request.method == "tools/call" and os.environ.get(READ_ONLY_ENV) == "1":
+        tool = plugin.tools.get(request.name or "")
+        if tool is not None and not (tool.annotations or {}).get("readOnlyHint"):
+            raise mcptrio.ToolError(f"{request.name} is refused: the notes are read-only on this server")
+    return await call_next(request)
 
 
 # -- tools -------------------------------------------------------------------------------------
