@@ -24,8 +24,9 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from client import StdioServer, free_port, perf  # noqa: E402
-from run import HOST, PATH, RESULTS, TEXT, http_load, stdio_line  # noqa: E402
+from client import StdioServer, free_port, perf, stdio_line  # noqa: E402
+from http_load import http_load  # noqa: E402
+from settings import HOST, PATH, RESULTS, TEXT  # noqa: E402
 
 MODES = {"legacy_sse": ("sse", "legacy"), "legacy_json": ("json", "legacy"), "modern": ("auto", "modern")}
 

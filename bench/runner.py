@@ -1,0 +1,94 @@
+"""The run: a private copy of mcptrio, then the repetitions (each suite per server, order flipping), then the checks."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from pathlib import Path
+
+from client import perf
+from http_workloads import bare_http_suite, http_suite
+from launch import Logs, make_impls
+from measure import MachineLoad
+from results import Results
+from settings import BENCH, Settings, log
+from sources import snapshot_sources, source_state
+from stdio_workloads import bare_stdio_suite, stdio_suite
+from variants import HYPERCORN_EXPERIMENT, VARIANTS, variant_suite
+
+
+def ensure_gitignore() -> None:
+    ignore = BENCH / ".gitignore"
+    wanted = [".venv-sdk/", "results/", "__pycache__/", "*.prof"]
+    present = ignore.read_text().splitlines() if ignore.exists() else []
+    missing = [line for line in wanted if line not in present]
+    if missing:
+        with ignore.open("a") as f:
+            f.write("".join(line + "\n" for line in missing))
+
+
+def run(settings: Settings, only: str | None, logs_dir: Path) -> Results:
+    """Every suite of every server, ``settings.reps`` times, from a private temporary working directory."""
+    ensure_gitignore()
+    workdir = Path(tempfile.mkdtemp(prefix="mcptrio-bench-"))
+    try:
+        return _run(settings, only, logs_dir, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _run(settings: Settings, only: str | None, logs_dir: Path, workdir: Path) -> Results:
+    results = Results()
+    snapshot = snapshot_sources(workdir)
+    results.source_start = source_state(snapshot / "mcptrio", snapshot / "mcptrio_bench")  # what was measured
+    impls = make_impls(only)
+    for impl in impls:
+        impl.cwd = str(workdir)
+        if impl.name == "mcptrio":
+            impl.env["PYTHONPATH"] = str(snapshot)
+    machine = MachineLoad()
+    logs = Logs(logs_dir)
+    for rep in range(settings.reps):
+        results.rep = rep
+        order = impls if rep % 2 == 0 else impls[::-1]
+        log(f"repetition {rep + 1}/{settings.reps}: {' → '.join(i.name for i in order)}")
+        for impl in order:
+            t = perf()
+            stdio_suite(impl, settings, results, logs, rep)
+            log(f"  {impl.name} stdio suite: {perf() - t:.1f} s")
+        for impl in order:
+            # The bare app right before the MCP server on the same HTTP server: "% of bare" compares
+            # figures taken seconds apart, not minutes (the machine's speed drifts).
+            t = perf()
+            asyncio.run(bare_http_suite(impl, settings, results, logs, rep))
+            asyncio.run(http_suite(impl, settings, results, logs, rep))
+            log(f"  {impl.name} HTTP suite with its bare floor: {perf() - t:.1f} s")
+            if impl.name == "mcptrio" and VARIANTS:  # right after the plain figures they are compared with
+                t = perf()
+                asyncio.run(variant_suite(impl, VARIANTS, settings, results, logs, rep))
+                log(f"  {impl.name} variants: {perf() - t:.1f} s")
+        for impl in order:
+            if impl.name == "mcptrio":
+                t = perf()
+                bare_stdio_suite(settings, results, logs, rep)
+                asyncio.run(variant_suite(impl, HYPERCORN_EXPERIMENT, settings, results, logs, rep))
+                log(f"  {impl.name} stdio floor and hypercorn experiment: {perf() - t:.1f} s")
+    machine.record(results)
+    check_sources(results)
+    for path in logs.files:
+        text = path.read_text(errors="replace") if path.exists() else ""
+        tracebacks = text.count("Traceback")
+        if tracebacks:
+            results.note(f"server log {path}: {tracebacks} traceback(s)")
+    return results
+
+
+def check_sources(results: Results) -> None:
+    """A note if mcptrio's work tree changed during the run (the servers ran the copy taken at the start)."""
+    results.source_end = source_state()
+    start, end = results.source_start, results.source_end
+    if end["sources_sha1"] != start["sources_sha1"]:
+        results.note(f"mcptrio's work tree changed during the run ({start['sources_sha1']} → "
+                     f"{end['sources_sha1']}); every mcptrio server ran the copy taken at the start "
+                     f"({start['commit']} + uncommitted edits, sources {start['sources_sha1']})")

@@ -1,0 +1,173 @@
+"""Variants: a server configuration measured against the plain one in the same run (new rows go in VARIANTS).
+
+A variant is one more mcptrio server, started differently (other options, plugins, environment or
+launcher), that gets the same echo load as a plain figure of the same repetition, so the two can
+be compared with the machine's drift cancelled out.  To add a row, append to ``VARIANTS``::
+
+    VARIANTS = [
+        # the plain 2026-07-28 server with three plugins more, each adding a no-op middleware
+        mcptrio_variant("noop_middleware_3", "3 no-op middleware", "modern", plugins="bench,noop1,noop2,noop3"),
+        # the plain legacy JSON server with options and environment of its own
+        mcptrio_variant("otel", "OpenTelemetry on", "legacy_json", "--config", "otel.toml",
+                        env={"OTEL_TRACES_EXPORTER": "none"}),
+    ]
+
+Each is run right after mcptrio's plain HTTP suite in every repetition, stored as the figure
+``variant.<slug>.c<clients>.rps`` (in the JSON, with every sample) and shown in the table
+"Variants, each against the plain mcptrio server of the same run".  The hypercorn experiment is
+built from the same ``Variant`` type, with its own table.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Callable
+
+from figures import Figure, clients
+from http_load import http_load, record_load
+from launch import Impl, Logs, serving
+from results import Results
+from settings import BENCH, HOST, MODE_NAMES, Settings
+
+# The server's --response-mode and the requests' era for each baseline mode of the HTTP suite.
+SERVER_MODE = {"modern": ("auto", "modern"), "legacy_json": ("json", "legacy"), "legacy_sse": ("sse", "legacy")}
+
+
+@dataclass
+class Variant:
+    """One server configuration, measured with ``clients`` echo clients against ``{baseline}.c{clients}.rps``."""
+
+    key: str  # figure key prefix: the figure is f"{key}.c{clients}.rps"
+    name: str  # the row's name in a table
+    label: str  # the figure's label (the JSON's "label"), without the client count
+    baseline: str  # the plain figure's key prefix in the same run: "http.modern", "http.legacy_json", "bare"
+    argv: Callable[[Impl, int], list[str]]  # (mcptrio's Impl, port) -> the server's command line
+    era: str = "modern"  # the requests: "modern" (2026-07-28), "legacy" (one session a client), "bare"
+    clients: int = 10
+    env: dict[str, str] = field(default_factory=dict)  # added to the plain server's environment
+
+    @property
+    def load_key(self) -> str:
+        return f"{self.key}.c{self.clients}"
+
+    @property
+    def rps_key(self) -> str:
+        return f"{self.load_key}.rps"
+
+    @property
+    def baseline_key(self) -> str:
+        return f"{self.baseline}.c{self.clients}.rps"
+
+    def figure(self) -> Figure:
+        return Figure(self.rps_key, f"{self.label}, {clients(self.clients)}", "calls/s", "higher")
+
+
+def mcptrio_variant(slug: str, name: str, mode: str = "modern", *extra_args: str, plugins: str | None = None,
+                    env: dict[str, str] | None = None, clients: int = 10) -> Variant:
+    """The plain mcptrio HTTP server of baseline ``mode`` ("modern", "legacy_json", "legacy_sse") with
+    ``extra_args`` appended to its command line, ``plugins`` instead of ``bench`` (keep ``bench`` among
+    them: its tools are the workload) and ``env`` added to its environment."""
+    server_mode, era = SERVER_MODE[mode]
+
+    def argv(impl: Impl, port: int) -> list[str]:
+        line = impl.http_argv(port, server_mode) + list(extra_args)
+        if plugins is not None:
+            line[line.index("--plugins") + 1] = plugins
+        return line
+
+    return Variant(f"variant.{slug}", name, f"mcptrio {MODE_NAMES[mode]} with {name}", f"http.{mode}", argv, era,
+                   clients, dict(env or {}))
+
+
+# The rows to add: each measured against the plain mcptrio server of the same repetition.
+VARIANTS: list[Variant] = []
+
+
+def _tuned(what: str) -> Callable[[Impl, int], list[str]]:
+    def argv(impl: Impl, port: int) -> list[str]:
+        line = [impl.python, str(BENCH / "servers" / "hypercorn_tuned.py")]
+        if what == "bare":
+            return line + ["bare", "--host", HOST, "--port", str(port)]
+        return line + ["mcptrio", "serve", "--plugins", "bench", "--transport", "http", "--host", HOST,
+                       "--port", str(port), "--response-mode", "json" if what == "legacy_json" else "auto"]
+    return argv
+
+
+# The hypercorn experiment (servers/hypercorn_tuned.py): the bare app and mcptrio on hypercorn
+# without two per-request costs, at 10 clients, beside the stock figures of the same run.
+HYPERCORN_EXPERIMENT = [
+    Variant("tuned.bare", "bare ASGI", "bare ASGI on tuned hypercorn (experiment)", "bare", _tuned("bare"), "bare"),
+    Variant("tuned.legacy_json", "legacy JSON", "mcptrio legacy JSON on tuned hypercorn (experiment)",
+            "http.legacy_json", _tuned("legacy_json"), "legacy"),
+    Variant("tuned.modern", "2026-07-28", "mcptrio 2026-07-28 on tuned hypercorn (experiment)", "http.modern",
+            _tuned("modern"), "modern"),
+]
+
+
+def variant_figures() -> list[Figure]:
+    """The figures of every variant, for the JSON (after the baselines)."""
+    return [v.figure() for v in HYPERCORN_EXPERIMENT + VARIANTS]
+
+
+async def variant_suite(impl: Impl, variants: list[Variant], settings: Settings, results: Results, logs: Logs,
+                        rep: int) -> None:
+    """Each variant in a server of its own, under the same load as its baseline."""
+    for variant in variants:
+        bare = variant.era == "bare"
+        log_name = f"{variant.key.replace('.', '-')}-{rep}"
+        argv = functools.partial(variant.argv, impl)
+        async with serving(impl, argv, logs, log_name, {**impl.env, **variant.env}) as server:
+            load = await http_load(server.port, server.pid, "modern" if bare else variant.era, variant.clients,
+                                   settings.seconds, settings.max_calls, bare=bare, warmup=settings.warmup)
+            record_load(results, variant.load_key, impl.name, rep, load)
+
+
+def _text(value: float | None, digits: str = "{:.0f}") -> str:
+    return "—" if value is None else digits.format(value)
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return "—" if a is None or not b else f"{a / b:.2f}×"
+
+
+def tuned_table(results: Results) -> list[str]:
+    """The hypercorn experiment beside the stock figures of the same run (10 clients)."""
+    if results.median("tuned.bare.c10.rps", "mcptrio") is None:
+        return []
+    tuned_bare = results.median("tuned.bare.c10.rps", "mcptrio")
+    stock_bare = results.median("bare.c10.rps", "mcptrio")
+    lines = ["", "### The hypercorn experiment (bench/servers/hypercorn_tuned.py: not how mcptrio ships), 10 clients",
+             "", "| calls/s | stock hypercorn | % of bare | tuned hypercorn | % of bare | SDK (uvicorn) |"
+             " mcptrio/SDK, stock | mcptrio/SDK, tuned |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for variant in HYPERCORN_EXPERIMENT:
+        stock = results.median(variant.baseline_key, "mcptrio")
+        tuned = results.median(variant.rps_key, "mcptrio")
+        sdk = results.median(variant.baseline_key, "sdk")
+        is_bare = variant.era == "bare"
+        stock_pct = "" if is_bare or stock is None or not stock_bare else f"{100 * stock / stock_bare:.0f}%"
+        tuned_pct = "" if is_bare or tuned is None or not tuned_bare else f"{100 * tuned / tuned_bare:.0f}%"
+        ratios = ("", "") if is_bare else (_ratio(stock, sdk), _ratio(tuned, sdk))
+        lines.append(f"| {variant.name} | {_text(stock)} | {stock_pct} | {_text(tuned)} | {tuned_pct} | {_text(sdk)} | "
+                     f"{ratios[0]} | {ratios[1]} |")
+    return lines
+
+
+def variants_table(results: Results) -> list[str]:
+    """Each of VARIANTS beside its plain figure of the same run (nothing when there are none)."""
+    if not VARIANTS:
+        return []
+    lines = ["", "### Variants, each against the plain mcptrio server of the same run", "",
+             "| variant | against | plain calls/s | variant calls/s | variant/plain | "
+             "median of per-repetition ratios |",
+             "| --- | --- | ---: | ---: | ---: | ---: |"]
+    for variant in VARIANTS:
+        plain = results.median(variant.baseline_key, "mcptrio")
+        mine = results.median(variant.rps_key, "mcptrio")
+        paired = results.paired_ratio(variant.rps_key, "mcptrio", variant.baseline_key, "mcptrio")
+        why = results.na.get(variant.rps_key, {}).get("mcptrio")
+        shown = f"n/a ({why})" if mine is None and why else _text(mine)
+        lines.append(f"| {variant.name}, {clients(variant.clients)} | {variant.baseline_key} | {_text(plain)} | "
+                     f"{shown} | {_ratio(mine, plain)} | {_text(paired, '{:.2f}×')} |")
+    return lines
