@@ -81,7 +81,11 @@ def mcptrio_variant(slug: str, name: str, mode: str = "modern", *extra_args: str
 
 
 # The rows to add: each measured against the plain mcptrio server of the same repetition.
-VARIANTS: list[Variant] = []
+VARIANTS: list[Variant] = [
+    # issue 7: the cost of a middleware pipeline (target: ≥ 95% of the plain server's calls/s)
+    mcptrio_variant("noop_middleware_3", "3 no-op middleware", "modern",
+                    plugins="bench,bench_noop1,bench_noop2,bench_noop3"),
+]
 
 
 def _tuned(what: str) -> Callable[[Impl, int], list[str]]:
