@@ -225,7 +225,10 @@ class ServerProtocol:
         request_id = message.get("id")
         result, error = message.get("result"), message.get("error")
         if not _json_id(request_id) or (result is None) == (error is None):
-            return [Send(error_message(None, errors.invalid_request("message has no method and is not a valid response")))]
+            # A request that lost its method still has an id the client can match (-32600 with it).
+            answer_id = request_id if _json_id(request_id) else None
+            err = errors.invalid_request("message has no method and is not a valid response")
+            return [Send(error_message(answer_id, err))]
         if result is not None and not isinstance(result, dict):
             result = {"value": result}
         if error is not None and not isinstance(error, dict):

@@ -138,6 +138,17 @@ def test_bad_ids_are_refused_with_null_id(bad_id):
     assert message["id"] is None and message["error"]["code"] == -32600
 
 
+@pytest.mark.parametrize("request_id", [77, "r-77"])
+def test_a_request_without_method_is_refused_with_its_own_id(request_id):
+    protocol = make_protocol()
+    message = only_send(protocol.receive(frame({"jsonrpc": "2.0", "id": request_id})))
+    assert message["id"] == request_id and message["error"]["code"] == -32600
+    both = only_send(protocol.receive(frame({"jsonrpc": "2.0", "id": request_id, "result": {}, "error": {}})))
+    assert both["id"] == request_id and both["error"]["code"] == -32600
+    nameless = only_send(protocol.receive(frame({"jsonrpc": "2.0", "id": 1.5})))
+    assert nameless["id"] is None  # no valid id to echo
+
+
 def test_non_object_params_are_invalid_params():
     protocol, _ = initialized()
     assert error_code(protocol.receive(frame({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": [1]}))) == -32602
