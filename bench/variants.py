@@ -64,10 +64,11 @@ class Variant:
 
 
 def mcptrio_variant(slug: str, name: str, mode: str = "modern", *extra_args: str, plugins: str | None = None,
-                    env: dict[str, str] | None = None, clients: int = 10) -> Variant:
+                    env: dict[str, str] | None = None, clients: int = 10, against: str | None = None) -> Variant:
     """The plain mcptrio HTTP server of baseline ``mode`` ("modern", "legacy_json", "legacy_sse") with
     ``extra_args`` appended to its command line, ``plugins`` instead of ``bench`` (keep ``bench`` among
-    them: its tools are the workload) and ``env`` added to its environment."""
+    them: its tools are the workload) and ``env`` added to its environment.  ``against`` names an
+    earlier variant's slug to compare with instead of the plain server."""
     server_mode, era = SERVER_MODE[mode]
 
     def argv(impl: Impl, port: int) -> list[str]:
@@ -76,7 +77,8 @@ def mcptrio_variant(slug: str, name: str, mode: str = "modern", *extra_args: str
             line[line.index("--plugins") + 1] = plugins
         return line
 
-    return Variant(f"variant.{slug}", name, f"mcptrio {MODE_NAMES[mode]} with {name}", f"http.{mode}", argv, era,
+    baseline = f"variant.{against}" if against else f"http.{mode}"
+    return Variant(f"variant.{slug}", name, f"mcptrio {MODE_NAMES[mode]} with {name}", baseline, argv, era,
                    clients, dict(env or {}))
 
 
@@ -85,6 +87,12 @@ VARIANTS: list[Variant] = [
     # issue 7: the cost of a middleware pipeline (target: ≥ 95% of the plain server's calls/s)
     mcptrio_variant("noop_middleware_3", "3 no-op middleware", "modern",
                     plugins="bench,bench_noop1,bench_noop2,bench_noop3"),
+    # issue 7: the cost of OpenTelemetry.  The plain server has it on (opentelemetry-api is installed,
+    # no SDK configured: every call a no-op); these three compare it with it off (--no-telemetry).
+    mcptrio_variant("otel_off", "OpenTelemetry off (--no-telemetry)", "modern", "--no-telemetry"),
+    mcptrio_variant("otel_api", "OpenTelemetry, API only (the default)", "modern", against="otel_off"),
+    mcptrio_variant("otel_sdk", "OpenTelemetry, SDK + batch exporters", "modern",
+                    plugins="bench,bench_otel_sdk", against="otel_off"),
 ]
 
 

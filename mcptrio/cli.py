@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 import tomllib
 from pathlib import Path
@@ -20,7 +21,7 @@ from .runtime.limits import SessionLimits
 from .serve import serve_stdio, wait_for_signals
 
 TRANSPORTS = ("stdio", "http", "ws")
-SERVE_KEYS = {"plugins", "transport", "host", "port", "path", "prefixes", "name", "version", "instructions",
+SERVE_KEYS = {"plugins", "transport", "host", "port", "path", "prefixes", "name", "version", "instructions", "telemetry",
               "limits", "legacy_sse", "allowed_hosts", "allowed_origins", "response_mode"}
 RESPONSE_MODES = ("auto", "json", "sse")
 LIMIT_KEYS = {field.name for field in attrs.fields(SessionLimits)}
@@ -62,6 +63,8 @@ def make_parser() -> argparse.ArgumentParser:
                        help="http: answer as JSON when possible (auto, default), always JSON, or always SSE")
     serve.add_argument("--prefix", action="append", default=[], metavar="PLUGIN=PREFIX",
                        help="prefix a plugin's tool and prompt names to resolve a clash (repeatable)")
+    serve.add_argument("--no-telemetry", dest="telemetry", action="store_false", default=None,
+                       help="no OpenTelemetry spans or metrics even when opentelemetry-api is installed")
     serve.add_argument("--config", type=Path, metavar="FILE", help="TOML file with [serve] settings")
     commands.add_parser("plugins", help="list installed plugins", description="List installed mcptrio plugins.")
     return parser
@@ -109,12 +112,23 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
         "path": args.path or config.get("path", "/mcp"),
         "prefixes": prefixes,
         "app": {"name": config.get("name", "mcptrio"), "version": config.get("version", _version()),
-                "instructions": config.get("instructions"), "limits": limits},
+                "instructions": config.get("instructions"), "limits": limits,
+                "telemetry": _flag(args.telemetry, config, "telemetry", None)},
         "legacy_sse": bool(args.legacy_sse if args.legacy_sse is not None else config.get("legacy_sse", False)),
         "allowed_hosts": tuple(config.get("allowed_hosts", [])) + tuple(args.allowed_host),
         "allowed_origins": tuple(config.get("allowed_origins", [])) + tuple(args.allowed_origin),
         "response_mode": args.response_mode or config.get("response_mode", "auto"),
     }
+
+
+def _flag(given: bool | None, config: dict[str, Any], key: str, default: bool | None) -> bool | None:
+    """A yes/no setting: the flag if given, else the config file's (which must be a boolean)."""
+    if given is not None:
+        return given
+    value = config.get(key, default)
+    if value is not None and not isinstance(value, bool):
+        raise UsageError(f"config {key} must be true or false, got {value!r}")
+    return value
 
 
 def _version() -> str:
@@ -135,6 +149,10 @@ def serve(args: argparse.Namespace) -> int:
     gc.freeze()
     if options["transport"] == "stdio":
         trio.run(lambda: serve_stdio(app, shutdown_trigger=wait_for_signals))
+        # What is written after serving (exit hooks: an OpenTelemetry exporter's last flush, say)
+        # must not reach the client as if it were a message: stdout stays on stderr until exit.
+        sys.stdout.flush()
+        os.dup2(2, 1)
         return 0
     from . import network_cli  # imported only for network transports: keeps stdio start-up fast
 
@@ -159,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             return serve(args)
         if args.command == "plugins":
             return list_plugins()
-    except (UsageError, plugins.PluginError) as exc:
+    except (UsageError, plugins.PluginError, ImportError) as exc:
         fail(str(exc))
     make_parser().print_help(sys.stderr)
     return 2

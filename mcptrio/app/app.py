@@ -50,12 +50,29 @@ class SessionHooks:
     def closed(self, session: SessionCore) -> None: ...
 
 
+def _telemetry(wanted: Any) -> Any:
+    """OpenTelemetry middleware when ``wanted`` (None: whenever ``opentelemetry-api`` is installed;
+    a ``telemetry.Telemetry`` of your own: that one, e.g. with its own tracer and meter providers)."""
+    if wanted is False:
+        return None
+    if wanted not in (None, True):
+        return wanted
+    try:
+        from .telemetry import Telemetry
+    except ImportError:
+        if wanted:
+            raise ImportError("telemetry needs opentelemetry-api: pip install 'mcptrio[otel]'") from None
+        return None
+    return Telemetry()
+
+
 class App(Registry):
     """Everything one server offers, plus who it is and the limits its sessions run under."""
 
     def __init__(self, name: str = "mcptrio", version: str = "0.1.0", *, title: str | None = None,
                  instructions: str | None = None, limits: SessionLimits | None = None, page_size: int = 100,
-                 cache_ttl_ms: int = 0, cache_scope: str = "public", state_key: bytes | None = None) -> None:
+                 cache_ttl_ms: int = 0, cache_scope: str = "public", state_key: bytes | None = None,
+                 telemetry: Any = None) -> None:
         super().__init__(name)
         self.version = version
         self.limits = limits or SessionLimits()
@@ -70,6 +87,10 @@ class App(Registry):
         self.session_hooks: list[SessionHooks] = []
         self._builtin: list[tuple[int, Middleware]] = []
         self._handler: RequestHandler | None = None
+        self.telemetry = _telemetry(telemetry)
+        if self.telemetry is not None:
+            self.use_builtin(TELEMETRY, self.telemetry)
+            self.session_hooks.append(self.telemetry)
 
     @property
     def sessions(self) -> set[SessionCore]:

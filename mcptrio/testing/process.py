@@ -42,13 +42,18 @@ class ProcessEnd:
 
 @contextlib.asynccontextmanager
 async def open_process_client(command: Sequence[str], *, era: str = "legacy", initialize: bool = True,
+                              stderr: Any = None, env: dict[str, str] | None = None,
                               **client_options: Any) -> AsyncIterator[Client]:
     """Spawn ``command`` as an MCP stdio server and yield a connected client.
+
+    The server's stderr is this process's unless ``stderr`` (a file or file descriptor) is given;
+    ``env`` replaces its environment.
 
     On exit, stdin is closed and the process is given 10 s to exit before it is killed.
     ``client.end.process.returncode`` tells how it ended.
     """
-    process = await trio.lowlevel.open_process(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    process = await trio.lowlevel.open_process(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                               stderr=stderr, env=env)
     end = ProcessEnd(process)
     client = Client(end, era=era, **client_options)
     try:
