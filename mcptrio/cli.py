@@ -17,11 +17,13 @@ import attrs
 import trio
 
 from . import plugins
+from .app.admission import RateLimit
 from .runtime.limits import SessionLimits
 from .serve import serve_stdio, wait_for_signals
 
 TRANSPORTS = ("stdio", "http", "ws")
 SERVE_KEYS = {"plugins", "transport", "host", "port", "path", "prefixes", "name", "version", "instructions", "telemetry",
+              "rate_limit", "rate_burst", "max_tool_calls", "tool_call_wait",
               "limits", "legacy_sse", "allowed_hosts", "allowed_origins", "response_mode"}
 RESPONSE_MODES = ("auto", "json", "sse")
 LIMIT_KEYS = {field.name for field in attrs.fields(SessionLimits)}
@@ -63,6 +65,12 @@ def make_parser() -> argparse.ArgumentParser:
                        help="http: answer as JSON when possible (auto, default), always JSON, or always SSE")
     serve.add_argument("--prefix", action="append", default=[], metavar="PLUGIN=PREFIX",
                        help="prefix a plugin's tool and prompt names to resolve a clash (repeatable)")
+    serve.add_argument("--rate-limit", metavar="RATE",
+                       help="requests per client (principal, else address) e.g. 20/s, 600/m; over it: HTTP 429")
+    serve.add_argument("--rate-burst", type=int, metavar="N", help="requests a client may send at once (default: 1 s worth)")
+    serve.add_argument("--max-tool-calls", type=int, metavar="N", help="tool calls running at once, server-wide")
+    serve.add_argument("--tool-call-wait", type=float, metavar="SECONDS",
+                       help="how long a tool call over --max-tool-calls waits for a slot before refused (default 5)")
     serve.add_argument("--no-telemetry", dest="telemetry", action="store_false", default=None,
                        help="no OpenTelemetry spans or metrics even when opentelemetry-api is installed")
     serve.add_argument("--config", type=Path, metavar="FILE", help="TOML file with [serve] settings")
@@ -113,12 +121,38 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
         "prefixes": prefixes,
         "app": {"name": config.get("name", "mcptrio"), "version": config.get("version", _version()),
                 "instructions": config.get("instructions"), "limits": limits,
-                "telemetry": _flag(args.telemetry, config, "telemetry", None)},
+                "telemetry": _flag(args.telemetry, config, "telemetry", None), **admission(args, config)},
         "legacy_sse": bool(args.legacy_sse if args.legacy_sse is not None else config.get("legacy_sse", False)),
         "allowed_hosts": tuple(config.get("allowed_hosts", [])) + tuple(args.allowed_host),
         "allowed_origins": tuple(config.get("allowed_origins", [])) + tuple(args.allowed_origin),
         "response_mode": args.response_mode or config.get("response_mode", "auto"),
     }
+
+
+def admission(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any]:
+    """The rate limit and the tool-call cap, from flags over the config file, checked."""
+    rate = args.rate_limit if args.rate_limit is not None else config.get("rate_limit")
+    burst = args.rate_burst if args.rate_burst is not None else config.get("rate_burst")
+    max_calls = args.max_tool_calls if args.max_tool_calls is not None else config.get("max_tool_calls")
+    wait = args.tool_call_wait if args.tool_call_wait is not None else config.get("tool_call_wait", 5.0)
+    options: dict[str, Any] = {"rate_limit": None, "max_tool_calls": None, "tool_call_wait": 5.0}
+    if burst is not None and rate is None:
+        raise UsageError("rate_burst needs a rate limit (--rate-limit 20/s)")
+    if rate is not None:
+        if isinstance(burst, bool) or not isinstance(burst, (int, type(None))):
+            raise UsageError(f"rate_burst must be a whole number, got {burst!r}")
+        try:
+            options["rate_limit"] = RateLimit.parse(str(rate), burst)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    if max_calls is not None:
+        if isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1:
+            raise UsageError(f"max_tool_calls must be a whole number of at least 1, got {max_calls!r}")
+        options["max_tool_calls"] = max_calls
+    if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait < float("inf"):
+        raise UsageError(f"tool_call_wait must be 0 or more seconds, got {wait!r}")
+    options["tool_call_wait"] = float(wait)
+    return options
 
 
 def _flag(given: bool | None, config: dict[str, Any], key: str, default: bool | None) -> bool | None:

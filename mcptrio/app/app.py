@@ -17,6 +17,7 @@ from ..protocol.session import ServerIdentity
 from ..protocol.versions import at_least
 from ..runtime.limits import SessionLimits
 from . import pipeline
+from .admission import RateLimit, RateLimiter, ToolCallLimiter
 from .middleware import Middleware
 from .notifications import Audience, Listener
 from .registry import Registry
@@ -67,12 +68,20 @@ def _telemetry(wanted: Any) -> Any:
 
 
 class App(Registry):
-    """Everything one server offers, plus who it is and the limits its sessions run under."""
+    """Everything one server offers, plus who it is and the limits its sessions run under.
+
+    Operator features, each a built-in middleware outside the app's and plugins' own:
+    ``telemetry`` (OpenTelemetry; None: on when ``opentelemetry-api`` is installed),
+    ``rate_limit`` (``"20/s"`` or a ``RateLimit`` with its burst: per principal, else address,
+    else session) and ``max_tool_calls`` (server-wide, a call over it waits ``tool_call_wait``
+    seconds for a slot).
+    """
 
     def __init__(self, name: str = "mcptrio", version: str = "0.1.0", *, title: str | None = None,
                  instructions: str | None = None, limits: SessionLimits | None = None, page_size: int = 100,
                  cache_ttl_ms: int = 0, cache_scope: str = "public", state_key: bytes | None = None,
-                 telemetry: Any = None) -> None:
+                 telemetry: Any = None, rate_limit: RateLimit | str | None = None,
+                 max_tool_calls: int | None = None, tool_call_wait: float = 5.0) -> None:
         super().__init__(name)
         self.version = version
         self.limits = limits or SessionLimits()
@@ -91,6 +100,14 @@ class App(Registry):
         if self.telemetry is not None:
             self.use_builtin(TELEMETRY, self.telemetry)
             self.session_hooks.append(self.telemetry)
+        if isinstance(rate_limit, str):
+            rate_limit = RateLimit.parse(rate_limit)
+        self.rate_limiter = RateLimiter(rate_limit) if rate_limit is not None else None
+        if self.rate_limiter is not None:
+            self.use_builtin(RATE_LIMIT, self.rate_limiter)
+        self.tool_calls = ToolCallLimiter(max_tool_calls, tool_call_wait) if max_tool_calls is not None else None
+        if self.tool_calls is not None:
+            self.use_builtin(CONCURRENCY, self.tool_calls)
 
     @property
     def sessions(self) -> set[SessionCore]:

@@ -98,6 +98,12 @@ class Context:
         return self._session.transport
 
     @property
+    def client_address(self) -> str | None:
+        """The client's network address (HTTP, WebSocket; as the server sees it, so a proxy's when
+        behind one), else None."""
+        return self._session.client_address
+
+    @property
     def principal(self) -> Any:
         """Who made the request, once authorization is on; None without it."""
         return self._request.principal

@@ -76,6 +76,11 @@ class Request:
         return self.context.transport
 
     @property
+    def client_address(self) -> str | None:
+        """The client's network address over HTTP and WebSocket, else None."""
+        return self.context.client_address
+
+    @property
     def principal(self) -> Any:
         """Who made the request, once authorization is on; None without it."""
         return self.context.principal

@@ -15,6 +15,10 @@ RESOURCE_NOT_FOUND_LEGACY = -32002
 HEADER_MISMATCH = -32020
 MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
+# mcptrio's own, outside JSON-RPC's reserved range as the 2026-07-28 spec asks (basic/index.mdx);
+# both are retryable and carry data.retryAfter (seconds).  Numbered after their HTTP statuses.
+RATE_LIMITED = -31429  # the client's rate limit is spent (HTTP 429)
+UNAVAILABLE = -31503  # the server is at capacity or draining: retry later (HTTP 503)
 
 
 class McpError(Exception):

@@ -25,6 +25,7 @@ class SessionCore:
 
     transport = "memory"  # what carries this session's bytes: stdio, http, websocket, sse, memory
     session_id: str | None = None  # the transport's session id, where it has one (legacy HTTP)
+    client_address: str | None = None  # the peer's network address, where there is one (http, websocket)
 
     def __init__(self, host: Host, limits: SessionLimits | None = None,
                  protocol: ServerProtocol | None = None) -> None:

@@ -73,6 +73,8 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
             return
         connection = await request.accept(subprotocol=SUBPROTOCOL)
         session = Session(app, WebSocketMessageStream(connection), limits, transport="websocket")
+        remote = connection.remote  # an Endpoint (address, port), or a string for other streams
+        session.client_address = str(remote.address) if hasattr(remote, "address") else None
         live.add(session)
         try:
             await session.run(shutdown)

@@ -88,6 +88,8 @@ class McpHttpApp:
             return
         headers = dict(scope["headers"])
         sink = Sink(send)
+        client = scope.get("client")
+        sink.client_address = client[0] if client else None
         sink.unread_body = (headers.get(b"content-length", b"0") not in (b"0", b"")
                             or b"transfer-encoding" in headers)
         try:
@@ -226,6 +228,7 @@ class McpHttpApp:
             except McpError as err:
                 raise HttpError(400, err, request_id) from None
         core = HttpSession(self.app, self.limits, self.config)
+        core.client_address = sink.client_address
         await self._exchange(core, value, receive, sink, era="modern", headers=[])
 
     async def _legacy_post(self, headers: dict[bytes, bytes], header_version: str, value: Any,
@@ -256,6 +259,7 @@ class McpHttpApp:
             raise HttpError(503, errors.internal_error("too many sessions; retry later"), value.get("id"),
                             [(b"retry-after", b"5")])
         session = HttpSession(self.app, self.limits, self.config, self.sessions.new_id())
+        session.client_address = sink.client_address
         self.sessions.add(session)  # findable before the client can read the answer and come back
         self.app.open_session(session)
         await self._exchange(session, value, receive, sink, era="legacy", headers=self._session_headers(session),

@@ -9,13 +9,15 @@ hypercorn, which then reports ``http.disconnect`` and the request is cancelled.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Awaitable, Callable
 
 import orjson
 import trio
 
-from . import sse
+from ...protocol import errors
 from ...runtime.quiet_lock import QuietLock
+from . import sse
 from .config import HttpConfig
 from .event_log import EventLog
 
@@ -38,6 +40,7 @@ class Sink:
         # Set by a POST's own task, which sends the request's final answer as it unwinds (send_final):
         # the writes then suspend that task at the top of its call chain, not twenty frames down.
         self.owner_sends_final = False
+        self.client_address: str | None = None  # the peer's address (ASGI scope["client"]), if known
         self._final: list[dict[str, Any]] = []
 
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
@@ -114,6 +117,20 @@ class Sink:
             await self._send(message)
 
 
+RETRY_STATUS = {errors.RATE_LIMITED: 429, errors.UNAVAILABLE: 503}
+
+
+def retry_headers(message: Any, status: int) -> list[tuple[bytes, bytes]]:
+    """``Retry-After`` (whole seconds, rounded up) for a 429 or 503 whose error has ``data.retryAfter``."""
+    if status not in (429, 503):
+        return []
+    data = message["error"].get("data")
+    seconds = data.get("retryAfter") if isinstance(data, dict) else None
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+        return []
+    return [(b"retry-after", str(max(1, math.ceil(seconds))).encode())]
+
+
 def status_for(message: Any, era: str, protocol_level: bool) -> int:
     """HTTP status of a JSON-RPC answer sent as a plain JSON body before any streaming.
 
@@ -122,6 +139,8 @@ def status_for(message: Any, era: str, protocol_level: bool) -> int:
     if not isinstance(message, dict) or "error" not in message:
         return 200
     code = message["error"].get("code")
+    if code in RETRY_STATUS:
+        return RETRY_STATUS[code]  # rate limited or unavailable: a status proxies and clients act on
     if era == "modern" and code in (-32020, -32021, -32022):
         return 400  # the spec requires 400 for these wherever they arise
     if not protocol_level:
@@ -172,7 +191,8 @@ class Exchange:
         if sink is not None and not sink.started and self.config.response_mode != "sse":
             if final:
                 status = status_for(message, self.era, self.error_status)
-                await sink.respond(status, data, JSON_HEADERS + self.headers, final=True)
+                await sink.respond(status, data, JSON_HEADERS + self.headers + retry_headers(message, status),
+                                   final=True)
                 self.done = True
                 return
             if self.config.response_mode == "json":
