@@ -16,14 +16,14 @@ from typing import Any, NoReturn
 import attrs
 import trio
 
-from . import plugins
+from . import auth_options, plugins
 from .app.admission import RateLimit
 from .runtime.limits import SessionLimits
 from .serve import serve_stdio, wait_for_signals
 
 TRANSPORTS = ("stdio", "http", "ws")
 SERVE_KEYS = {"plugins", "transport", "host", "port", "path", "prefixes", "name", "version", "instructions", "telemetry",
-              "rate_limit", "rate_burst", "max_tool_calls", "tool_call_wait",
+              "rate_limit", "rate_burst", "max_tool_calls", "tool_call_wait", "auth",
               "limits", "legacy_sse", "allowed_hosts", "allowed_origins", "response_mode"}
 RESPONSE_MODES = ("auto", "json", "sse")
 LIMIT_KEYS = {field.name for field in attrs.fields(SessionLimits)}
@@ -73,6 +73,7 @@ def make_parser() -> argparse.ArgumentParser:
                        help="how long a tool call over --max-tool-calls waits for a slot before refused (default 5)")
     serve.add_argument("--no-telemetry", dest="telemetry", action="store_false", default=None,
                        help="no OpenTelemetry spans or metrics even when opentelemetry-api is installed")
+    auth_options.add_flags(serve)
     serve.add_argument("--config", type=Path, metavar="FILE", help="TOML file with [serve] settings")
     commands.add_parser("plugins", help="list installed plugins", description="List installed mcptrio plugins.")
     return parser
@@ -121,7 +122,8 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
         "prefixes": prefixes,
         "app": {"name": config.get("name", "mcptrio"), "version": config.get("version", _version()),
                 "instructions": config.get("instructions"), "limits": limits,
-                "telemetry": _flag(args.telemetry, config, "telemetry", None), **admission(args, config)},
+                "telemetry": _flag(args.telemetry, config, "telemetry", None), **admission(args, config),
+                "auth": auth_options.auth_config(args, config.get("auth", {}))},
         "legacy_sse": bool(args.legacy_sse if args.legacy_sse is not None else config.get("legacy_sse", False)),
         "allowed_hosts": tuple(config.get("allowed_hosts", [])) + tuple(args.allowed_host),
         "allowed_origins": tuple(config.get("allowed_origins", [])) + tuple(args.allowed_origin),
@@ -177,6 +179,14 @@ def serve(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown transport {options['transport']!r} (choose from {', '.join(TRANSPORTS)})")
     if options["response_mode"] not in RESPONSE_MODES:
         raise UsageError(f"unknown response_mode {options['response_mode']!r} (choose from {', '.join(RESPONSE_MODES)})")
+    auth = options["app"]["auth"]
+    if auth is not None and options["transport"] == "stdio":
+        print("mcptrio: warning: authorization is for http and ws; stdio is not authenticated "
+              "(the spec says stdio should not use OAuth): the auth settings are ignored", file=sys.stderr)
+        options["app"]["auth"] = None
+    elif auth is not None and auth.public_url is None and options["host"] in ("0.0.0.0", "::", ""):
+        raise UsageError(f"authorization on a server bound to {options['host']} needs --public-url "
+                         "(the URL clients use, which tokens must name)")
     app = plugins.build_app(options["plugins"], prefixes=options["prefixes"], **options["app"])
     # Everything loaded so far lives as long as the server: keep the collector from rescanning it.
     gc.collect()
@@ -211,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
             return serve(args)
         if args.command == "plugins":
             return list_plugins()
-    except (UsageError, plugins.PluginError, ImportError) as exc:
+    except (UsageError, plugins.PluginError, ImportError, auth_options.AuthSettingsError) as exc:
         fail(str(exc))
     make_parser().print_help(sys.stderr)
     return 2

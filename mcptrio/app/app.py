@@ -17,7 +17,9 @@ from ..protocol.session import ServerIdentity
 from ..protocol.versions import at_least
 from ..runtime.limits import SessionLimits
 from . import pipeline
+from ..auth import AuthConfig, ScopePolicy
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
+from .authorization import ScopeCheck
 from .middleware import Middleware
 from .notifications import Audience, Listener
 from .registry import Registry
@@ -30,7 +32,7 @@ log = logging.getLogger("mcptrio.app")
 
 # Ranks of the built-in middleware the operator turns on: lower is further out.  User and
 # plugin middleware run inside all of them.
-TELEMETRY, ACCESS_LOG, RATE_LIMIT, DRAIN, CONCURRENCY = 10, 20, 30, 40, 50
+TELEMETRY, ACCESS_LOG, AUTHORIZATION, RATE_LIMIT, DRAIN, CONCURRENCY = 10, 20, 25, 30, 40, 50
 
 
 @attrs.frozen
@@ -74,14 +76,15 @@ class App(Registry):
     ``telemetry`` (OpenTelemetry; None: on when ``opentelemetry-api`` is installed),
     ``rate_limit`` (``"20/s"`` or a ``RateLimit`` with its burst: per principal, else address,
     else session) and ``max_tool_calls`` (server-wide, a call over it waits ``tool_call_wait``
-    seconds for a slot).
+    seconds for a slot), ``auth`` (an ``AuthConfig``: the network transports check bearer
+    tokens, the pipeline checks the scopes each tool, prompt and resource needs).
     """
 
     def __init__(self, name: str = "mcptrio", version: str = "0.1.0", *, title: str | None = None,
                  instructions: str | None = None, limits: SessionLimits | None = None, page_size: int = 100,
                  cache_ttl_ms: int = 0, cache_scope: str = "public", state_key: bytes | None = None,
                  telemetry: Any = None, rate_limit: RateLimit | str | None = None,
-                 max_tool_calls: int | None = None, tool_call_wait: float = 5.0) -> None:
+                 max_tool_calls: int | None = None, tool_call_wait: float = 5.0, auth: AuthConfig | None = None) -> None:
         super().__init__(name)
         self.version = version
         self.limits = limits or SessionLimits()
@@ -105,6 +108,10 @@ class App(Registry):
         self.rate_limiter = RateLimiter(rate_limit) if rate_limit is not None else None
         if self.rate_limiter is not None:
             self.use_builtin(RATE_LIMIT, self.rate_limiter)
+        self.auth = auth
+        self.scopes = ScopeCheck(self, auth.policy() if auth is not None else ScopePolicy())
+        if auth is not None:
+            self.use_builtin(AUTHORIZATION, self.scopes)
         self.tool_calls = ToolCallLimiter(max_tool_calls, tool_call_wait) if max_tool_calls is not None else None
         if self.tool_calls is not None:
             self.use_builtin(CONCURRENCY, self.tool_calls)

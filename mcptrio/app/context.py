@@ -109,6 +109,12 @@ class Context:
         return self._request.principal
 
     @property
+    def auth(self) -> Any:
+        """The ``mcptrio.auth.Principal`` of the request's access token (subject, client id,
+        scopes, expiry, claims) when the server checks tokens; None otherwise (and on stdio)."""
+        return self._request.principal
+
+    @property
     def session_key(self) -> object:
         """An opaque, hashable handle of the client's session: a key for per-session caches."""
         return self._session

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import re
 import sys
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterable
 
 import attrs
 
@@ -90,6 +90,7 @@ class ToolEntry:
     icons: list[dict[str, Any]] | None = None
     meta: dict[str, Any] | None = None
     owner: str = ""
+    scopes: frozenset[str] = frozenset()  # OAuth scopes a call needs (with authorization on)
 
     def definition(self) -> dict[str, Any]:
         out = _optional(title=self.title, description=self.description, annotations=self.annotations,
@@ -114,6 +115,7 @@ class ResourceEntry:
     annotations: dict[str, Any] | None = None
     icons: list[dict[str, Any]] | None = None
     owner: str = ""
+    scopes: frozenset[str] = frozenset()  # OAuth scopes a read needs (with authorization on)
 
     def definition(self) -> dict[str, Any]:
         out = {"uri": self.uri, "name": self.name}
@@ -137,6 +139,7 @@ class TemplateEntry:
     icons: list[dict[str, Any]] | None = None
     complete: dict[str, Completer] = attrs.field(factory=dict)
     owner: str = ""
+    scopes: frozenset[str] = frozenset()  # OAuth scopes it needs (with authorization on)
 
     def match(self, uri: str) -> dict[str, str] | None:
         found = self.pattern.fullmatch(uri)
@@ -160,6 +163,7 @@ class PromptEntry:
     icons: list[dict[str, Any]] | None = None
     complete: dict[str, Completer] = attrs.field(factory=dict)
     owner: str = ""
+    scopes: frozenset[str] = frozenset()  # OAuth scopes it needs (with authorization on)
 
     def definition(self) -> dict[str, Any]:
         out = {"name": self.name}
@@ -232,15 +236,17 @@ class Registry:
     def tool(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
              annotations: dict[str, Any] | None = None, icons: list[dict[str, Any]] | None = None,
              input_schema: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
-             meta: dict[str, Any] | None = None) -> Callable[[Handler], Handler]:
-        """Register an async function as a tool; its signature gives the input schema."""
+             meta: dict[str, Any] | None = None, scopes: Iterable[str] = ()) -> Callable[[Handler], Handler]:
+        """Register an async function as a tool; its signature gives the input schema.  ``scopes``:
+        the OAuth scopes a token needs to call it, once the server checks tokens."""
+        declared = _scopes(scopes)
 
         def register(fn: Handler) -> Handler:
             _require_async(fn, "tool")
             signature = ToolSignature.from_function(fn, input_schema=input_schema, output_schema=output_schema,
                                                   content_types=_content_types())
             entry = ToolEntry(name or fn.__name__, fn, signature, title, _describe(fn, description),
-                              annotations, icons, meta)
+                              annotations, icons, meta, scopes=declared)
             self._add(self.tools, entry.name, entry, "tool")
             return fn
 
@@ -249,8 +255,10 @@ class Registry:
     def resource(self, uri: str, *, name: str | None = None, title: str | None = None,
                  description: str | None = None, mime_type: str | None = None, size: int | None = None,
                  annotations: dict[str, Any] | None = None, icons: list[dict[str, Any]] | None = None,
-                 complete: dict[str, Handler] | None = None) -> Callable[[Handler], Handler]:
-        """Register a resource; a URI with ``{variables}`` makes it a resource template."""
+                 complete: dict[str, Handler] | None = None, scopes: Iterable[str] = ()) -> Callable[[Handler], Handler]:
+        """Register a resource; a URI with ``{variables}`` makes it a resource template.  ``scopes``:
+        the OAuth scopes a token needs to read it."""
+        declared = _scopes(scopes)
 
         def register(fn: Handler) -> Handler:
             _require_async(fn, "resource")
@@ -258,11 +266,12 @@ class Registry:
             if "{" in uri:
                 pattern, variables = compile_template(uri)
                 entry = TemplateEntry(uri, name or fn.__name__, fn, ctx_param, pattern, variables, title,
-                                      _describe(fn, description), mime_type, annotations, icons, _completers(complete))
+                                      _describe(fn, description), mime_type, annotations, icons, _completers(complete),
+                                      scopes=declared)
                 self._add(self.templates, uri, entry, "resource template")
             else:
                 entry = ResourceEntry(uri, name or fn.__name__, fn, ctx_param, title, _describe(fn, description),
-                                      mime_type, size, annotations, icons)
+                                      mime_type, size, annotations, icons, scopes=declared)
                 self._add(self.resources, uri, entry, "resource")
             return fn
 
@@ -270,15 +279,17 @@ class Registry:
 
     def prompt(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
                arguments: dict[str, str] | None = None, icons: list[dict[str, Any]] | None = None,
-               complete: dict[str, Handler] | None = None) -> Callable[[Handler], Handler]:
-        """Register a prompt; its parameters are the prompt's arguments (``arguments`` describes them)."""
+               complete: dict[str, Handler] | None = None, scopes: Iterable[str] = ()) -> Callable[[Handler], Handler]:
+        """Register a prompt; its parameters are the prompt's arguments (``arguments`` describes them).
+        ``scopes``: the OAuth scopes a token needs to get it."""
+        declared = _scopes(scopes)
 
         def register(fn: Handler) -> Handler:
             _require_async(fn, "prompt")
             ctx_param = _context_parameter(fn)
             entry = PromptEntry(name or fn.__name__, fn, ctx_param,
                                 _prompt_arguments(fn, ctx_param, arguments or {}), title,
-                                _describe(fn, description), icons, _completers(complete))
+                                _describe(fn, description), icons, _completers(complete), scopes=declared)
             self._add(self.prompts, entry.name, entry, "prompt")
             return fn
 
@@ -288,3 +299,13 @@ class Registry:
         if key in table:
             raise ValueError(f"{kind} {key!r} is registered twice")
         table[key] = entry
+
+
+def _scopes(scopes: Iterable[str]) -> frozenset[str]:
+    if isinstance(scopes, str):
+        raise TypeError(f"scopes must be a list of scope names, not the string {scopes!r}")
+    found = frozenset(scopes)
+    bad = [s for s in found if not isinstance(s, str) or not s or " " in s or '"' in s or "\\" in s]
+    if bad:
+        raise ValueError(f"invalid OAuth scope name(s): {bad!r}")
+    return found

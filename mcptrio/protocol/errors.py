@@ -19,6 +19,7 @@ UNSUPPORTED_PROTOCOL_VERSION = -32022
 # both are retryable and carry data.retryAfter (seconds).  Numbered after their HTTP statuses.
 RATE_LIMITED = -31429  # the client's rate limit is spent (HTTP 429)
 UNAVAILABLE = -31503  # the server is at capacity or draining: retry later (HTTP 503)
+FORBIDDEN = -31403  # the token lacks a scope the request needs; data.requiredScopes names them all
 
 
 class McpError(Exception):

@@ -37,14 +37,23 @@ def request_digest(method: str, params: dict[str, Any]) -> str:
     return _b64(hashlib.sha256(body).digest()[:16])
 
 
-def seal(key: bytes, method: str, params: dict[str, Any], responses: dict[str, Any], expires_at: float) -> str:
-    payload = orjson.dumps({"d": request_digest(method, params), "e": int(expires_at), "r": responses})
+def owner_tag(owner: str) -> str:
+    """Who the state belongs to (an authorized principal's binding; "" without authorization), hashed."""
+    return _b64(hashlib.sha256(owner.encode()).digest()[:12]) if owner else ""
+
+
+def seal(key: bytes, method: str, params: dict[str, Any], responses: dict[str, Any], expires_at: float,
+         owner: str = "") -> str:
+    payload = orjson.dumps({"d": request_digest(method, params), "e": int(expires_at), "r": responses,
+                            "o": owner_tag(owner)})
     tag = hmac.new(key, payload, hashlib.sha256).digest()
     return f"{_b64(payload)}.{_b64(tag)}"
 
 
-def unseal(key: bytes, state: Any, method: str, params: dict[str, Any], now: float) -> dict[str, Any]:
-    """Verify ``state`` for this request and return the input responses it carries."""
+def unseal(key: bytes, state: Any, method: str, params: dict[str, Any], now: float, owner: str = "") -> dict[str, Any]:
+    """Verify ``state`` for this request (and ``owner``) and return the input responses it carries.
+
+    State sealed for another principal is refused exactly as a forged one is."""
     if not isinstance(state, str) or state.count(".") != 1:
         raise _tampered()
     payload_text, tag_text = state.split(".")
@@ -55,6 +64,8 @@ def unseal(key: bytes, state: Any, method: str, params: dict[str, Any], now: flo
     if not hmac.compare_digest(tag, hmac.new(key, payload, hashlib.sha256).digest()):
         raise _tampered()
     body = orjson.loads(payload)
+    if body.get("o", "") != owner_tag(owner):
+        raise _tampered()
     if body["d"] != request_digest(method, params):
         raise errors.invalid_params("requestState belongs to a different request")
     if now > body["e"]:

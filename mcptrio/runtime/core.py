@@ -26,6 +26,7 @@ class SessionCore:
     transport = "memory"  # what carries this session's bytes: stdio, http, websocket, sse, memory
     session_id: str | None = None  # the transport's session id, where it has one (legacy HTTP)
     client_address: str | None = None  # the peer's network address, where there is one (http, websocket)
+    principal: Any = None  # who the connection authenticated as (websocket, legacy SSE), else None
 
     def __init__(self, host: Host, limits: SessionLimits | None = None,
                  protocol: ServerProtocol | None = None) -> None:
@@ -73,6 +74,8 @@ class SessionCore:
         """Act on one protocol event from a frame that arrived on ``route``."""
         if isinstance(event, Dispatch):
             event.request.route = route
+            if self.principal is not None:
+                event.request.principal = self.principal
             if not self.dispatcher.start(event.request):
                 await self.refuse_busy(event.request)
         elif isinstance(event, Send):

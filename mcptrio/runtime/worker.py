@@ -194,7 +194,8 @@ class Dispatcher:
         responses: dict[str, Any] = {}
         if "requestState" in params:
             key = self.session.host.state_key
-            responses.update(unseal(key, params["requestState"], request.method, params, time.time()))
+            responses.update(unseal(key, params["requestState"], request.method, params, time.time(),
+                                    _owner(request)))
         fresh = params.get("inputResponses")
         if fresh is not None:
             if not isinstance(fresh, dict) or not all(isinstance(v, dict) for v in fresh.values()):
@@ -207,6 +208,11 @@ class Dispatcher:
                         input_state: dict[str, Any]) -> dict[str, Any]:
         responses = input_state.get("responses", {})
         expires = time.time() + self.session.limits.input_state_ttl
-        state = seal(self.session.host.state_key, request.method, request.params, responses, expires)
+        state = seal(self.session.host.state_key, request.method, request.params, responses, expires, _owner(request))
         return {"resultType": "input_required", "inputRequests": needed.requests, "requestState": state}
 
+
+
+def _owner(request: IncomingRequest) -> str:
+    """What a request's state is bound to: its principal's binding (with authorization), else ""."""
+    return getattr(request.principal, "binding", "") if request.principal is not None else ""

@@ -16,7 +16,10 @@ from ..framing import Oversize
 from ..runtime.limits import SessionLimits
 from ..runtime.session import Session
 from ..runtime.stream import OneByOne
+from ..auth.errors import AuthError
+from ..auth.gate import Gate
 from .http import security
+from .http.authorization import expiry_deadline, resource_check
 from .http.config import HttpConfig
 
 if TYPE_CHECKING:
@@ -71,26 +74,47 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
         if SUBPROTOCOL not in request.proposed_subprotocols:
             await request.reject(400, body=b"Bad Request: the WebSocket subprotocol 'mcp' is required")
             return
+        principal = None
+        if gate is not None:  # the token is checked on the upgrade request: refused before it is accepted
+            query = request.path.partition("?")[2].encode("latin-1")
+            try:
+                principal = await gate.authenticate(headers.get(b"authorization"), query)
+            except AuthError as error:
+                status, extra, body = gate.challenge(error)
+                await request.reject(status, extra_headers=extra, body=body)
+                return
         connection = await request.accept(subprotocol=SUBPROTOCOL)
         session = Session(app, WebSocketMessageStream(connection), limits, transport="websocket")
+        session.principal = principal
         remote = connection.remote  # an Endpoint (address, port), or a string for other streams
         session.client_address = str(remote.address) if hasattr(remote, "address") else None
         live.add(session)
+        ending = trio.Event()  # the server's shutdown, or the token's expiry: the session drains
         try:
-            await session.run(shutdown)
+            async with trio.open_nursery() as timers:
+                timers.start_soon(_set_when, shutdown, ending)
+                timers.start_soon(_set_at, expiry_deadline(principal), ending)
+                await session.run(ending)
+                timers.cancel_scope.cancel()
             await connection.aclose()
         finally:
             live.discard(session)
             if not live:
                 all_ended.set()
 
+    gate: Gate | None = None
+    if app.auth is not None:
+        resource_check(app.auth, host)
     async with trio.open_nursery() as nursery:
         server = await nursery.start(lambda task_status: ws_serve(
             handler, host, port, None, max_message_size=limits.max_message_size,
             handler_nursery=nursery, task_status=task_status))
         bound_port = server.port
         shown = f"[{host}]" if ":" in host else host
-        task_status.started(f"ws://{shown}:{bound_port}{config.path}")
+        url = f"ws://{shown}:{bound_port}{config.path}"
+        if app.auth is not None:
+            gate = Gate(app.auth, app.auth.public_url or url)
+        task_status.started(url)
         if shutdown_trigger is not None:
             await shutdown_trigger()
         else:
@@ -100,3 +124,16 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
             with trio.move_on_after(limits.shutdown_grace + 1):
                 await all_ended.wait()
         nursery.cancel_scope.cancel()
+    if gate is not None:
+        with trio.CancelScope(shield=True):
+            await gate.aclose()
+
+
+async def _set_when(event: trio.Event, then: trio.Event) -> None:
+    await event.wait()
+    then.set()
+
+
+async def _set_at(deadline: float, then: trio.Event) -> None:
+    await trio.sleep_until(deadline)
+    then.set()

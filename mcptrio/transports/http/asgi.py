@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 import orjson
 import trio
 
+from ...auth.errors import AuthError
+from ...auth.gate import Gate
 from ...protocol import errors
 from ...protocol.errors import McpError
 from ...protocol.events import Dispatch, IncomingRequest
@@ -22,8 +24,8 @@ from ...protocol.session import META_VERSION, error_message
 from ...protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
 from ...runtime.limits import SessionLimits
 from ...runtime.worker import CLIENT
+from . import authorization, security
 from . import headers as mcp_headers
-from . import security
 from .config import HttpConfig
 from .event_log import parse_event_id
 from .exchange import JSON_HEADERS, Exchange, Sink
@@ -75,8 +77,17 @@ class McpHttpApp:
         self._shutdown = trio.Event()
         # The POST's watcher arms its requests' deadlines (watch.py), unless they come before it can.
         self._arm_deadlines_at_once = self.limits.request_timeout <= 2 * self.config.watch_after
+        self.gate: Gate | None = None  # token checks, once the endpoint's canonical URL is known
+        if app.auth is not None and app.auth.public_url is not None:
+            self.use_resource_url(app.auth.public_url)
         self.legacy_sse = (LegacySseEndpoints(app, self.limits, self.config.path, self.config.keepalive_interval)
                            if self.config.legacy_sse else None)
+
+    def use_resource_url(self, url: str) -> None:
+        """With authorization on: the endpoint's canonical URL (the configured public URL, else the
+        address it was bound to), which tokens must name and the metadata announces."""
+        if self.app.auth is not None and self.gate is None:
+            self.gate = Gate(self.app.auth, self.app.auth.public_url or url)
 
     # -- ASGI entry ------------------------------------------------------------------------
 
@@ -93,16 +104,27 @@ class McpHttpApp:
         sink.unread_body = (headers.get(b"content-length", b"0") not in (b"0", b"")
                             or b"transfer-encoding" in headers)
         try:
+            method = scope["method"]
+            path = scope["path"].rstrip("/")
+            if self.gate is not None and path in self.gate.metadata_paths:
+                await authorization.serve_metadata(self.gate, method, sink)  # open to all, whatever the Host
+                return
             refused = security.check(headers, self.config)
             if refused is not None:
                 raise HttpError(refused[0], errors.invalid_request(refused[1]))
-            method = scope["method"]
-            path = scope["path"].rstrip("/")
-            if self.legacy_sse is not None and path in (self.legacy_sse.sse_path, self.legacy_sse.messages_path):
-                await self._legacy_sse(scope, path, headers, receive, sink)
-                return
-            if path != self.config.path.rstrip("/"):
+            legacy_sse = self.legacy_sse is not None and path in (self.legacy_sse.sse_path,
+                                                                   self.legacy_sse.messages_path)
+            if not legacy_sse and path != self.config.path.rstrip("/"):
                 await sink.respond(404, b"Not Found", [(b"content-type", b"text/plain")])
+                return
+            if self.app.auth is not None:
+                if self.gate is None:
+                    raise RuntimeError("authorization is on but the endpoint's URL is unknown: set public_url")
+                sink.principal = await authorization.admit(self.gate, headers, scope.get("query_string", b""), sink)
+                if sink.principal is None:
+                    return
+            if legacy_sse:
+                await self._legacy_sse(scope, path, headers, receive, sink)
                 return
             if method == "POST":
                 sink.owner_sends_final = True  # (a GET's sink may carry a resumed POST's answer: not there)
@@ -117,6 +139,9 @@ class McpHttpApp:
             if not sink.started:
                 body = orjson.dumps(error_message(exc.request_id, exc.error))
                 await sink.respond(exc.status, body, JSON_HEADERS + exc.headers)
+        except AuthError as exc:  # a scope the token lacks, found once the body was read
+            assert self.gate is not None
+            await authorization.refuse(self.gate, exc, sink)
         except Exception:
             traceback.print_exc(file=sys.stderr)
             if not sink.started:
@@ -147,7 +172,7 @@ class McpHttpApp:
             await endpoints.get(receive, sink, self._shutdown)
         elif path == endpoints.messages_path and scope["method"] == "POST":
             stream = endpoints.stream_for(scope.get("query_string", b""))
-            if stream is None:
+            if stream is None or not authorization.owns(stream.binding, sink.principal):
                 raise HttpError(404, errors.invalid_request("Session not found: open the SSE stream first"))
             body = await self._read_body(headers, receive, sink)
             await stream.inbox_send.send(body)
@@ -242,7 +267,7 @@ class McpHttpApp:
         if session_id is None:
             raise HttpError(400, errors.invalid_request("Bad Request: Mcp-Session-Id header is required"), request_id)
         session = self.sessions.get(session_id.decode("latin-1"))
-        if session is None:
+        if session is None or not authorization.owns(session.binding, sink.principal):
             raise HttpError(404, errors.invalid_request("Session not found: it ended or never existed"), request_id)
         if header_version and header_version not in SUPPORTED_VERSIONS:
             raise HttpError(400, errors.invalid_request(f"Unsupported MCP-Protocol-Version: {header_version[:40]!r}"),
@@ -260,6 +285,7 @@ class McpHttpApp:
                             [(b"retry-after", b"5")])
         session = HttpSession(self.app, self.limits, self.config, self.sessions.new_id())
         session.client_address = sink.client_address
+        session.binding = sink.principal.binding if sink.principal is not None else None
         self.sessions.add(session)  # findable before the client can read the answer and come back
         self.app.open_session(session)
         await self._exchange(session, value, receive, sink, era="legacy", headers=self._session_headers(session),
@@ -295,6 +321,14 @@ class McpHttpApp:
                 requests.append(event.request)
             else:
                 await core.handle_event(event, exchange)
+        if requests and sink.principal is not None:
+            assert self.gate is not None
+            try:
+                authorization.check_scopes(self.gate, self.app.scopes.needed, sink.principal, requests)
+            except AuthError:
+                for request in requests:
+                    core.protocol.finished(request.id)
+                raise
         exchange.error_status = False  # from here on, errors come from handlers: 200 with the error
         if not requests:
             if not exchange.done:
@@ -347,7 +381,7 @@ class McpHttpApp:
 
     # -- GET and DELETE (legacy sessions) -------------------------------------------------
 
-    def _session_for(self, headers: dict[bytes, bytes]) -> HttpSession:
+    def _session_for(self, headers: dict[bytes, bytes], sink: Sink) -> HttpSession:
         self._expire()
         session_id = headers.get(b"mcp-session-id")
         if session_id is None:
@@ -355,13 +389,13 @@ class McpHttpApp:
                 "Method Not Allowed: GET and DELETE need an Mcp-Session-Id (2026-07-28 is POST only)"),
                 headers=[(b"allow", b"POST")])
         session = self.sessions.get(session_id.decode("latin-1"))
-        if session is None:
+        if session is None or not authorization.owns(session.binding, sink.principal):
             raise HttpError(404, errors.invalid_request("Session not found: it ended or never existed"))
         self.sessions.touch(session)
         return session
 
     async def _get(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> None:
-        session = self._session_for(headers)
+        session = self._session_for(headers, sink)
         if not _accepts(headers, b"text/event-stream"):
             raise HttpError(406, errors.invalid_request("Not Acceptable: Accept must list text/event-stream"))
         standalone = session.open_standalone()
@@ -388,6 +422,8 @@ class McpHttpApp:
                     nursery.start_soon(self._keepalive, exchange)
                     nursery.start_soon(self._end_stream_when, self._shutdown, sink, nursery.cancel_scope)
                     nursery.start_soon(self._end_stream_when, session.ended, sink, nursery.cancel_scope)
+                    nursery.start_soon(self._end_stream_at, authorization.expiry_deadline(sink.principal), sink,
+                                       nursery.cancel_scope)
                     while (await receive())["type"] != "http.disconnect":
                         pass
                 nursery.cancel_scope.cancel()
@@ -407,8 +443,15 @@ class McpHttpApp:
         await sink.write(b"", end=True)
         scope.cancel()
 
+    @staticmethod
+    async def _end_stream_at(deadline: float, sink: Sink, scope: trio.CancelScope) -> None:
+        """The token the stream was opened with expires: the client reconnects with a fresh one."""
+        await trio.sleep_until(deadline)
+        await sink.write(b"", end=True)
+        scope.cancel()
+
     async def _delete(self, headers: dict[bytes, bytes], sink: Sink) -> None:
-        session = self._session_for(headers)
+        session = self._session_for(headers, sink)
         self._end_session(session)
         await sink.respond(200, b"", [])
 

@@ -41,6 +41,7 @@ class Sink:
         # the writes then suspend that task at the top of its call chain, not twenty frames down.
         self.owner_sends_final = False
         self.client_address: str | None = None  # the peer's address (ASGI scope["client"]), if known
+        self.principal: Any = None  # who the request's bearer token says sent it (with authorization)
         self._final: list[dict[str, Any]] = []
 
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:

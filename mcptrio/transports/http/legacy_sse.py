@@ -17,7 +17,7 @@ from ...framing import Oversize
 from ...runtime.limits import SessionLimits
 from ...runtime.session import Session
 from ...runtime.stream import OneByOne
-from . import sse
+from . import authorization, sse
 from .exchange import Sink
 
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ class SseStream(OneByOne):
 
     def __init__(self, sink: Sink, limit: int) -> None:
         self.sink = sink
+        self.binding: str | None = sink.principal.binding if sink.principal is not None else None
         self.inbox_send, self.inbox = trio.open_memory_channel[bytes](64)
         self.limit = limit
 
@@ -67,7 +68,10 @@ class LegacySseEndpoints:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._until_disconnect, receive, stream, nursery.cancel_scope)
                 nursery.start_soon(self._keepalive, sink)
-                await Session(self.app, stream, self.limits, transport="sse").run(shutdown)
+                nursery.start_soon(self._end_input_at, authorization.expiry_deadline(sink.principal), stream)
+                session = Session(self.app, stream, self.limits, transport="sse")
+                session.principal = sink.principal
+                await session.run(shutdown)
                 nursery.cancel_scope.cancel()
             await sink.write(b"", end=True)
         finally:
@@ -77,6 +81,13 @@ class LegacySseEndpoints:
         while (await receive())["type"] != "http.disconnect":
             pass
         await stream.inbox_send.aclose()  # end of input: the session drains
+
+    @staticmethod
+    async def _end_input_at(deadline: float, stream: SseStream) -> None:
+        """The token the stream was opened with expires: no more input, the session drains and the
+        stream ends (the client reconnects with a fresh token)."""
+        await trio.sleep_until(deadline)
+        await stream.inbox_send.aclose()
 
     async def _keepalive(self, sink: Sink) -> None:
         while not sink.ended:

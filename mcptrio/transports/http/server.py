@@ -10,6 +10,7 @@ from hypercorn.trio import serve as hypercorn_serve
 
 from ...runtime.limits import SessionLimits
 from .asgi import McpHttpApp
+from .authorization import resource_check
 from .config import HttpConfig
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ async def serve_http(app: App, *, host: str = "127.0.0.1", port: int = 8000, pat
     gets the endpoint URL, e.g. ``http://127.0.0.1:8000/mcp`` (``port=0`` picks a free port)."""
     limits = limits or app.limits
     http_config = config or HttpConfig(path=path)
+    if app.auth is not None:
+        resource_check(app.auth, host)
     asgi = McpHttpApp(app, http_config, limits)
     hypercorn = hypercorn_config(host, port, limits, http_config)
 
@@ -50,4 +53,9 @@ async def serve_http(app: App, *, host: str = "127.0.0.1", port: int = 8000, pat
     async with trio.open_nursery() as nursery:
         binds = await nursery.start(lambda task_status: hypercorn_serve(
             asgi, hypercorn, shutdown_trigger=trigger, task_status=task_status, mode="asgi"))
-        task_status.started(f"{binds[0]}{http_config.path}")
+        url = f"{binds[0]}{http_config.path}"
+        asgi.use_resource_url(url)
+        task_status.started(url)
+    if asgi.gate is not None:
+        with trio.CancelScope(shield=True):
+            await asgi.gate.aclose()

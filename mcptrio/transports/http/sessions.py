@@ -31,6 +31,7 @@ class HttpSession(SessionCore):
         super().__init__(app, limits)
         self.config = config
         self.session_id = session_id
+        self.binding: str | None = None  # the principal that opened it (with authorization), else None
         self.last_used = trio.current_time() if session_id is not None else 0.0  # (a 2026-07-28 core: unused)
         self.log: EventLog | None = None
         self.standalone: Exchange | None = None  # made by the first GET

@@ -1,0 +1,60 @@
+"""The app's part of authorization: which scopes each request needs, checked in the pipeline.
+
+The HTTP transport checks scopes itself before it dispatches (a missing scope is a ``403``
+on the HTTP response, the spec's step-up challenge); this middleware checks them wherever no
+status can be sent (WebSocket, the 2024-11-05 SSE transport) and is the second lock on HTTP.
+A request without a principal came over a transport that does not authenticate (stdio, in
+memory) and is not checked.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..auth import ScopePolicy
+from ..protocol.errors import FORBIDDEN, McpError
+
+if TYPE_CHECKING:
+    from .middleware import CallNext, Request
+    from .registry import Registry
+
+
+def declared_scopes(registry: Registry, method: str, params: Any) -> frozenset[str]:
+    """The scopes the handler ``method`` reaches declares (tool, prompt, resource or template)."""
+    if not isinstance(params, dict):
+        return frozenset()
+    if method == "tools/call":
+        entry: Any = registry.tools.get(params.get("name"))  # type: ignore[arg-type]
+    elif method == "prompts/get":
+        entry = registry.prompts.get(params.get("name"))  # type: ignore[arg-type]
+    elif method in ("resources/read", "resources/subscribe"):
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            return frozenset()
+        entry = registry.resources.get(uri)
+        if entry is None:
+            entry = next((t for t in registry.templates.values() if t.match(uri) is not None), None)
+    else:
+        return frozenset()
+    return entry.scopes if entry is not None else frozenset()
+
+
+class ScopeCheck:
+    """The middleware: a principal without every scope the request needs gets ``FORBIDDEN``."""
+
+    def __init__(self, registry: Registry, policy: ScopePolicy) -> None:
+        self.registry = registry
+        self.policy = policy
+
+    def needed(self, method: str, params: Any) -> frozenset[str]:
+        return self.policy.needed(method, params, declared_scopes(self.registry, method, params))
+
+    async def __call__(self, request: Request, call_next: CallNext) -> dict[str, Any]:
+        principal = request.principal
+        if principal is not None:
+            needed = self.needed(request.method, request.params)
+            if self.policy.missing(principal.scopes, needed):
+                scopes = sorted(needed)
+                raise McpError(FORBIDDEN, f"insufficient scope: this request needs {' '.join(scopes)}",
+                               {"error": "insufficient_scope", "requiredScopes": scopes})
+        return await call_next(request)

@@ -1,0 +1,63 @@
+"""Which scopes an operation needs, and whether a token's scopes (with what they imply) suffice.
+
+Three sources, all added together: the scopes every request needs (``--auth-scopes``), those a
+tool, prompt or resource declares (``@plugin.tool(scopes=[...])``) and those the operator adds
+by name or URI in configuration (for plugins they cannot change).  Hierarchies are the
+operator's too: ``implied`` maps a broad scope to the narrower ones it includes, transitively
+(``files:write`` → ``files:read``), as the spec's "Servers MUST account for scope hierarchies"
+asks.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import attrs
+
+# The param naming what a method acts on, and the configuration table that adds scopes to it.
+TARGETS = {"tools/call": ("name", "tools"), "prompts/get": ("name", "prompts"),
+           "resources/read": ("uri", "resources"), "resources/subscribe": ("uri", "resources")}
+
+
+def _frozen_table(table: Mapping[str, Any]) -> Mapping[str, frozenset[str]]:
+    return {str(key): frozenset(value) for key, value in dict(table).items()}
+
+
+@attrs.frozen
+class ScopePolicy:
+    """The scopes of every request, those added per tool/prompt/resource, and the hierarchy."""
+
+    required: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
+    tools: Mapping[str, frozenset[str]] = attrs.field(factory=dict, converter=_frozen_table)
+    prompts: Mapping[str, frozenset[str]] = attrs.field(factory=dict, converter=_frozen_table)
+    resources: Mapping[str, frozenset[str]] = attrs.field(factory=dict, converter=_frozen_table)
+    implied: Mapping[str, frozenset[str]] = attrs.field(factory=dict, converter=_frozen_table)
+
+    def needed(self, method: str, params: Any, declared: frozenset[str] = frozenset()) -> frozenset[str]:
+        """Every scope ``method`` on ``params`` needs: the required ones, ``declared`` by its handler,
+        and the configured ones for its target."""
+        needed = self.required | declared
+        target = TARGETS.get(method)
+        if target is not None and isinstance(params, dict):
+            name = params.get(target[0])
+            if isinstance(name, str):
+                needed |= getattr(self, target[1]).get(name, frozenset())
+        return needed
+
+    def granted(self, scopes: frozenset[str]) -> frozenset[str]:
+        """``scopes`` with everything they imply, transitively."""
+        if not self.implied:
+            return scopes
+        seen, todo = set(scopes), list(scopes)
+        while todo:
+            for narrower in self.implied.get(todo.pop(), ()):
+                if narrower not in seen:
+                    seen.add(narrower)
+                    todo.append(narrower)
+        return frozenset(seen)
+
+    def missing(self, scopes: frozenset[str], needed: frozenset[str]) -> frozenset[str]:
+        """What of ``needed`` the token's ``scopes`` lack, hierarchy considered (empty: enough)."""
+        if needed <= scopes:
+            return frozenset()
+        return needed - self.granted(scopes)
