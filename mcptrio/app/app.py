@@ -20,8 +20,10 @@ from . import pipeline
 from ..auth import AuthConfig, ScopePolicy
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
 from .authorization import ScopeCheck
+from .tasks.methods import EXTENSION
+from .tasks.runner import TaskRunner
 from .middleware import Middleware
-from .notifications import Audience, Listener
+from .notifications import Audience, Listener, task_session
 from .registry import Registry
 
 if TYPE_CHECKING:
@@ -76,7 +78,8 @@ class App(Registry):
     ``telemetry`` (OpenTelemetry; None: on when ``opentelemetry-api`` is installed),
     ``rate_limit`` (``"20/s"`` or a ``RateLimit`` with its burst: per principal, else address,
     else session) and ``max_tool_calls`` (server-wide, a call over it waits ``tool_call_wait``
-    seconds for a slot), ``auth`` (an ``AuthConfig``: the network transports check bearer
+    seconds for a slot), ``tasks`` (a ``TaskRunner``: its store, how many tasks may run at once,
+    their TTL and poll interval), ``auth`` (an ``AuthConfig``: the network transports check bearer
     tokens, the pipeline checks the scopes each tool, prompt and resource needs).
     """
 
@@ -84,7 +87,8 @@ class App(Registry):
                  instructions: str | None = None, limits: SessionLimits | None = None, page_size: int = 100,
                  cache_ttl_ms: int = 0, cache_scope: str = "public", state_key: bytes | None = None,
                  telemetry: Any = None, rate_limit: RateLimit | str | None = None,
-                 max_tool_calls: int | None = None, tool_call_wait: float = 5.0, auth: AuthConfig | None = None) -> None:
+                 max_tool_calls: int | None = None, tool_call_wait: float = 5.0, auth: AuthConfig | None = None,
+                 tasks: TaskRunner | None = None) -> None:
         super().__init__(name)
         self.version = version
         self.limits = limits or SessionLimits()
@@ -109,6 +113,8 @@ class App(Registry):
         if self.rate_limiter is not None:
             self.use_builtin(RATE_LIMIT, self.rate_limiter)
         self.auth = auth
+        self.tasks = tasks or TaskRunner()
+        self.tasks.listeners.append(self.audience.task_changed)
         self.scopes = ScopeCheck(self, auth.policy() if auth is not None else ScopePolicy())
         if auth is not None:
             self.use_builtin(AUTHORIZATION, self.scopes)
@@ -194,6 +200,11 @@ class App(Registry):
             caps["prompts"] = {"listChanged": True}
         if (self.prompts or self.templates) and (era == "modern" or at_least(version, "2025-03-26")):
             caps["completions"] = {}
+        if any(tool.task != "never" for tool in self.tools.values()):
+            if era == "modern":
+                caps["extensions"] = {EXTENSION: {}}
+            elif at_least(version, "2025-11-25"):
+                caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
         return caps
 
     @contextlib.contextmanager
@@ -215,6 +226,8 @@ class App(Registry):
         if session not in self.audience.sessions:
             return
         self.audience.forget(session)
+        if self.tasks.live and session.protocol.legacy_version is not None:
+            self.tasks.cancel_owned("\x00" + task_session(session))  # its tasks are out of reach now
         for hooks in self.session_hooks:
             hooks.closed(session)
 

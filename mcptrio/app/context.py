@@ -16,7 +16,7 @@ from ..protocol import errors
 from ..protocol.errors import McpError
 from ..protocol.session import LOG_LEVELS
 from ..runtime.input_required import InputRequired
-from .errors import ClientCapabilityMissing
+from .errors import ClientCapabilityMissing, StartTask
 
 if TYPE_CHECKING:
     from ..protocol.events import IncomingRequest
@@ -45,6 +45,7 @@ class Context:
         self._last_progress: float | None = None
         self._input_responses = input_responses or {}
         self._input_counter = 0
+        self.task_wanted = False  # (set by tools/call for an input_first tool the client may run as a task)
 
     # -- what the request is --------------------------------------------------------------
 
@@ -167,6 +168,16 @@ class Context:
         """Legacy Streamable HTTP (SEP-1699): end this request's SSE response now; the client
         resumes with ``Last-Event-ID`` and receives the rest.  A no-op on other transports."""
         await self._session.close_stream(self._request)
+
+    # -- tasks ----------------------------------------------------------------------------
+
+    async def start_task(self) -> None:
+        """In a tool declared ``task=..., input_first=True``: hand the rest of the work to a task
+        (the client gets ``CreateTaskResult`` now).  Code before this call runs again in the task,
+        where input gathered so far is returned as it was: keep it to gathering input.  Returns at
+        once when the call is not becoming a task (the client does not support tasks)."""
+        if self.task_wanted:
+            raise StartTask()
 
     # -- asking the client ----------------------------------------------------------------
 

@@ -14,3 +14,7 @@ class ToolError(Exception):
 
 class ClientCapabilityMissing(Exception):
     """A handler asked the client for something it did not declare it can do (legacy era)."""
+
+
+class StartTask(Exception):
+    """Raised by ``ctx.start_task()`` in a tool that gathers input first: hand off to a task now."""

@@ -18,10 +18,12 @@ from .errors import ClientCapabilityMissing, ToolError
 from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
 from .pagination import page
 from .signature import ArgumentError, OutputError
+from .tasks import methods as tasks
 
 if TYPE_CHECKING:
     from .context import Context
     from .registry import PromptEntry, ResourceEntry, TemplateEntry, ToolEntry
+    from .tasks.runner import TaskRunner
 
 log = logging.getLogger("mcptrio.app")
 
@@ -34,6 +36,7 @@ class App(Protocol):
     prompts: dict[str, PromptEntry]
     page_size: int
     audience: Audience
+    tasks: TaskRunner
 
 
 # Failures a tool reports as an isError result with their own text.
@@ -93,7 +96,13 @@ def _with_context(kwargs: dict[str, Any], name: str | None, ctx: Context) -> dic
 # -- tools -------------------------------------------------------------------------------------
 
 async def tools_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    return _listing("tools", list(app.tools.values()), params, app.page_size)
+    result = _listing("tools", list(app.tools.values()), params, app.page_size)
+    if tasks.legacy_tasks(ctx):  # 2025-11-25 names each tool's task support (the extension does not)
+        for tool in result["tools"]:
+            support = app.tools[tool["name"]].task
+            if support != "never":
+                tool["execution"] = {"taskSupport": support}
+    return result
 
 
 def tool_error(text: str) -> dict[str, Any]:
@@ -105,6 +114,23 @@ async def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> dict[str
     entry = app.tools.get(name)
     if entry is None:
         raise errors.invalid_params(f"unknown tool: {name!r}")
+    if not tasks.wants_task(entry, ctx, params):
+        return await _run_tool(entry, ctx, params)
+
+    def run(task_ctx: Context) -> Awaitable[dict[str, Any]]:
+        return _run_tool(entry, task_ctx, params)
+
+    if entry.input_first and ctx.era == "modern":
+        ctx.task_wanted = True  # the handler runs here until it calls ctx.start_task()
+        try:
+            return await _run_tool(entry, ctx, params)
+        except tasks.StartTask:
+            pass
+    return await tasks.start(app.tasks, ctx, entry, params, run)
+
+
+async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    name = entry.name
     signature = entry.signature
     try:
         kwargs = signature.bind(_object_param(params, "arguments"))
@@ -113,7 +139,7 @@ async def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> dict[str
     _with_context(kwargs, signature.context_parameter, ctx)
     try:
         value = await entry.fn(**kwargs)
-    except (McpError, InputRequired, trio.Cancelled):
+    except (McpError, InputRequired, tasks.StartTask, trio.Cancelled):
         raise
     except TOOL_FAILURES as exc:
         return tool_error(str(exc))
@@ -316,6 +342,18 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
             raise errors.invalid_params('"notifications.resourceSubscriptions" must be a list of URIs')
         if uris:
             agreed["resourceSubscriptions"] = uris
+    task_ids = requested.get("taskIds")
+    if task_ids is not None:
+        if not (isinstance(task_ids, list) and all(isinstance(t, str) for t in task_ids)):
+            raise errors.invalid_params('"notifications.taskIds" must be a list of task ids')
+        if not tasks.client_declares(ctx):
+            raise McpError(errors.MISSING_REQUIRED_CLIENT_CAPABILITY,
+                           f"task notifications need the {tasks.EXTENSION} extension",
+                           {"requiredCapabilities": {"extensions": {tasks.EXTENSION: {}}}})
+        owner = tasks.owner_of(ctx)
+        mine = [t for t in task_ids if (record := await app.tasks.store.get(t)) is not None and record.owner == owner]
+        if mine:
+            agreed["taskIds"] = mine
     session = ctx._session
     listener = Listener(session, ctx.request_id, agreed, ctx._request.route)
     app.audience.listeners.add(listener)  # before the acknowledgement: a change right after it is not missed
@@ -345,4 +383,5 @@ METHODS: dict[str, Method] = {
     "prompts/get": prompts_get,
     "completion/complete": completion_complete,
     "subscriptions/listen": subscriptions_listen,
+    **tasks.METHODS,
 }

@@ -14,6 +14,7 @@ from ..protocol.session import META_SUBSCRIPTION_ID
 
 if TYPE_CHECKING:
     from ..runtime.core import SessionCore
+    from .tasks.records import TaskRecord
 
 LISTEN_FILTER_KEYS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions")
 
@@ -49,6 +50,18 @@ class Audience:
             if listener.filter.get(filter_key):
                 _to_listener(listener, method, {})
 
+    def task_changed(self, record: TaskRecord) -> None:
+        """A task's status changed: ``notifications/tasks`` to the listen streams that asked for it
+        (2026-07-28), ``notifications/tasks/status`` to the session that made it (2025-11-25)."""
+        if record.era == "modern":
+            for listener in list(self.listeners):
+                if record.task_id in (listener.filter.get("taskIds") or ()):
+                    _to_listener(listener, "notifications/tasks", record.modern())
+            return
+        for session in list(self.sessions):
+            if record.owner.endswith(task_session(session)):
+                session.post({"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": record.legacy()})
+
     def resource_updated(self, uri: str) -> None:
         message = {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}
         for session in list(self.sessions):
@@ -57,6 +70,11 @@ class Audience:
         for listener in list(self.listeners):
             if uri in (listener.filter.get("resourceSubscriptions") or ()):
                 _to_listener(listener, "notifications/resources/updated", {"uri": uri})
+
+
+def task_session(session: SessionCore) -> str:
+    """How a 2025-11-25 session's tasks name it in their owner (tasks/methods.owner_of)."""
+    return f"session:{session.session_id or id(session)}"
 
 
 def _to_listener(listener: Listener, method: str, params: dict[str, Any]) -> None:

@@ -91,6 +91,9 @@ class ToolEntry:
     meta: dict[str, Any] | None = None
     owner: str = ""
     scopes: frozenset[str] = frozenset()  # OAuth scopes a call needs (with authorization on)
+    task: str = "never"  # "optional" | "required": may (must) run as a task (app/tasks)
+    task_timeout: float | None = None  # seconds a task of this tool may run (None: until its TTL)
+    input_first: bool = False  # runs in the request until ctx.start_task(), gathering input first
 
     def definition(self) -> dict[str, Any]:
         out = _optional(title=self.title, description=self.description, annotations=self.annotations,
@@ -236,17 +239,29 @@ class Registry:
     def tool(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
              annotations: dict[str, Any] | None = None, icons: list[dict[str, Any]] | None = None,
              input_schema: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
-             meta: dict[str, Any] | None = None, scopes: Iterable[str] = ()) -> Callable[[Handler], Handler]:
+             meta: dict[str, Any] | None = None, scopes: Iterable[str] = (), task: str = "never",
+             task_timeout: float | None = None, input_first: bool = False) -> Callable[[Handler], Handler]:
         """Register an async function as a tool; its signature gives the input schema.  ``scopes``:
-        the OAuth scopes a token needs to call it, once the server checks tokens."""
+        the OAuth scopes a token needs to call it, once the server checks tokens.
+
+        ``task="optional"``: run it as a task (long-running work the client polls for) whenever the
+        client supports tasks; ``"required"``: only as a task.  The task starts before the handler
+        runs, or, with ``input_first``, when it calls ``await ctx.start_task()`` (input it asked
+        for before, by multi round-trip, is gathered in the request; the handler then runs again
+        from the top in the task, where those answers are returned as they were)."""
         declared = _scopes(scopes)
+        if task not in ("never", "optional", "required"):
+            raise ValueError(f'task must be "never", "optional" or "required", not {task!r}')
+        if task_timeout is not None and not task_timeout > 0:
+            raise ValueError(f"task_timeout must be a positive number of seconds, got {task_timeout!r}")
 
         def register(fn: Handler) -> Handler:
             _require_async(fn, "tool")
             signature = ToolSignature.from_function(fn, input_schema=input_schema, output_schema=output_schema,
                                                   content_types=_content_types())
             entry = ToolEntry(name or fn.__name__, fn, signature, title, _describe(fn, description),
-                              annotations, icons, meta, scopes=declared)
+                              annotations, icons, meta, scopes=declared, task=task, task_timeout=task_timeout,
+                              input_first=input_first)
             self._add(self.tools, entry.name, entry, "tool")
             return fn
 

@@ -69,6 +69,10 @@ LEGACY_METHODS: dict[str, tuple[str, str]] = {
     "prompts/list": ("app", "2024-11-05"),
     "prompts/get": ("app", "2024-11-05"),
     "completion/complete": ("app", "2024-11-05"),
+    "tasks/get": ("app", "2025-11-25"),
+    "tasks/result": ("app", "2025-11-25"),
+    "tasks/list": ("app", "2025-11-25"),
+    "tasks/cancel": ("app", "2025-11-25"),
 }
 MODERN_METHODS: dict[str, str] = {
     "server/discover": "protocol",
@@ -81,6 +85,9 @@ MODERN_METHODS: dict[str, str] = {
     "prompts/get": "app",
     "completion/complete": "app",
     "subscriptions/listen": "app",
+    "tasks/get": "app",  # the io.modelcontextprotocol/tasks extension (no tasks/result, tasks/list)
+    "tasks/update": "app",
+    "tasks/cancel": "app",
 }
 # Results that carry the 2026-07-28 cache hints (CacheableResult).
 CACHEABLE_METHODS = frozenset(

@@ -80,7 +80,10 @@ class Client:
                 reply = {"jsonrpc": "2.0", "id": message["id"], "result": await handler(message.get("params", {}))}
             except McpError as err:  # a handler refuses: the server gets this JSON-RPC error
                 reply = {"jsonrpc": "2.0", "id": message["id"], "error": err.to_dict()}
-        await self.end.send(orjson.dumps(reply))
+        try:
+            await self.end.send(orjson.dumps(reply))
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass  # the client has closed its end meanwhile: the answer has nowhere to go
 
     async def initialize(self, version: str | None = None) -> dict[str, Any]:
         params = {"protocolVersion": version or self.version, "capabilities": self.capabilities,
@@ -134,8 +137,14 @@ class Client:
         return await channel.receive()
 
     async def request(self, method: str, params: dict[str, Any] | None = None, *,
-                      resolve_input: bool = False, **kwargs: Any) -> dict[str, Any]:
-        """The result of a request; an error response raises ``McpError``."""
+                      resolve_input: bool = False, follow_task: bool = True, **kwargs: Any) -> dict[str, Any]:
+        """The result of a request; an error response raises ``McpError``.
+
+        ``resolve_input``: answer an ``InputRequiredResult`` through ``handlers`` and retry.
+        ``follow_task``: a ``CreateTaskResult`` (2026-07-28 tasks extension) is polled to its end
+        with the server's interval, its ``inputRequests`` answered through ``handlers``; the
+        task's result is returned (a failed task raises its error) as if no task had happened.
+        """
         params = dict(params or {})
         while True:
             message = await self.response(method, params, **kwargs)
@@ -143,6 +152,8 @@ class Client:
                 error = message["error"]
                 raise McpError(error["code"], error["message"], error.get("data"))
             result = message["result"]
+            if follow_task and result.get("resultType") == "task":
+                return await self.follow_task(result, **kwargs)
             if not (resolve_input and result.get("resultType") == "input_required"):
                 return result
             answers = {}
@@ -153,6 +164,31 @@ class Client:
                 params["requestState"] = result["requestState"]
             else:
                 params.pop("requestState", None)
+
+    async def follow_task(self, task: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """Poll task ``task`` (a ``CreateTaskResult``) until it ends; its result."""
+        task_id = task["taskId"]
+        answered: set[str] = set()
+        while True:
+            await trio.sleep(max(0, task.get("pollIntervalMs") or 0) / 1000)
+            task = await self.request("tasks/get", {"taskId": task_id}, follow_task=False, **kwargs)
+            status = task["status"]
+            if status == "completed":
+                return task["result"]
+            if status == "failed":
+                error = task.get("error") or {}
+                raise McpError(error.get("code", -32603), error.get("message", "the task failed"), error.get("data"))
+            if status == "cancelled":
+                raise McpError(-32603, f"task {task_id} was cancelled")
+            if status == "input_required":
+                answers = {}
+                for key, request in (task.get("inputRequests") or {}).items():
+                    if key not in answered:
+                        answers[key] = await self.handlers[request["method"]](request.get("params", {}))
+                        answered.add(key)
+                if answers:
+                    await self.request("tasks/update", {"taskId": task_id, "inputResponses": answers},
+                                       follow_task=False, **kwargs)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
         return await self.request("tools/call", {"name": name, "arguments": arguments or {}}, **kwargs)

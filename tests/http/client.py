@@ -294,7 +294,8 @@ def modern(method: str, params: dict[str, Any] | None = None, id: Any = 1, *,
     body = rpc(method, params, id)
     out = {"accept": ACCEPT, "content-type": "application/json", "mcp-protocol-version": version,
            "mcp-method": method}
-    name_field = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(method)
+    name_field = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "tasks/get": "taskId",
+                  "tasks/update": "taskId", "tasks/cancel": "taskId"}.get(method)
     if name_field is not None and isinstance(params.get(name_field), str):
         out["mcp-name"] = params[name_field]
     for key in omit:

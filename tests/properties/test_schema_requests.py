@@ -320,6 +320,17 @@ class Exchange:
 
     # -- checking answers -----------------------------------------------------------------------------
 
+    @staticmethod
+    def check_task_created(schema: Any, result: dict[str, Any], what: str) -> None:
+        """A task-augmented tools/call: 2025-11-25's CreateTaskResult, or the 2026-07-28 tasks
+        extension's (not in the core schema: its fields checked here)."""
+        if "CreateTaskResult" in schema.defs:
+            schema.check("CreateTaskResult", result, what)
+            return
+        missing = {"taskId", "status", "createdAt", "lastUpdatedAt", "ttlMs"} - set(result)
+        if missing or result.get("resultType") != "task":
+            raise SchemaViolation(f"[{schema.revision}] {what} is not a CreateTaskResult: lacks {sorted(missing)}")
+
     def check_answer(self, request: dict[str, Any], message: Any) -> None:
         method = request["method"]
         schema = self.spec_for(request.get("params"))
@@ -332,6 +343,9 @@ class Exchange:
                                       f"not {request['id']!r}")
             if "error" in message:
                 self.check_error(schema, message, what)
+            elif method == "tools/call" and isinstance(message.get("result"), dict) and (
+                    "task" in message["result"] or message["result"].get("resultType") == "task"):
+                self.check_task_created(schema, message["result"], what)
             elif method in schema.requests:
                 definition, whole = schema.result_definition(method)
                 if whole:

@@ -11,7 +11,8 @@ from typing import Any
 from ...protocol import errors
 from ...protocol.errors import McpError
 
-NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+                 "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}  # (SEP-2663)
 _SENTINEL_HEAD, _SENTINEL_TAIL = "=?base64?", "?="
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f]")  # control characters other than tab
 
