@@ -8,8 +8,7 @@ Security checks (Host, Origin, body size) come before anything else.
 
 from __future__ import annotations
 
-import sys
-import traceback
+import logging
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 import orjson
@@ -23,46 +22,24 @@ from ...protocol.events import Dispatch, IncomingRequest
 from ...protocol.session import META_VERSION, error_message
 from ...protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
 from ...runtime.limits import SessionLimits
-from ...runtime.worker import CLIENT
 from . import authorization, security
 from . import headers as mcp_headers
 from .config import HttpConfig
-from .event_log import parse_event_id
+from .body import read_body
 from .exchange import JSON_HEADERS, Exchange, Sink
 from .legacy_sse import LegacySseEndpoints
+from .asgi_io import HttpError, Receive, Send, accepts
+from .session_routes import SessionRoutes
 from .sessions import HttpSession, SessionTable
 from .watch import Watch, Watchers
 
 if TYPE_CHECKING:
     from ...app import App
 
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+log = logging.getLogger("mcptrio.http")
 
 
-class HttpError(Exception):
-    """Answer the HTTP request with this status and a JSON-RPC error body (id when known)."""
-
-    def __init__(self, status: int, error: McpError, request_id: Any = None,
-                 headers: list[tuple[bytes, bytes]] | None = None) -> None:
-        super().__init__(error.message)
-        self.status = status
-        self.error = error
-        self.request_id = request_id
-        self.headers = headers or []
-
-
-def _accepts(headers: dict[bytes, bytes], *types: bytes) -> bool:
-    accept = headers.get(b"accept", b"*/*").lower()
-    if b"*/*" in accept:
-        return True
-    for media_type in types:
-        if media_type not in accept:
-            return False
-    return True
-
-
-class McpHttpApp:
+class McpHttpApp(SessionRoutes):
     """ASGI app serving an App's MCP endpoint; mount it in your own hypercorn config if you like."""
 
     def __init__(self, app: App, config: HttpConfig | None = None, limits: SessionLimits | None = None) -> None:
@@ -143,7 +120,7 @@ class McpHttpApp:
             assert self.gate is not None
             await authorization.refuse(self.gate, exc, sink)
         except Exception:
-            traceback.print_exc(file=sys.stderr)
+            log.exception("the HTTP request failed inside mcptrio")
             if not sink.started:
                 body = orjson.dumps(error_message(None, errors.internal_error()))
                 await sink.respond(500, body, JSON_HEADERS)
@@ -184,45 +161,13 @@ class McpHttpApp:
     # -- POST ------------------------------------------------------------------------------
 
     async def _read_body(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> bytes:
-        limit = self.limits.max_message_size
-        declared = headers.get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            raise _too_large(limit)  # refused before reading a byte of it
-        chunks, size = [], 0
-        deadline = None  # set at the first wait: a body hypercorn has already queued needs none
-        queue = _server_queue(receive)
-        while True:
-            message = _queued(queue)
-            if message is None and queue is not None:
-                # Hypercorn starts the app before it has queued the body of the request (about
-                # every other POST): one trip through the scheduler lets it, and costs less than
-                # the timed wait below with its cancel scope and deadline.
-                await trio.lowlevel.checkpoint()
-                message = _queued(queue)
-            if message is None:
-                if deadline is None:
-                    deadline = trio.current_time() + self.config.body_timeout
-                with trio.move_on_at(deadline) as waited:
-                    message = await receive()
-                if waited.cancelled_caught:
-                    raise HttpError(408, errors.invalid_request(
-                        f"Request Timeout: the body did not arrive within {self.config.body_timeout:g} s"))
-            if message["type"] == "http.disconnect":
-                raise HttpError(400, errors.invalid_request("client went away before sending the whole body"))
-            body = message.get("body", b"")
-            size += len(body)
-            if size > limit:
-                raise _too_large(limit)
-            chunks.append(body)
-            if not message.get("more_body", False):
-                sink.body_read = True
-                return b"".join(chunks)
+        return await read_body(headers, receive, sink, self.limits.max_message_size, self.config.body_timeout)
 
     async def _post(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> None:
         content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
         if content_type != b"application/json":
             raise HttpError(415, errors.invalid_request("Unsupported Media Type: Content-Type must be application/json"))
-        if not _accepts(headers, b"application/json", b"text/event-stream"):
+        if not accepts(headers, b"application/json", b"text/event-stream"):
             raise HttpError(406, errors.invalid_request(
                 "Not Acceptable: Accept must list application/json and text/event-stream"))
         body = await self._read_body(headers, receive, sink)
@@ -379,96 +324,6 @@ class McpHttpApp:
         if not await core.dispatcher.run(request, arm_deadline=arm_now):
             await core.refuse_busy(request)
 
-    # -- GET and DELETE (legacy sessions) -------------------------------------------------
-
-    def _session_for(self, headers: dict[bytes, bytes], sink: Sink) -> HttpSession:
-        self._expire()
-        session_id = headers.get(b"mcp-session-id")
-        if session_id is None:
-            raise HttpError(405, errors.invalid_request(
-                "Method Not Allowed: GET and DELETE need an Mcp-Session-Id (2026-07-28 is POST only)"),
-                headers=[(b"allow", b"POST")])
-        session = self.sessions.get(session_id.decode("latin-1"))
-        if session is None or not authorization.owns(session.binding, sink.principal):
-            raise HttpError(404, errors.invalid_request("Session not found: it ended or never existed"))
-        self.sessions.touch(session)
-        return session
-
-    async def _get(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> None:
-        session = self._session_for(headers, sink)
-        if not _accepts(headers, b"text/event-stream"):
-            raise HttpError(406, errors.invalid_request("Not Acceptable: Accept must list text/event-stream"))
-        standalone = session.open_standalone()
-        last_event = headers.get(b"last-event-id")
-        position = parse_event_id(last_event.decode("latin-1")) if last_event else None
-        if last_event is not None and position is None:
-            raise HttpError(400, errors.invalid_request("Bad Request: malformed Last-Event-ID"))
-        exchange = session.streams.get(position[0]) if position is not None else standalone
-        if exchange is None:
-            raise HttpError(404, errors.invalid_request("Last-Event-ID names no stream of this session"))
-        if exchange is standalone and standalone.sink is not None:
-            raise HttpError(409, errors.invalid_request("Conflict: the session's stream is already open"))
-        try:
-            async with trio.open_nursery() as nursery:
-                if exchange is standalone:
-                    exchange.nursery = nursery  # set before any await: nothing posted meanwhile is lost
-                if position is not None:
-                    await exchange.resume(sink, position[1])
-                else:
-                    exchange.attach(sink, nursery)
-                    await exchange.open_stream()
-                    await sink.flush()  # the priming event at once: this stream may stay quiet for long
-                if not sink.ended:
-                    nursery.start_soon(self._keepalive, exchange)
-                    nursery.start_soon(self._end_stream_when, self._shutdown, sink, nursery.cancel_scope)
-                    nursery.start_soon(self._end_stream_when, session.ended, sink, nursery.cancel_scope)
-                    nursery.start_soon(self._end_stream_at, authorization.expiry_deadline(sink.principal), sink,
-                                       nursery.cancel_scope)
-                    while (await receive())["type"] != "http.disconnect":
-                        pass
-                nursery.cancel_scope.cancel()
-        finally:
-            exchange.detach(sink)
-            self.sessions.touch(session)
-
-    async def _keepalive(self, exchange: Exchange) -> None:
-        while True:
-            await trio.sleep(self.config.keepalive_interval)
-            await exchange.probe()
-
-    @staticmethod
-    async def _end_stream_when(event: trio.Event, sink: Sink, scope: trio.CancelScope) -> None:
-        """Shutdown or the session's end (DELETE, expiry) closes its open GET stream."""
-        await event.wait()
-        await sink.write(b"", end=True)
-        scope.cancel()
-
-    @staticmethod
-    async def _end_stream_at(deadline: float, sink: Sink, scope: trio.CancelScope) -> None:
-        """The token the stream was opened with expires: the client reconnects with a fresh one."""
-        await trio.sleep_until(deadline)
-        await sink.write(b"", end=True)
-        scope.cancel()
-
-    async def _delete(self, headers: dict[bytes, bytes], sink: Sink) -> None:
-        session = self._session_for(headers, sink)
-        self._end_session(session)
-        await sink.respond(200, b"", [])
-
-    def _end_session(self, session: HttpSession) -> None:
-        assert session.session_id is not None
-        self.sessions.remove(session.session_id)
-        self._forget(session)
-        session.dispatcher.cancel_all(CLIENT)
-
-    def _expire(self) -> None:
-        for session in self.sessions.expired():
-            self._forget(session)
-
-    def _forget(self, session: HttpSession) -> None:
-        session.end()
-        self.app.detach(session)
-
     # -- shutdown -------------------------------------------------------------------------
 
     def shutdown_trigger(self, trigger: Callable[[], Awaitable[object]]) -> Callable[[], Awaitable[None]]:
@@ -490,27 +345,6 @@ class McpHttpApp:
         async with trio.open_nursery() as nursery:
             for core in list(self.active):
                 nursery.start_soon(core.dispatcher.drain, self.limits.shutdown_grace)
-
-
-def _server_queue(receive: Receive) -> trio.MemoryReceiveChannel[dict[str, Any]] | None:
-    """The memory channel behind ``receive`` when the server hands the app one (hypercorn's Trio
-    worker does), so a message already queued can be taken without a timeout scope; else None."""
-    channel = getattr(receive, "__self__", None)
-    return channel if isinstance(channel, trio.MemoryReceiveChannel) else None
-
-
-def _queued(channel: trio.MemoryReceiveChannel[dict[str, Any]] | None) -> dict[str, Any] | None:
-    """The next ASGI message if it is already queued (no waiting), else None."""
-    if channel is None:
-        return None
-    try:
-        return channel.receive_nowait()
-    except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
-        return None
-
-
-def _too_large(limit: int) -> HttpError:
-    return HttpError(413, errors.invalid_request(f"request body exceeds the limit of {limit} bytes"))
 
 
 def _is_modern(value: Any) -> bool:

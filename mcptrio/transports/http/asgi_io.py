@@ -1,0 +1,32 @@
+"""What every HTTP route shares: the ASGI callables, the error that answers a request, Accept checks."""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable
+
+from ...protocol.errors import McpError
+
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class HttpError(Exception):
+    """Answer the HTTP request with this status and a JSON-RPC error body (id when known)."""
+
+    def __init__(self, status: int, error: McpError, request_id: Any = None,
+                 headers: list[tuple[bytes, bytes]] | None = None) -> None:
+        super().__init__(error.message)
+        self.status = status
+        self.error = error
+        self.request_id = request_id
+        self.headers = headers or []
+
+
+def accepts(headers: dict[bytes, bytes], *types: bytes) -> bool:
+    accept = headers.get(b"accept", b"*/*").lower()
+    if b"*/*" in accept:
+        return True
+    for media_type in types:
+        if media_type not in accept:
+            return False
+    return True

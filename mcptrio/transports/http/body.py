@@ -1,0 +1,68 @@
+"""Reading a request body under hypercorn's Trio worker: bounded in size and in time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from ...protocol import errors
+from .exchange import Sink
+from .asgi_io import HttpError, Receive
+
+async def read_body(headers: dict[bytes, bytes], receive: Receive, sink: Sink, limit: int, timeout: float) -> bytes:
+    """The whole request body, at most ``limit`` bytes (413), arriving within ``timeout`` s (408)."""
+    declared = headers.get(b"content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise too_large(limit)  # refused before reading a byte of it
+    chunks, size = [], 0
+    deadline = None  # set at the first wait: a body hypercorn has already queued needs none
+    queue = _server_queue(receive)
+    while True:
+        message = _queued(queue)
+        if message is None and queue is not None:
+            # Hypercorn starts the app before it has queued the body of the request (about
+            # every other POST): one trip through the scheduler lets it, and costs less than
+            # the timed wait below with its cancel scope and deadline.
+            await trio.lowlevel.checkpoint()
+            message = _queued(queue)
+        if message is None:
+            if deadline is None:
+                deadline = trio.current_time() + timeout
+            with trio.move_on_at(deadline) as waited:
+                message = await receive()
+            if waited.cancelled_caught:
+                raise HttpError(408, errors.invalid_request(
+                    f"Request Timeout: the body did not arrive within {timeout:g} s"))
+        if message["type"] == "http.disconnect":
+            raise HttpError(400, errors.invalid_request("client went away before sending the whole body"))
+        body = message.get("body", b"")
+        size += len(body)
+        if size > limit:
+            raise too_large(limit)
+        chunks.append(body)
+        if not message.get("more_body", False):
+            sink.body_read = True
+            return b"".join(chunks)
+
+
+
+def _server_queue(receive: Receive) -> trio.MemoryReceiveChannel[dict[str, Any]] | None:
+    """The memory channel behind ``receive`` when the server hands the app one (hypercorn's Trio
+    worker does), so a message already queued can be taken without a timeout scope; else None."""
+    channel = getattr(receive, "__self__", None)
+    return channel if isinstance(channel, trio.MemoryReceiveChannel) else None
+
+
+def _queued(channel: trio.MemoryReceiveChannel[dict[str, Any]] | None) -> dict[str, Any] | None:
+    """The next ASGI message if it is already queued (no waiting), else None."""
+    if channel is None:
+        return None
+    try:
+        return channel.receive_nowait()
+    except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+        return None
+
+
+def too_large(limit: int) -> HttpError:
+    return HttpError(413, errors.invalid_request(f"request body exceeds the limit of {limit} bytes"))
