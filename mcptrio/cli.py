@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import logging
 import os
 import sys
 import tomllib
@@ -16,14 +17,17 @@ from typing import Any, NoReturn
 import attrs
 import trio
 
-from . import auth_options, plugins
+from . import auth_options, logs, plugins
 from .app.admission import RateLimit
 from .runtime.limits import SessionLimits
 from .serve import serve_stdio, wait_for_signals
 
+log = logging.getLogger("mcptrio")
+
 TRANSPORTS = ("stdio", "http", "ws")
 SERVE_KEYS = {"plugins", "transport", "host", "port", "path", "prefixes", "name", "version", "instructions", "telemetry",
               "rate_limit", "rate_burst", "max_tool_calls", "tool_call_wait", "auth",
+              "log_level", "log_format", "access_log", "drain_timeout",
               "limits", "legacy_sse", "allowed_hosts", "allowed_origins", "response_mode"}
 RESPONSE_MODES = ("auto", "json", "sse")
 LIMIT_KEYS = {field.name for field in attrs.fields(SessionLimits)}
@@ -73,6 +77,13 @@ def make_parser() -> argparse.ArgumentParser:
                        help="how long a tool call over --max-tool-calls waits for a slot before refused (default 5)")
     serve.add_argument("--no-telemetry", dest="telemetry", action="store_false", default=None,
                        help="no OpenTelemetry spans or metrics even when opentelemetry-api is installed")
+    serve.add_argument("--log-level", choices=logs.LEVELS, help="log messages at this level and above (default info)")
+    serve.add_argument("--log-format", choices=logs.FORMATS,
+                       help="text lines (default) or json: one JSON object per line, on stderr")
+    serve.add_argument("--no-access-log", dest="access_log", action="store_false", default=None,
+                       help="no line per MCP request on the mcptrio.access logger")
+    serve.add_argument("--drain-timeout", type=float, metavar="SECONDS",
+                       help="on SIGTERM, how long requests in flight may finish before they are cancelled (default 5)")
     auth_options.add_flags(serve)
     serve.add_argument("--config", type=Path, metavar="FILE", help="TOML file with [serve] settings")
     commands.add_parser("plugins", help="list installed plugins", description="List installed mcptrio plugins.")
@@ -109,8 +120,14 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
         if not sep or not plugin or not prefix:
             raise UsageError(f"--prefix wants PLUGIN=PREFIX, got {item!r}")
         prefixes[plugin] = prefix
+    limit_values = dict(config.get("limits", {}))
+    drain = args.drain_timeout if args.drain_timeout is not None else config.get("drain_timeout")
+    if drain is not None:
+        if isinstance(drain, bool) or not isinstance(drain, (int, float)) or not 0 <= drain < float("inf"):
+            raise UsageError(f"drain timeout must be 0 or more seconds, got {drain!r}")
+        limit_values["shutdown_grace"] = float(drain)  # the drain is the shutdown's grace period
     try:
-        limits = SessionLimits(**config.get("limits", {}))
+        limits = SessionLimits(**limit_values)
     except TypeError as exc:
         raise UsageError(f"config limits: {exc}") from None
     return {
@@ -123,11 +140,14 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
         "app": {"name": config.get("name", "mcptrio"), "version": config.get("version", _version()),
                 "instructions": config.get("instructions"), "limits": limits,
                 "telemetry": _flag(args.telemetry, config, "telemetry", None), **admission(args, config),
+                "access_log": _flag(args.access_log, config, "access_log", True),
                 "auth": auth_options.auth_config(args, config.get("auth", {}))},
         "legacy_sse": bool(args.legacy_sse if args.legacy_sse is not None else config.get("legacy_sse", False)),
         "allowed_hosts": tuple(config.get("allowed_hosts", [])) + tuple(args.allowed_host),
         "allowed_origins": tuple(config.get("allowed_origins", [])) + tuple(args.allowed_origin),
         "response_mode": args.response_mode or config.get("response_mode", "auto"),
+        "log_level": args.log_level or config.get("log_level", "info"),
+        "log_format": args.log_format or config.get("log_format", "text"),
     }
 
 
@@ -175,14 +195,18 @@ def _version() -> str:
 
 def serve(args: argparse.Namespace) -> int:
     options = settings(args)
+    try:
+        logs.configure(options["log_level"], options["log_format"])
+    except ValueError as exc:
+        raise UsageError(f"config {exc}") from None
     if options["transport"] not in TRANSPORTS:
         raise UsageError(f"unknown transport {options['transport']!r} (choose from {', '.join(TRANSPORTS)})")
     if options["response_mode"] not in RESPONSE_MODES:
         raise UsageError(f"unknown response_mode {options['response_mode']!r} (choose from {', '.join(RESPONSE_MODES)})")
     auth = options["app"]["auth"]
     if auth is not None and options["transport"] == "stdio":
-        print("mcptrio: warning: authorization is for http and ws; stdio is not authenticated "
-              "(the spec says stdio should not use OAuth): the auth settings are ignored", file=sys.stderr)
+        log.warning("authorization is for http and ws; stdio is not authenticated (the spec says stdio "
+                    "should not use OAuth): the auth settings are ignored")
         options["app"]["auth"] = None
     elif auth is not None and auth.public_url is None and options["host"] in ("0.0.0.0", "::", ""):
         raise UsageError(f"authorization on a server bound to {options['host']} needs --public-url "

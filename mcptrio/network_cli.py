@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sys
+import logging
 from typing import Any
 
 import trio
@@ -10,6 +10,8 @@ import trio
 from .app import App
 from .serve import wait_for_signals
 from .transports.http import HttpConfig, serve_http
+
+log = logging.getLogger("mcptrio")
 
 
 def serve(app: App, options: dict[str, Any]) -> int:
@@ -29,7 +31,7 @@ def serve(app: App, options: dict[str, Any]) -> int:
             url = await nursery.start(lambda task_status: server(
                 app, host=host, port=port, config=config, shutdown_trigger=wait_for_signals,
                 task_status=task_status))
-            print(f"mcptrio: serving {', '.join(app.plugins)} at {url}", file=sys.stderr)
+            log.info("serving %s at %s", ", ".join(app.plugins), url)
 
     trio.run(main)
     return 0

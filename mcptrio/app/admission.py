@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
-from ..protocol.errors import RATE_LIMITED, UNAVAILABLE, McpError
+from ..protocol import errors
+from ..protocol.errors import RATE_LIMITED, McpError
 
 if TYPE_CHECKING:
     from .middleware import CallNext, Request
@@ -142,8 +143,8 @@ class ToolCallLimiter:
                 await slots.acquire_on_behalf_of(borrower)
                 acquired = True  # (no checkpoint between the two: a cancel can't fall in between)
             if not acquired:
-                raise McpError(UNAVAILABLE, f"server busy: {self.max_calls} tool calls running and none "
-                               f"finished within {self.wait:g} s; retry later", {"retryAfter": 1}) from None
+                raise errors.unavailable(f"server busy: {self.max_calls} tool calls running and none "
+                                         f"finished within {self.wait:g} s; retry later") from None
         try:
             return await call_next(request)
         finally:

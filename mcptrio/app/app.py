@@ -18,6 +18,7 @@ from ..protocol.versions import at_least
 from ..runtime.limits import SessionLimits
 from . import pipeline
 from ..auth import AuthConfig, ScopePolicy
+from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
 from .authorization import ScopeCheck
 from .tasks.methods import EXTENSION
@@ -34,7 +35,7 @@ log = logging.getLogger("mcptrio.app")
 
 # Ranks of the built-in middleware the operator turns on: lower is further out.  User and
 # plugin middleware run inside all of them.
-TELEMETRY, ACCESS_LOG, AUTHORIZATION, RATE_LIMIT, DRAIN, CONCURRENCY = 10, 20, 25, 30, 40, 50
+TELEMETRY, ACCESS_LOG, AUTHORIZATION, RATE_LIMIT, CONCURRENCY = 10, 20, 25, 30, 50
 
 
 @attrs.frozen
@@ -75,7 +76,7 @@ class App(Registry):
     """Everything one server offers, plus who it is and the limits its sessions run under.
 
     Operator features, each a built-in middleware outside the app's and plugins' own:
-    ``telemetry`` (OpenTelemetry; None: on when ``opentelemetry-api`` is installed),
+    ``access_log`` (one line per request on the ``mcptrio.access`` logger), ``telemetry`` (OpenTelemetry; None: on when ``opentelemetry-api`` is installed),
     ``rate_limit`` (``"20/s"`` or a ``RateLimit`` with its burst: per principal, else address,
     else session) and ``max_tool_calls`` (server-wide, a call over it waits ``tool_call_wait``
     seconds for a slot), ``tasks`` (a ``TaskRunner``: its store, how many tasks may run at once,
@@ -88,7 +89,7 @@ class App(Registry):
                  cache_ttl_ms: int = 0, cache_scope: str = "public", state_key: bytes | None = None,
                  telemetry: Any = None, rate_limit: RateLimit | str | None = None,
                  max_tool_calls: int | None = None, tool_call_wait: float = 5.0, auth: AuthConfig | None = None,
-                 tasks: TaskRunner | None = None) -> None:
+                 tasks: TaskRunner | None = None, access_log: bool = False) -> None:
         super().__init__(name)
         self.version = version
         self.limits = limits or SessionLimits()
@@ -107,6 +108,8 @@ class App(Registry):
         if self.telemetry is not None:
             self.use_builtin(TELEMETRY, self.telemetry)
             self.session_hooks.append(self.telemetry)
+        if access_log:
+            self.use_builtin(ACCESS_LOG, access_log_middleware)
         if isinstance(rate_limit, str):
             rate_limit = RateLimit.parse(rate_limit)
         self.rate_limiter = RateLimiter(rate_limit) if rate_limit is not None else None

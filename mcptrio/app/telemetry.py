@@ -31,8 +31,9 @@ from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
-from ..protocol.errors import INTERNAL_ERROR, McpError
+from ..protocol.errors import McpError
 from ..runtime.input_required import InputRequired
+from . import outcomes
 
 if TYPE_CHECKING:
     from ..runtime.core import SessionCore
@@ -114,35 +115,29 @@ class Telemetry:
         span = self.tracer.start_span(self._span_name(request, attributes), parent, SpanKind.SERVER,
                                       attributes, links)
         token = otel_context.attach(trace.set_span_in_context(span, parent))
-        error: str | None = None
+        outcome: tuple[str, int | None] = (outcomes.CANCELLED, None)
+        description: str | None = None
         try:
             result = await call_next(request)
-            if result.get("isError") is True and request.method == "tools/call":
-                error = "tool_error"
-                span.set_status(Status(StatusCode.ERROR, "tool_error"))
+            outcome = outcomes.of_result(request, result)
             return result
-        except McpError as exc:
-            error = str(exc.code)
-            span.set_attribute("rpc.response.status_code", error)
-            span.set_status(Status(StatusCode.ERROR, exc.message))
-            raise
-        except InputRequired:
-            raise  # not a failure: the answer asks the client for input
-        except trio.Cancelled:
-            error = "timeout" if trio.current_time() >= request.deadline else "cancelled"
-            span.set_status(Status(StatusCode.ERROR, error))
-            raise
-        except Exception as exc:  # middleware's own failure; the pipeline answers it like a handler's
-            error = "tool_error" if request.method == "tools/call" else str(INTERNAL_ERROR)
-            span.record_exception(exc)
-            span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+        except BaseException as exc:
+            outcome = outcomes.of_exception(request, exc)
+            if isinstance(exc, McpError):
+                description = exc.message
+            elif not isinstance(exc, (trio.Cancelled, InputRequired)):  # middleware's own failure
+                span.record_exception(exc)
+                description = type(exc).__name__
             raise
         finally:
+            error = outcomes.error_type(*outcome)
             if error is not None:
+                span.set_status(Status(StatusCode.ERROR, description or error))
                 span.set_attribute("error.type", error)
                 attributes["error.type"] = error
-                if error.lstrip("-").isdigit():
-                    attributes["rpc.response.status_code"] = error
+                if outcome[1] is not None:
+                    span.set_attribute("rpc.response.status_code", str(outcome[1]))
+                    attributes["rpc.response.status_code"] = str(outcome[1])
             span.end()
             otel_context.detach(token)
             self.operation_duration.record(time.perf_counter() - started,

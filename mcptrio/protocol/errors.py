@@ -59,3 +59,8 @@ def method_not_found(method: str, detail: str = "") -> McpError:
 
 def internal_error(message: str = "internal error") -> McpError:
     return McpError(INTERNAL_ERROR, message)
+
+
+def unavailable(message: str, retry_after: float = 1) -> McpError:
+    """Retryable: the server is at capacity or draining (HTTP 503 with ``Retry-After``)."""
+    return McpError(UNAVAILABLE, message, {"retryAfter": retry_after})

@@ -71,6 +71,10 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
         if request.path.split("?")[0].rstrip("/") != config.path.rstrip("/"):
             await request.reject(404, body=b"Not Found")
             return
+        if shutdown.is_set():  # draining: new connections go to another instance
+            await request.reject(503, extra_headers=[(b"retry-after", b"1")],
+                                 body=b"Service Unavailable: the server is draining; retry")
+            return
         if SUBPROTOCOL not in request.proposed_subprotocols:
             await request.reject(400, body=b"Bad Request: the WebSocket subprotocol 'mcp' is required")
             return

@@ -147,5 +147,6 @@ async def test_request_refused_during_shutdown_is_answered_with_its_id():
                     response = await client.post(url, json=body, headers=headers)
         assert response.status_code == 503, response.text
         refusal: dict[str, Any] = response.json()
-        assert "shutting down" in refusal["error"]["message"], refusal
+        assert "draining" in refusal["error"]["message"], refusal
+        assert refusal["error"]["code"] == -31503 and refusal["error"]["data"] == {"retryAfter": 1}
         assert refusal["id"] == "late", f"the refusal does not name the request it refuses: {refusal}"

@@ -375,7 +375,7 @@ async def test_http_signal_drains_then_exits_zero(era, signame, config_file, tmp
             assert late["status"] == 503, late
             refusal = json.loads(late["body"])
             check_jsonrpc(refusal)
-            assert "shutting down" in refusal["error"]["message"], refusal
+            assert "draining" in refusal["error"]["message"] and refusal["error"]["code"] == -31503, refusal
         check_outcome(answers, elapsed, served.process.returncode, served.stderr())
     finally:
         kill(served)

@@ -73,8 +73,7 @@ class TaskRunner:
                      ttl_ms: int | None = None, timeout: float | None = None) -> TaskRecord:
         """Record a task durably, start ``work`` on it, and return the record (status ``working``)."""
         if len(self.live) + self._creating >= self.max_running:
-            raise McpError(errors.UNAVAILABLE, f"server busy: {self.max_running} tasks running; retry later",
-                           {"retryAfter": 1})
+            raise errors.unavailable(f"server busy: {self.max_running} tasks running; retry later")
         now = self.clock()
         ttl = self.ttl_ms if ttl_ms is None else min(ttl_ms, self.ttl_ms or ttl_ms)
         record = TaskRecord(task_id=secrets.token_urlsafe(24), owner=owner, era=era, method=method, name=name,

@@ -22,7 +22,7 @@ from ...protocol.events import Dispatch, IncomingRequest
 from ...protocol.session import META_VERSION, error_message
 from ...protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
 from ...runtime.limits import SessionLimits
-from . import authorization, security
+from . import authorization, health, security
 from . import headers as mcp_headers
 from .config import HttpConfig
 from .body import read_body
@@ -54,6 +54,9 @@ class McpHttpApp(SessionRoutes):
         self._shutdown = trio.Event()
         # The POST's watcher arms its requests' deadlines (watch.py), unless they come before it can.
         self._arm_deadlines_at_once = self.limits.request_timeout <= 2 * self.config.watch_after
+        self._alive_path = _route(self.config.health_path)
+        self._ready_path = _route(self.config.ready_path)
+        self._ready = health.ready_body(app.plugins)
         self.gate: Gate | None = None  # token checks, once the endpoint's canonical URL is known
         if app.auth is not None and app.auth.public_url is not None:
             self.use_resource_url(app.auth.public_url)
@@ -83,6 +86,10 @@ class McpHttpApp(SessionRoutes):
         try:
             method = scope["method"]
             path = scope["path"].rstrip("/")
+            if path == self._alive_path or path == self._ready_path:  # before every check (health.py)
+                await health.answer(sink, method, alive=path == self._alive_path, draining=self.shutting_down,
+                                    ready=self._ready)
+                return
             if self.gate is not None and path in self.gate.metadata_paths:
                 await authorization.serve_metadata(self.gate, method, sink)  # open to all, whatever the Host
                 return
@@ -146,6 +153,8 @@ class McpHttpApp(SessionRoutes):
         endpoints = self.legacy_sse
         assert endpoints is not None
         if path == endpoints.sse_path and scope["method"] == "GET":
+            if self.shutting_down:
+                raise draining()
             await endpoints.get(receive, sink, self._shutdown)
         elif path == endpoints.messages_path and scope["method"] == "POST":
             stream = endpoints.stream_for(scope.get("query_string", b""))
@@ -175,10 +184,10 @@ class McpHttpApp(SessionRoutes):
             value = orjson.loads(body)
         except orjson.JSONDecodeError:
             raise HttpError(400, McpError(errors.PARSE_ERROR, "parse error: invalid JSON")) from None
-        if self.shutting_down:
-            request_id = value.get("id") if isinstance(value, dict) else None
-            raise HttpError(503, errors.internal_error("server is shutting down"), request_id,
-                            [(b"retry-after", b"1")])
+        if self.shutting_down and _has_requests(value):
+            # Draining: no new work (a client's answers and notifications still come in, so the
+            # requests in flight can finish).  Retryable: another instance will take it.
+            raise draining(value.get("id") if isinstance(value, dict) else None)
         header_version = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
         if _is_modern(value) or (header_version in MODERN_VERSIONS and b"mcp-session-id" not in headers):
             await self._modern_post(headers, value, receive, sink)
@@ -226,7 +235,7 @@ class McpHttpApp(SessionRoutes):
 
     async def _initialize(self, value: Any, receive: Receive, sink: Sink) -> None:
         if len(self.sessions) >= self.config.max_sessions:
-            raise HttpError(503, errors.internal_error("too many sessions; retry later"), value.get("id"),
+            raise HttpError(503, errors.unavailable("too many sessions; retry later", 5), value.get("id"),
                             [(b"retry-after", b"5")])
         session = HttpSession(self.app, self.limits, self.config, self.sessions.new_id())
         session.client_address = sink.client_address
@@ -283,7 +292,7 @@ class McpHttpApp(SessionRoutes):
         if self.requests_in_flight + len(requests) > self.config.max_requests:
             for request in requests:
                 core.protocol.finished(request.id)
-            raise HttpError(503, errors.internal_error(
+            raise HttpError(503, errors.unavailable(
                 f"server busy: {self.config.max_requests} requests in flight; retry later"),
                 requests[0].id, [(b"retry-after", b"1")])
         self.requests_in_flight += len(requests)
@@ -354,3 +363,19 @@ def _is_modern(value: Any) -> bool:
     meta = params.get("_meta") if isinstance(params, dict) else None
     return isinstance(meta, dict) and META_VERSION in meta
 
+
+
+def _route(path: str | None) -> str | None:
+    """A configured path as ``__call__`` compares it (no trailing slash)."""
+    return None if path is None else path.rstrip("/")
+
+
+def _has_requests(value: Any) -> bool:
+    """Does a POST body hold a request (not only answers to the server and notifications)?"""
+    items = value if isinstance(value, list) else [value]
+    return any(isinstance(item, dict) and "method" in item and "id" in item for item in items)
+
+
+def draining(request_id: Any = None) -> HttpError:
+    return HttpError(503, errors.unavailable("the server is draining: retry (another instance will answer)"),
+                     request_id, [(b"retry-after", b"1")])

@@ -36,3 +36,11 @@ class HttpConfig:
     stream_buffer: int = 256  # change notifications queued for a stream before a non-reader is cut off
     retry_ms: int = 1000  # SSE "retry" advertised with the priming event (2025-11-25)
     legacy_sse: bool = False  # the 2024-11-05 HTTP+SSE transport at {path}/sse and {path}/messages
+    health_path: str | None = "/healthz"  # 200 while the process answers (None: not served)
+    ready_path: str | None = "/readyz"  # 200 when ready, 503 while draining (None: not served)
+
+    def __attrs_post_init__(self) -> None:
+        mcp = self.path.rstrip("/")
+        for probe in (self.health_path, self.ready_path):
+            if probe is not None and (not probe.startswith("/") or probe.rstrip("/") == mcp):
+                raise ValueError(f"health path {probe!r} must start with / and differ from the MCP path {self.path!r}")

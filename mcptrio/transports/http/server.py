@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Awaitable, Callable
 
 import trio
@@ -20,9 +21,10 @@ if TYPE_CHECKING:
 def hypercorn_config(host: str, port: int, limits: SessionLimits, http: HttpConfig) -> Config:
     config = Config()
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    # hypercorn's own messages go to its logger, configured like every other (logs.py): no
+    # handler of its own.  Its access log stays off: mcptrio logs each MCP request instead.
     config.accesslog = None
-    config.errorlog = "-"
-    config.loglevel = "WARNING"
+    config.errorlog = logging.getLogger("hypercorn.error")
     config.graceful_timeout = limits.shutdown_grace + 1
     # A connection must send a complete request head within this long (hypercorn's idle timer
     # runs until the headers are in), and an idle keep-alive connection is closed after it.

@@ -46,6 +46,9 @@ class SessionRoutes:
 
     async def _get(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> None:
         session = self._session_for(headers, sink)
+        if self.shutting_down:  # a new stream would be cut at once: reconnect elsewhere
+            raise HttpError(503, errors.unavailable("the server is draining: retry elsewhere"), None,
+                            [(b"retry-after", b"1")])
         if not accepts(headers, b"text/event-stream"):
             raise HttpError(406, errors.invalid_request("Not Acceptable: Accept must list text/event-stream"))
         standalone = session.open_standalone()

@@ -1,0 +1,82 @@
+"""Logging for ``mcptrio serve``: one handler on the root logger, text or JSON lines on stderr.
+
+Only the command calls ``configure``: a program that embeds mcptrio keeps its own logging setup
+(the loggers are ``mcptrio.*``; one line per request goes to ``mcptrio.access``).  Hypercorn's
+loggers are handed in as loggers (``hypercorn_loggers``) so its messages take the same way.
+
+Structured fields travel in ``extra={"fields": {...}}``: the JSON format puts them at the top
+level of the line's object, the text format appends them as ``key=value``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import sys
+from typing import IO, Any
+
+import orjson
+
+LEVELS = ("debug", "info", "warning", "error")
+FORMATS = ("text", "json")
+
+
+def _timestamp(record: logging.LogRecord) -> str:
+    moment = datetime.datetime.fromtimestamp(record.created, datetime.timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: ts, level, logger, msg, the record's fields, and exc if any."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {"ts": _timestamp(record), "level": record.levelname.lower(), "logger": record.name,
+                                "msg": record.getMessage()}
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            line.update(fields)
+        if record.exc_info:
+            line["exc"] = self.formatException(record.exc_info)
+        return orjson.dumps(line, default=str).decode()
+
+
+class TextFormatter(logging.Formatter):
+    """``2026-11-25T10:00:00.000Z INFO mcptrio.access tools/call echo ok method=tools/call ...``"""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"{_timestamp(record)} {record.levelname} {record.name} {record.getMessage()}"
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict) and fields:
+            text += " " + " ".join(f"{key}={_text_value(value)}" for key, value in fields.items())
+        if record.exc_info:
+            text += "\n" + self.formatException(record.exc_info)
+        return text
+
+
+def _text_value(value: Any) -> str:
+    text = str(value)
+    return orjson.dumps(text).decode() if (not text or any(c in text for c in ' "=\n')) else text
+
+
+def configure(level: str = "info", fmt: str = "text", stream: IO[str] | None = None) -> None:
+    """Send every logger's records at ``level`` or above to ``stream`` (stderr) as ``fmt``."""
+    if level not in LEVELS:
+        raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {level!r}")
+    if fmt not in FORMATS:
+        raise ValueError(f"log format must be text or json, not {fmt!r}")
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(level.upper())
+    for name in ("hypercorn.error", "hypercorn.access"):
+        logger = logging.getLogger(name)
+        logger.handlers = []
+        logger.propagate = True
+        # hypercorn's INFO ("Running on ...") repeats mcptrio's own "serving ... at": debug only
+        logger.setLevel(logging.DEBUG if level == "debug" else logging.WARNING)
+
+
+def hypercorn_loggers() -> tuple[logging.Logger, logging.Logger]:
+    """(error log, access log) for hypercorn's ``Config``: its records through our handler."""
+    return logging.getLogger("hypercorn.error"), logging.getLogger("hypercorn.access")
