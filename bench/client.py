@@ -402,6 +402,7 @@ class McpHttpClient:
     era: str = "legacy"
     session_id: str | None = None
     next_id: int = 0
+    extra_headers: tuple[tuple[str, str], ...] = ()  # e.g. Authorization, on every request
     _cache: dict[tuple[str, str | None], list[tuple[str, str]]] = field(default_factory=dict)
 
     def _headers(self, method: str, name: str | None) -> list[tuple[str, str]]:
@@ -415,6 +416,7 @@ class McpHttpClient:
                     cached.append(("Mcp-Name", name))
             elif self.session_id is not None:
                 cached += [("Mcp-Session-Id", self.session_id), ("MCP-Protocol-Version", LEGACY_VERSION)]
+            cached += self.extra_headers
             self._cache[key] = cached
         return cached
 
@@ -459,11 +461,13 @@ class McpHttpClient:
 
     def share_session(self, conn: HttpConnection) -> "McpHttpClient":
         """Another connection in this client's session (or era)."""
-        return McpHttpClient(conn, self.path, self.era, self.session_id, self.next_id + 1_000_000)
+        return McpHttpClient(conn, self.path, self.era, self.session_id, self.next_id + 1_000_000,
+                             self.extra_headers)
 
 
-async def connect_client(host: str, port: int, path: str, era: str) -> McpHttpClient:
-    client = McpHttpClient(await HttpConnection(host, port).connect(), path, era)
+async def connect_client(host: str, port: int, path: str, era: str,
+                         extra_headers: tuple[tuple[str, str], ...] = ()) -> McpHttpClient:
+    client = McpHttpClient(await HttpConnection(host, port).connect(), path, era, extra_headers=extra_headers)
     if era == "legacy":
         await client.open_session()
     return client
@@ -484,6 +488,8 @@ async def wait_for_http(host: str, port: int, path: str, deadline: float, proc: 
         try:
             request_id, headers, body = client.build("initialize", initialize_params())
             response = await client.conn.request("POST", path, headers, body)
+            if response.status == 401 and b"www-authenticate" in response.headers:
+                return perf()  # a server with authorization on answers: it is ready
             response.answer(request_id)
             return perf()
         finally:

@@ -26,9 +26,10 @@ class LoadResult:
 
 
 async def http_load(port: int, pid: int | None, era: str, concurrency: int, seconds: float, max_calls: int,
-                    bare: bool = False, warmup: float = 0.0) -> LoadResult:
+                    bare: bool = False, warmup: float = 0.0,
+                    extra_headers: tuple[tuple[str, str], ...] = ()) -> LoadResult:
     """``concurrency`` clients, each on its own connection (and legacy session), calling echo in a loop."""
-    clients = await asyncio.gather(*(connect_client(HOST, port, PATH, "modern" if bare else era)
+    clients = await asyncio.gather(*(connect_client(HOST, port, PATH, "modern" if bare else era, extra_headers)
                                      for _ in range(concurrency)))
     try:
         if warmup > 0:

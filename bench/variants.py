@@ -24,6 +24,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Callable
 
+import authorization
 from figures import Figure, clients
 from http_load import http_load, record_load
 from launch import Impl, Logs, serving
@@ -46,6 +47,7 @@ class Variant:
     era: str = "modern"  # the requests: "modern" (2026-07-28), "legacy" (one session a client), "bare"
     clients: int = 10
     env: dict[str, str] = field(default_factory=dict)  # added to the plain server's environment
+    headers: Callable[[int], tuple[tuple[str, str], ...]] | None = None  # (port) -> sent with every request
 
     @property
     def load_key(self) -> str:
@@ -93,6 +95,13 @@ VARIANTS: list[Variant] = [
     mcptrio_variant("otel_api", "OpenTelemetry, API only (the default)", "modern", against="otel_off"),
     mcptrio_variant("otel_sdk", "OpenTelemetry, SDK + batch exporters", "modern",
                     plugins="bench,bench_otel_sdk", against="otel_off"),
+    # the access log (on by default over HTTP): its cost
+    mcptrio_variant("no_access_log", "no access log (--no-access-log)", "modern", "--no-access-log"),
+    # issue 8: JWT authorization (a real oidc-provider; the server's keys cached after the first call)
+    Variant("variant.auth_jwt", "JWT auth on", "mcptrio 2026-07-28 with JWT auth on", "http.modern",
+            lambda impl, port: impl.http_argv(port, "auto") + ["--auth-issuer", authorization.issuer(),
+                                                               "--auth-scopes", "mcp:read"],
+            headers=authorization.bearer),
 ]
 
 
@@ -117,9 +126,13 @@ HYPERCORN_EXPERIMENT = [
 ]
 
 
+JWT_VERIFY = Figure("variant.auth_jwt.verify_us", "JWT check of a token not seen before (RS256, keys cached)", "µs",
+                    "lower")
+
+
 def variant_figures() -> list[Figure]:
     """The figures of every variant, for the JSON (after the baselines)."""
-    return [v.figure() for v in HYPERCORN_EXPERIMENT + VARIANTS]
+    return [v.figure() for v in HYPERCORN_EXPERIMENT + VARIANTS] + [JWT_VERIFY]
 
 
 async def variant_suite(impl: Impl, variants: list[Variant], settings: Settings, results: Results, logs: Logs,
@@ -130,9 +143,13 @@ async def variant_suite(impl: Impl, variants: list[Variant], settings: Settings,
         log_name = f"{variant.key.replace('.', '-')}-{rep}"
         argv = functools.partial(variant.argv, impl)
         async with serving(impl, argv, logs, log_name, {**impl.env, **variant.env}) as server:
+            headers = variant.headers(server.port) if variant.headers is not None else ()
             load = await http_load(server.port, server.pid, "modern" if bare else variant.era, variant.clients,
-                                   settings.seconds, settings.max_calls, bare=bare, warmup=settings.warmup)
+                                   settings.seconds, settings.max_calls, bare=bare, warmup=settings.warmup,
+                                   extra_headers=headers)
             record_load(results, variant.load_key, impl.name, rep, load)
+    if any(v.headers is authorization.bearer for v in variants):
+        results.add(JWT_VERIFY.key, impl.name, authorization.verification_cost())
 
 
 def _text(value: float | None, digits: str = "{:.0f}") -> str:
@@ -182,4 +199,8 @@ def variants_table(results: Results) -> list[str]:
         shown = f"n/a ({why})" if mine is None and why else _text(mine)
         lines.append(f"| {variant.name}, {clients(variant.clients)} | {variant.baseline_key} | {_text(plain)} | "
                      f"{shown} | {_ratio(mine, plain)} | {_text(paired, '{:.2f}×')} |")
+    verify = results.median(JWT_VERIFY.key, "mcptrio")
+    if verify is not None:
+        lines += ["", f"{JWT_VERIFY.label}: {verify:.0f} µs (mcptrio's JwtVerifier, PyJWT + cryptography); "
+                      "a token seen before is a dict lookup until it expires (at most 60 s)."]
     return lines

@@ -69,11 +69,12 @@ def configure(level: str = "info", fmt: str = "text", stream: IO[str] | None = N
     root = logging.getLogger()
     root.handlers = [handler]
     root.setLevel(level.upper())
-    for name in ("hypercorn.error", "hypercorn.access"):
+    for name in ("hypercorn.error", "hypercorn.access", "httpx", "httpcore"):
         logger = logging.getLogger(name)
         logger.handlers = []
         logger.propagate = True
-        # hypercorn's INFO ("Running on ...") repeats mcptrio's own "serving ... at": debug only
+        # their INFO (hypercorn's "Running on ...", httpx's line per request to the authorization
+        # server) repeats or details what mcptrio says itself: shown at debug only
         logger.setLevel(logging.DEBUG if level == "debug" else logging.WARNING)
 
 

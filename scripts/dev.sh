@@ -28,6 +28,8 @@ case "${1:-}" in
         setup_python -e '.[test]'
         # The official conformance suite and a Node >= 22 to run it, pinned by conformance/package-lock.json.
         npm ci --prefix conformance --no-audit --no-fund --loglevel=error
+        # A real OAuth authorization server for the authorization tests (oidc-provider), pinned likewise.
+        npm ci --prefix tests/auth/oidc --no-audit --no-fund --loglevel=error
         exec "$VENV/bin/python" -m pytest "$@"
         ;;
     *)

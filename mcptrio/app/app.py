@@ -105,6 +105,7 @@ class App(Registry):
         self._builtin: list[tuple[int, Middleware]] = []
         self._handler: RequestHandler | None = None
         self.telemetry = _telemetry(telemetry)
+        self._telemetry_auto = telemetry is None
         if self.telemetry is not None:
             self.use_builtin(TELEMETRY, self.telemetry)
             self.session_hooks.append(self.telemetry)
@@ -146,8 +147,16 @@ class App(Registry):
 
     def pipeline(self) -> list[Middleware]:
         """Every middleware, outermost first: built-in features by rank, then the app's and the
-        plugins' in the order they were added."""
-        return [mw for _, mw in sorted(self._builtin, key=lambda item: item[0])] + self.middleware
+        plugins' in the order they were added.
+
+        Telemetry that is on only because ``opentelemetry-api`` is installed (``telemetry=None``)
+        joins when an SDK has been configured by the time the pipeline is built (the first
+        request): with the API alone every span would be a no-op, and the pipeline it would add
+        costs about a tenth of stdio's throughput.  ``telemetry=True`` keeps it always."""
+        builtin = sorted(self._builtin, key=lambda item: item[0])
+        skip = self.telemetry if self._telemetry_auto and self.telemetry is not None \
+            and not self.telemetry.configured() else None
+        return [mw for _, mw in builtin if mw is not skip] + self.middleware
 
     def use(self, middleware: Middleware) -> Middleware:
         added = super().use(middleware)

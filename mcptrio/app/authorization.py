@@ -51,7 +51,7 @@ class ScopeCheck:
 
     async def __call__(self, request: Request, call_next: CallNext) -> dict[str, Any]:
         principal = request.principal
-        if principal is not None:
+        if principal is not None and request.transport != "http":  # (HTTP checked before dispatching)
             needed = self.needed(request.method, request.params)
             if self.policy.missing(principal.scopes, needed):
                 scopes = sorted(needed)

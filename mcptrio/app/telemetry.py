@@ -16,9 +16,11 @@ Errors: ``error.type`` is the JSON-RPC error code the client gets (also in
 ``rpc.response.status_code``), ``tool_error`` for a tool result with ``isError``, ``timeout`` for a
 request that ran out of time and ``cancelled`` for one the client cancelled or a shutdown ended.
 
-It needs only ``opentelemetry-api`` (``pip install mcptrio[otel]``): with no SDK configured every
-call here is a no-op, and with one (``opentelemetry-instrument mcptrio serve …``, or a program that
-sets a tracer provider before serving) spans and the two histograms are exported.
+It needs only ``opentelemetry-api`` (``pip install mcptrio[otel]``).  Configure an SDK before the
+first request (``opentelemetry-instrument mcptrio serve …``, a program that sets a tracer provider
+before serving, or a plugin that does so when loaded) and spans and the two histograms are
+exported; with the API alone, ``App`` leaves this middleware out of the pipeline altogether
+(``App.pipeline``), unless asked for it with ``telemetry=True``.
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ class Telemetry:
                   and type(meters).__name__ == "_ProxyMeterProvider")
         self._unset: tuple[Any, Any] | None = (tracers, meters) if no_sdk else None
 
-    def _configured(self) -> bool:
+    def configured(self) -> bool:
         """Is there an SDK to report to (given, or set by the program at any time)?"""
         unset = self._unset
         if unset is None:
@@ -99,7 +101,7 @@ class Telemetry:
     async def __call__(self, request: Request, call_next: CallNext) -> dict[str, Any]:
         meta = request.params.get("_meta")
         propagated = isinstance(meta, dict) and any(key in meta for key in PROPAGATED)
-        if not propagated and not self._configured():
+        if not propagated and not self.configured():
             return await call_next(request)
         started = time.perf_counter()
         ambient = otel_context.get_current()
@@ -171,7 +173,8 @@ class Telemetry:
     # -- session hooks --------------------------------------------------------------------
 
     def opened(self, session: SessionCore) -> None:
-        self._opened[session] = time.perf_counter()
+        if self.configured():
+            self._opened[session] = time.perf_counter()
 
     def closed(self, session: SessionCore) -> None:
         started = self._opened.pop(session, None)

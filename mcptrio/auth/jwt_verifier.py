@@ -10,11 +10,16 @@ so a public key can't be used as a shared secret); ``typ`` must be ``at+jwt``; `
 the issuer, ``aud`` must contain this resource (RFC 8707: a token minted for another server is
 refused, so it can't be passed through), ``exp`` and ``nbf`` are checked with a small leeway.
 The signature and claims are checked by PyJWT with ``cryptography``; nothing here is crypto.
+
+A token that verified is remembered (by its text) until it expires, for at most ``cache_for``
+seconds: a client sends the same token with every request, and checking an RS256 signature
+again each time would cost more than the rest of the request's handling.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import httpx
@@ -46,7 +51,8 @@ class JwtVerifier:
 
     def __init__(self, issuer: str, audience: str, *, jwks_url: str | None = None,
                  algorithms: tuple[str, ...] = ASYMMETRIC, leeway: float = 30.0, refetch_interval: float = 30.0,
-                 timeout: float = 5.0, http: httpx.AsyncClient | None = None) -> None:
+                 timeout: float = 5.0, http: httpx.AsyncClient | None = None, cache_for: float = 60.0,
+                 cache_size: int = 10_000) -> None:
         unsafe = [a for a in algorithms if a not in ASYMMETRIC]
         if unsafe:
             raise ValueError(f"only asymmetric algorithms may verify access tokens, not {', '.join(unsafe)}")
@@ -62,8 +68,29 @@ class JwtVerifier:
         self._last_failed = False
         self._lock = trio.Lock()
         self.jwks_fetches = 0  # how many times the JWKS was requested (for operators and tests)
+        self.cache_for = cache_for
+        self.cache_size = cache_size
+        self._verified: dict[str, tuple[Principal, float]] = {}  # token -> (principal, good until)
 
     async def verify(self, token: str) -> Principal:
+        known = self._verified.get(token)
+        if known is not None:
+            if known[1] > time.time():
+                return known[0]
+            del self._verified[token]
+        principal = await self._verify(token)
+        now = time.time()
+        until = now + self.cache_for
+        if principal.expires_at is not None:
+            until = min(until, principal.expires_at)
+        if len(self._verified) >= self.cache_size:
+            self._verified = {t: v for t, v in self._verified.items() if v[1] > now}
+            if len(self._verified) >= self.cache_size:
+                self._verified.clear()
+        self._verified[token] = (principal, until)
+        return principal
+
+    async def _verify(self, token: str) -> Principal:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:

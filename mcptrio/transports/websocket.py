@@ -117,7 +117,9 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
         shown = f"[{host}]" if ":" in host else host
         url = f"ws://{shown}:{bound_port}{config.path}"
         if app.auth is not None:
-            gate = Gate(app.auth, app.auth.public_url or url)
+            # The resource tokens name: the public URL, else this endpoint as an http URL (what an
+            # authorization server takes as a resource indicator, and where the metadata would be).
+            gate = Gate(app.auth, app.auth.public_url or "http" + url[len("ws"):])
         task_status.started(url)
         if shutdown_trigger is not None:
             await shutdown_trigger()

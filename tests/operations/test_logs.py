@@ -148,7 +148,7 @@ SESSION = "\n".join(json.dumps(m) for m in [
 
 
 def test_the_command_writes_json_access_lines_on_stderr():
-    done = serve_stdio("--log-format", "json", stdin=SESSION)
+    done = serve_stdio("--log-format", "json", "--access-log", stdin=SESSION)
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stderr.splitlines()]
     (line,) = [entry for entry in lines if entry["logger"] == "mcptrio.access"]
@@ -157,9 +157,10 @@ def test_the_command_writes_json_access_lines_on_stderr():
 
 
 def test_log_level_and_no_access_log_silence_the_access_lines():
-    assert "mcptrio.access" not in serve_stdio("--log-level", "warning", stdin=SESSION).stderr
+    assert "mcptrio.access" not in serve_stdio("--access-log", "--log-level", "warning", stdin=SESSION).stderr
     assert "mcptrio.access" not in serve_stdio("--no-access-log", stdin=SESSION).stderr
-    assert "mcptrio.access" in serve_stdio(stdin=SESSION).stderr
+    assert "mcptrio.access" not in serve_stdio(stdin=SESSION).stderr  # off by default on stdio
+    assert "mcptrio.access" in serve_stdio("--access-log", stdin=SESSION).stderr
 
 
 def test_bad_log_settings_are_one_line_errors(tmp_path):

@@ -296,13 +296,15 @@ async def test_telemetry_off_makes_no_spans(otel):
     assert otel.server_spans() == []
 
 
-def test_telemetry_is_on_by_default_when_the_api_is_installed():
-    assert isinstance(mcptrio.App("default").telemetry, Telemetry)
-    assert trace.get_tracer_provider() is not None
+def test_telemetry_is_on_by_default_when_the_api_is_installed_and_costs_nothing_without_an_sdk():
+    app = mcptrio.App("default")
+    assert isinstance(app.telemetry, Telemetry)
+    assert app.pipeline() == []  # no SDK configured in this process: no middleware at all
+    assert mcptrio.App("asked", telemetry=True).pipeline() != []
 
 
-async def test_with_the_api_only_baggage_still_reaches_the_handler():
-    default = mcptrio.App("api only")  # the global providers: none set in this process
+async def test_with_the_api_only_baggage_still_reaches_the_handler_when_telemetry_is_asked_for():
+    default = mcptrio.App("api only", telemetry=True)  # the global providers: none set in this process
     default.include(make_app(Otel()))
     async with open_client(default) as client:
         result = await client.request("tools/call", {"name": "who", "arguments": {}, "_meta": {"baggage": "user=bob"}})
@@ -325,12 +327,11 @@ async def echo(text: str) -> str:
     return text
 
 async def main():
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)  # as a plugin or the host program may, after the App exists
     async with open_client(app) as client:
-        await client.call_tool("echo", {"text": "before"})
-        exporter = InMemorySpanExporter()
-        provider = TracerProvider()
-        provider.add_span_processor(SimpleSpanProcessor(exporter))
-        trace.set_tracer_provider(provider)  # as a plugin or the host program may, after the App exists
         await client.call_tool("echo", {"text": "after"})
     print([s.name for s in exporter.get_finished_spans()])
 
