@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from .cache import PrincipalCache
 from .errors import AuthUnavailable, InvalidToken
 from .jwt_verifier import principal_from_claims
 from .principal import Principal
@@ -31,31 +32,17 @@ class IntrospectionVerifier:
         self.audience = audience
         self.issuer = issuer
         self.leeway = leeway
-        self.max_cache = max_cache
-        self.cache_size = cache_size
         self._auth = (client_id, client_secret)
         self._http = http or httpx.AsyncClient(timeout=timeout, follow_redirects=False)
-        self._cache: dict[bytes, tuple[Principal, float]] = {}  # sha256(token) -> (principal, until)
+        self._cache = PrincipalCache(max_cache, cache_size)  # by sha256(token)
         self.introspections = 0  # requests made to the endpoint (for operators and tests)
 
     async def verify(self, token: str) -> Principal:
         digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
-        now = time.time()
-        cached = self._cache.get(digest)
-        if cached is not None:
-            if cached[1] > now:
-                return cached[0]
-            del self._cache[digest]
-        answer = await self._introspect(token)
-        principal = self._check(answer, now)
-        until = now + self.max_cache
-        if principal.expires_at is not None:
-            until = min(until, principal.expires_at)
-        if len(self._cache) >= self.cache_size:
-            self._cache = {k: v for k, v in self._cache.items() if v[1] > now}
-            if len(self._cache) >= self.cache_size:
-                self._cache.clear()
-        self._cache[digest] = (principal, until)
+        principal = self._cache.get(digest)
+        if principal is None:
+            principal = self._check(await self._introspect(token), time.time())
+            self._cache.put(digest, principal)
         return principal
 
     async def _introspect(self, token: str) -> dict[str, Any]:

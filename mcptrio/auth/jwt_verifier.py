@@ -19,13 +19,13 @@ again each time would cost more than the rest of the request's handling.
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any
 
 import httpx
 import jwt
 import trio
 
+from .cache import PrincipalCache
 from .errors import AuthUnavailable, InvalidToken
 from .principal import Principal
 
@@ -68,26 +68,13 @@ class JwtVerifier:
         self._last_failed = False
         self._lock = trio.Lock()
         self.jwks_fetches = 0  # how many times the JWKS was requested (for operators and tests)
-        self.cache_for = cache_for
-        self.cache_size = cache_size
-        self._verified: dict[str, tuple[Principal, float]] = {}  # token -> (principal, good until)
+        self._verified = PrincipalCache(cache_for, cache_size)
 
     async def verify(self, token: str) -> Principal:
-        known = self._verified.get(token)
-        if known is not None:
-            if known[1] > time.time():
-                return known[0]
-            del self._verified[token]
-        principal = await self._verify(token)
-        now = time.time()
-        until = now + self.cache_for
-        if principal.expires_at is not None:
-            until = min(until, principal.expires_at)
-        if len(self._verified) >= self.cache_size:
-            self._verified = {t: v for t, v in self._verified.items() if v[1] > now}
-            if len(self._verified) >= self.cache_size:
-                self._verified.clear()
-        self._verified[token] = (principal, until)
+        principal = self._verified.get(token)
+        if principal is None:
+            principal = await self._verify(token)
+            self._verified.put(token, principal)
         return principal
 
     async def _verify(self, token: str) -> Principal:

@@ -48,6 +48,11 @@ def make_app(issuer: str, **auth: Any) -> mcptrio.App:
     async def write_file(path: str) -> str:
         return f"wrote {path}"
 
+    @app.tool(task="optional")
+    async def job() -> str:
+        await trio.sleep(0.1)
+        return "job done"
+
     @app.tool()
     async def confirm(ctx: mcptrio.Context) -> str:
         answer = await ctx.elicit("Sure?", FORM, key="sure")
@@ -412,3 +417,23 @@ async def test_the_legacy_sse_transport_is_protected_too(auth_server):
     async with served(make_app(auth_server.issuer), legacy_sse=True) as url, new_client() as http:
         refused = await http.get(f"{url}/sse", headers={"accept": "text/event-stream"})
     assert refused.status_code == 401 and "resource_metadata" in refused.headers["www-authenticate"]
+
+
+async def test_a_task_belongs_to_the_principal_that_made_it(auth_server):
+    tasks = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+    async with served(make_app(auth_server.issuer)) as url, new_client() as http:
+        alpha = auth_server.token("alpha", url, "mcp:read")
+        beta = auth_server.token("beta", url, "mcp:read")
+        body, headers = modern("tools/call", {"name": "job", "arguments": {}}, 1, capabilities=tasks)
+        created = final_of(await http.post(url, json=body, headers=bearer(alpha, headers)))["result"]
+        assert created["resultType"] == "task"
+        await trio.sleep(0.3)
+
+        async def get(token: str, task_id: str) -> dict[str, Any]:
+            body, headers = modern("tasks/get", {"taskId": task_id}, 2, capabilities=tasks)
+            return final_of(await http.post(url, json=body, headers=bearer(token, headers)))
+
+        theirs, unknown = await get(beta, created["taskId"]), await get(beta, "no-such-task")
+        assert theirs["error"] == unknown["error"] and theirs["error"]["code"] == -32602
+        mine = await get(alpha, created["taskId"])
+    assert mine["result"]["status"] == "completed" and mine["result"]["result"]["content"][0]["text"] == "job done"
