@@ -437,3 +437,28 @@ async def test_a_task_belongs_to_the_principal_that_made_it(auth_server):
         assert theirs["error"] == unknown["error"] and theirs["error"]["code"] == -32602
         mine = await get(alpha, created["taskId"])
     assert mine["result"]["status"] == "completed" and mine["result"]["result"]["content"][0]["text"] == "job done"
+
+
+async def test_a_listen_stream_ends_with_its_closing_result_when_its_token_expires(auth_server):
+    async with served(make_app(auth_server.issuer), path="/short/mcp") as url, new_client() as http:
+        token = auth_server.token("alpha", url, "mcp:read")
+        body, headers = modern("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, 9)
+        with trio.fail_after(10):
+            started = trio.current_time()
+            async with http.stream("POST", url, json=body, headers=bearer(token, headers)) as stream:
+                assert stream.status_code == 200
+                text = b"".join([chunk async for chunk in stream.aiter_bytes()]).decode()
+        assert 1.0 < trio.current_time() - started < 6
+    final = [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:") and '"id":9' in line]
+    assert final and "result" in final[-1]  # the graceful close of a listen stream, not an error
+
+
+def test_auth_on_a_wildcard_address_needs_a_public_url():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
+                           "--host", "0.0.0.0", "--auth-issuer", "http://127.0.0.1:9"], capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "--public-url" in done.stderr

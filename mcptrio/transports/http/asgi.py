@@ -9,6 +9,7 @@ Security checks (Host, Origin, body size) come before anything else.
 from __future__ import annotations
 
 import logging
+import math
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 import orjson
@@ -22,6 +23,7 @@ from ...protocol.events import Dispatch, IncomingRequest
 from ...protocol.session import META_VERSION, error_message
 from ...protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
 from ...runtime.limits import SessionLimits
+from ...runtime.worker import SHUTDOWN
 from . import authorization, health, security
 from . import headers as mcp_headers
 from .config import HttpConfig
@@ -330,7 +332,16 @@ class McpHttpApp(SessionRoutes):
 
     @staticmethod
     async def _work(core: HttpSession, request: IncomingRequest, arm_now: bool) -> None:
-        if not await core.dispatcher.run(request, arm_deadline=arm_now):
+        expires = authorization.expiry_deadline(request.principal)
+        if request.method == "subscriptions/listen" and expires < math.inf:
+            # A listen stream lasts until its token expires, then closes as at shutdown (with its
+            # closing result): the client opens a new one with a fresh token.
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_close_at, expires, core, request.id)
+                if not await core.dispatcher.run(request, arm_deadline=arm_now):
+                    await core.refuse_busy(request)
+                nursery.cancel_scope.cancel()
+        elif not await core.dispatcher.run(request, arm_deadline=arm_now):
             await core.refuse_busy(request)
 
     # -- shutdown -------------------------------------------------------------------------
@@ -379,3 +390,8 @@ def _has_requests(value: Any) -> bool:
 def draining(request_id: Any = None) -> HttpError:
     return HttpError(503, errors.unavailable("the server is draining: retry (another instance will answer)"),
                      request_id, [(b"retry-after", b"1")])
+
+
+async def _close_at(deadline: float, core: HttpSession, request_id: Any) -> None:
+    await trio.sleep_until(deadline)
+    core.dispatcher.cancel(request_id, SHUTDOWN)
