@@ -55,8 +55,9 @@ def make_impls(only: str | None) -> list[Impl]:
                  else [main_python, "-m", "mcptrio", "serve", "--plugins", "bench"])
         impls.append(Impl(
             "mcptrio", main_python, serve,
+            # No access log, as the SDK peer runs uvicorn (access_log=False); its cost is a variant row.
             lambda port, mode: serve + ["--transport", "http", "--host", HOST, "--port", str(port),
-                                        "--response-mode", mode],
+                                        "--response-mode", mode, "--no-access-log"],
             lambda port: [main_python, str(BENCH / "servers" / "bare_asgi.py"), "--server", "hypercorn",
                           "--port", str(port)],
             dict(env),

@@ -95,8 +95,8 @@ VARIANTS: list[Variant] = [
     mcptrio_variant("otel_api", "OpenTelemetry, API only (the default)", "modern", against="otel_off"),
     mcptrio_variant("otel_sdk", "OpenTelemetry, SDK + batch exporters", "modern",
                     plugins="bench,bench_otel_sdk", against="otel_off"),
-    # the access log (on by default over HTTP): its cost
-    mcptrio_variant("no_access_log", "no access log (--no-access-log)", "modern", "--no-access-log"),
+    # the access log: on by default over HTTP, off in the plain runs (as in the SDK peer's uvicorn)
+    mcptrio_variant("access_log", "the access log on (the CLI's default over HTTP)", "modern", "--access-log"),
     # issue 8: JWT authorization (a real oidc-provider; the server's keys cached after the first call)
     Variant("variant.auth_jwt", "JWT auth on", "mcptrio 2026-07-28 with JWT auth on", "http.modern",
             lambda impl, port: impl.http_argv(port, "auto") + ["--auth-issuer", authorization.issuer(),
@@ -111,7 +111,8 @@ def _tuned(what: str) -> Callable[[Impl, int], list[str]]:
         if what == "bare":
             return line + ["bare", "--host", HOST, "--port", str(port)]
         return line + ["mcptrio", "serve", "--plugins", "bench", "--transport", "http", "--host", HOST,
-                       "--port", str(port), "--response-mode", "json" if what == "legacy_json" else "auto"]
+                       "--port", str(port), "--response-mode", "json" if what == "legacy_json" else "auto",
+                       "--no-access-log"]
     return argv
 
 

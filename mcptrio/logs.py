@@ -10,9 +10,10 @@ level of the line's object, the text format appends them as ``key=value``.
 
 from __future__ import annotations
 
-import datetime
 import logging
+import re
 import sys
+import time
 from typing import IO, Any
 
 import orjson
@@ -21,9 +22,16 @@ LEVELS = ("debug", "info", "warning", "error")
 FORMATS = ("text", "json")
 
 
+_second: list[Any] = [None, ""]  # the last whole second formatted, and its text (one strftime a second)
+_NEEDS_QUOTES = re.compile(r'[ "=\n]')
+
+
 def _timestamp(record: logging.LogRecord) -> str:
-    moment = datetime.datetime.fromtimestamp(record.created, datetime.timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    """ISO 8601 in UTC with milliseconds."""
+    second = int(record.created)
+    if second != _second[0]:
+        _second[:] = [second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))]
+    return f"{_second[1]}.{int(record.msecs):03d}Z"
 
 
 class JsonFormatter(logging.Formatter):
@@ -54,8 +62,9 @@ class TextFormatter(logging.Formatter):
 
 
 def _text_value(value: Any) -> str:
-    text = str(value)
-    return orjson.dumps(text).decode() if (not text or any(c in text for c in ' "=\n')) else text
+    if type(value) is not str:
+        return str(value)
+    return value if value and _NEEDS_QUOTES.search(value) is None else orjson.dumps(value).decode()
 
 
 def configure(level: str = "info", fmt: str = "text", stream: IO[str] | None = None) -> None:
