@@ -60,6 +60,11 @@ def auth_config(args: argparse.Namespace, table: Any) -> AuthConfig | None:
         if others:
             raise AuthSettingsError(f"auth settings ({', '.join(others)}) need an issuer (--auth-issuer URL)")
         return None
+    try:
+        import httpx  # noqa: F401 - the verifiers need them: say so now, not on the first request
+        import jwt  # noqa: F401
+    except ImportError:
+        raise AuthSettingsError("authorization needs PyJWT and httpx: pip install 'mcptrio[auth]'") from None
     if "introspection_url" in values:
         if not os.environ.get(SECRET_ENV):
             raise AuthSettingsError(f"introspection needs this server's client secret in ${SECRET_ENV}")
