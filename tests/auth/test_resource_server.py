@@ -21,7 +21,7 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 import pytest
 import trio
-from trio_websocket import ConnectionRejected, open_websocket_url
+from trio_websocket import ConnectionClosed, ConnectionRejected, open_websocket_url
 
 import mcptrio
 from mcptrio.auth import AuthConfig
@@ -462,3 +462,47 @@ def test_auth_on_a_wildcard_address_needs_a_public_url():
                           timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert "--public-url" in done.stderr
+
+
+async def test_a_websocket_connection_ends_when_its_token_expires(auth_server):
+    stop = trio.Event()
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(functools.partial(
+            serve_websocket, make_app(auth_server.issuer), port=0, path="/short/mcp", shutdown_trigger=stop.wait,
+            limits=mcptrio.SessionLimits(shutdown_grace=0.5)))
+        token = auth_server.token("alpha", "http" + url[len("ws"):], "mcp:read")
+        with trio.fail_after(10):
+            started = trio.current_time()
+            async with open_websocket_url(url, subprotocols=["mcp"],
+                                          extra_headers=[("authorization", f"Bearer {token}")]) as ws:
+                params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
+                await ws.send_message(json.dumps(rpc("initialize", params, 0)))
+                await ws.get_message()
+                with pytest.raises(ConnectionClosed):
+                    while True:
+                        await ws.get_message()
+            assert 1.0 < trio.current_time() - started < 6
+        stop.set()
+
+
+async def test_on_the_legacy_sse_transport_a_missing_scope_is_a_json_rpc_error_on_the_stream(auth_server):
+    from ..http.client import SseReader
+
+    async with served(make_app(auth_server.issuer), legacy_sse=True) as url, new_client() as http:
+        token = auth_server.token("alpha", url, "mcp:read")
+        other = auth_server.token("beta", url, "mcp:read")
+        base = url.rsplit("/", 1)[0]
+        with trio.fail_after(10):
+            async with http.stream("GET", f"{url}/sse", headers=bearer(token, {"accept": "text/event-stream"})) as stream:
+                reader = SseReader(stream)
+                endpoint = (await reader.next()).data
+                post = base + endpoint
+                params = {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": CLIENT_INFO}
+                assert (await http.post(post, json=rpc("initialize", params, 0), headers=bearer(token))).status_code == 202
+                await reader.until_response(0)
+                # another principal cannot post into this stream: told it does not exist
+                assert (await http.post(post, json=call_tool("whoami", {}, 1), headers=bearer(other))).status_code == 404
+                await http.post(post, json=call_tool("write_file", {"path": "x"}, 2), headers=bearer(token))
+                refused = (await reader.until_response(2))[-1]
+    assert refused["error"]["code"] == -31403
+    assert refused["error"]["data"]["requiredScopes"] == ["files:write", "mcp:read"]
