@@ -1,8 +1,9 @@
 """Logging for ``mcptrio serve``: one handler on the root logger, text or JSON lines on stderr.
 
 Only the command calls ``configure``: a program that embeds mcptrio keeps its own logging setup
-(the loggers are ``mcptrio.*``; one line per request goes to ``mcptrio.access``).  Hypercorn's
-loggers are handed in as loggers (``hypercorn_loggers``) so its messages take the same way.
+(the loggers are ``mcptrio.*``; one line per request goes to ``mcptrio.access``).  Hypercorn is
+handed its ``hypercorn.error`` logger itself (``transports/http/server.py``), with no handler of
+its own, so its messages take the same way.
 
 Structured fields travel in ``extra={"fields": {...}}``: the JSON format puts them at the top
 level of the line's object, the text format appends them as ``key=value``.
@@ -68,9 +69,13 @@ def _text_value(value: Any) -> str:
 
 
 def configure(level: str = "info", fmt: str = "text", stream: IO[str] | None = None) -> None:
-    """Send every logger's records at ``level`` or above to ``stream`` (stderr) as ``fmt``."""
+    """Send every logger's records at ``level`` or above to ``stream`` (stderr) as ``fmt``.
+
+    The process's own setup, for ``mcptrio serve``: it replaces the root logger's handlers."""
+    wanted = level
+    level = level.lower() if isinstance(level, str) else level  # "INFO" as well as "info"
     if level not in LEVELS:
-        raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {level!r}")
+        raise ValueError(f"log level must be one of {', '.join(LEVELS)}, not {wanted!r}")
     if fmt not in FORMATS:
         raise ValueError(f"log format must be text or json, not {fmt!r}")
     handler = logging.StreamHandler(stream or sys.stderr)
@@ -85,8 +90,3 @@ def configure(level: str = "info", fmt: str = "text", stream: IO[str] | None = N
         # their INFO (hypercorn's "Running on ...", httpx's line per request to the authorization
         # server) repeats or details what mcptrio says itself: shown at debug only
         logger.setLevel(logging.DEBUG if level == "debug" else logging.WARNING)
-
-
-def hypercorn_loggers() -> tuple[logging.Logger, logging.Logger]:
-    """(error log, access log) for hypercorn's ``Config``: its records through our handler."""
-    return logging.getLogger("hypercorn.error"), logging.getLogger("hypercorn.access")

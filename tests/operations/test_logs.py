@@ -11,13 +11,27 @@ from typing import Any
 
 import pytest
 import trio
+from trio_websocket import open_websocket_url
 
 import mcptrio
 from mcptrio import McpError, ToolError, logs
 from mcptrio.app.access_log import reference
 from mcptrio.testing import open_client
 
-from ..http.client import call_tool, final_of, http_server, initialize, legacy_headers, modern_tool, new_client
+from ..http.client import (
+    CLIENT_INFO,
+    LEGACY,
+    call_tool,
+    final_of,
+    http_server,
+    initialize,
+    legacy_headers,
+    modern_tool,
+    new_client,
+    notification,
+    rpc,
+    ws_server,
+)
 
 MCPTRIO = [sys.executable, "-m", "mcptrio"]
 SECRET = "hunter2-do-not-log"
@@ -47,6 +61,18 @@ def access():
     logger.setLevel(old)
 
 
+@pytest.fixture
+def configured():
+    """``logs.configure`` for a test, the root and third-party loggers restored afterwards."""
+    names = ("", "hypercorn.error", "hypercorn.access", "httpx", "httpcore")
+    saved = [(logger, logger.handlers[:], logger.level, logger.propagate)
+             for logger in map(logging.getLogger, names)]
+    yield logs.configure
+    for logger, handlers, level, propagate in saved:
+        logger.handlers, logger.propagate = handlers, propagate
+        logger.setLevel(level)
+
+
 def make_app() -> mcptrio.App:
     app = mcptrio.App("logged", access_log=True)
 
@@ -70,35 +96,46 @@ def make_app() -> mcptrio.App:
     return app
 
 
-def test_json_lines_carry_fields_and_exceptions():
+def test_json_lines_carry_fields_and_exceptions(configured):
     stream = io.StringIO()
-    logs.configure("info", "json", stream)
+    configured("info", "json", stream)
+    logging.getLogger("mcptrio.test").info("hello %s", "world", extra={"fields": {"a": 1, "b": "two"}})
     try:
-        logging.getLogger("mcptrio.test").info("hello %s", "world", extra={"fields": {"a": 1, "b": "two"}})
-        try:
-            raise ValueError("boom")
-        except ValueError:
-            logging.getLogger("mcptrio.test").exception("failed")
-        logging.getLogger("mcptrio.test").debug("not shown at info")
-    finally:
-        logging.getLogger().handlers = []
+        raise ValueError("boom")
+    except ValueError:
+        logging.getLogger("mcptrio.test").exception("failed")
+    logging.getLogger("mcptrio.test").debug("not shown at info")
     first, second = (json.loads(line) for line in stream.getvalue().splitlines())
     assert first["msg"] == "hello world" and first["a"] == 1 and first["b"] == "two"
     assert first["level"] == "info" and first["logger"] == "mcptrio.test" and first["ts"].endswith("Z")
     assert second["level"] == "error" and "ValueError: boom" in second["exc"]
 
 
-def test_text_lines_append_fields_quoting_when_needed():
+def test_text_lines_append_fields_quoting_when_needed(configured):
     stream = io.StringIO()
-    logs.configure("debug", "text", stream)
-    try:
-        logging.getLogger("mcptrio.test").info("request", extra={"fields": {"name": "a b", "n": 3}})
-    finally:
-        logging.getLogger().handlers = []
+    configured("DEBUG", "text", stream)  # a level in either case
+    logging.getLogger("mcptrio.test").debug("request", extra={"fields": {"name": "a b", "n": 3}})
     line = stream.getvalue().strip()
-    assert line.endswith('INFO mcptrio.test request name="a b" n=3'), line
-    with pytest.raises(ValueError):
+    assert line.endswith('DEBUG mcptrio.test request name="a b" n=3'), line
+    with pytest.raises(ValueError, match="'loud'"):
         logs.configure("loud")
+    with pytest.raises(ValueError, match="'xml'"):
+        logs.configure("info", "xml")
+
+
+@pytest.mark.parametrize("level", ["debug", "info"])
+async def test_hypercorn_messages_take_the_same_way(level, configured):
+    """Hypercorn's error log is our handler's (its INFO at debug only); its access log stays off."""
+    stream = io.StringIO()
+    configured(level, "json", stream)
+    async with http_server(make_app()) as url, new_client() as http:
+        await initialize(http, url)
+        logging.getLogger("hypercorn.error").warning("a warning of hypercorn's")
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    hypercorn = [line["msg"] for line in lines if line["logger"] == "hypercorn.error"]
+    assert hypercorn[-1] == "a warning of hypercorn's"
+    assert any(msg.startswith("Running on") for msg in hypercorn) == (level == "debug"), hypercorn
+    assert not [line for line in lines if line["logger"] == "hypercorn.access"]
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
@@ -134,6 +171,31 @@ async def test_over_http_the_session_is_a_reference_never_the_id(access):
     assert SECRET not in json.dumps(access)
 
 
+async def test_over_websocket_both_eras_on_one_connection(access):
+    async with ws_server(make_app()) as url:
+        with trio.fail_after(10):
+            async with open_websocket_url(url, subprotocols=["mcp"]) as ws:
+                params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
+                await ws_exchange(ws, rpc("initialize", params, 0), 0)
+                await ws.send_message(json.dumps(notification("notifications/initialized")))
+                await ws_exchange(ws, call_tool("refuse", {"text": SECRET}, 1), 1)
+                body, _headers = modern_tool("echo", {"text": SECRET}, "m1")
+                await ws_exchange(ws, body, "m1")
+    assert [(line["era"], line["name"], line["outcome"], line["transport"]) for line in access] == [
+        ("legacy", "refuse", "tool_error", "websocket"), ("modern", "echo", "ok", "websocket")]
+    assert [line["id"] for line in access] == [1, "m1"]
+    assert SECRET not in json.dumps(access)
+
+
+async def ws_exchange(ws: Any, message: dict[str, Any], request_id: Any) -> dict[str, Any]:
+    """Send one message; the response to ``request_id`` (messages before it are skipped)."""
+    await ws.send_message(json.dumps(message))
+    while True:
+        received = json.loads(await ws.get_message())
+        if received.get("id") == request_id and "method" not in received:
+            return received
+
+
 def serve_stdio(*flags: str, stdin: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(MCPTRIO + ["serve", "--plugins", "bench", *flags], input=stdin, capture_output=True,
                           text=True, timeout=60)
@@ -163,12 +225,14 @@ def test_log_level_and_no_access_log_silence_the_access_lines():
     assert "mcptrio.access" in serve_stdio("--access-log", stdin=SESSION).stderr
 
 
-def test_bad_log_settings_are_one_line_errors(tmp_path):
+@pytest.mark.parametrize("setting, says", [('log_format = "xml"', "log format"), ("log_level = 3", "log level"),
+                                           ('log_level = "loud"', "log level"), ('access_log = "yes"', "access_log")])
+def test_bad_log_settings_are_one_line_errors(setting, says, tmp_path):
     config = tmp_path / "logs.toml"
-    config.write_text('[serve]\nplugins = ["bench"]\nlog_format = "xml"\n')
+    config.write_text(f'[serve]\nplugins = ["bench"]\n{setting}\n')
     done = subprocess.run(MCPTRIO + ["serve", "--config", str(config)], capture_output=True, text=True,
                           timeout=60, stdin=subprocess.DEVNULL)
-    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "log format" in done.stderr
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and says in done.stderr, done.stderr
     flag = subprocess.run(MCPTRIO + ["serve", "--plugins", "bench", "--log-level", "loud"], capture_output=True,
                           text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert flag.returncode == 2 and "invalid choice" in flag.stderr
