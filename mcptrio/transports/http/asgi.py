@@ -50,8 +50,9 @@ class McpHttpApp(SessionRoutes):
         self.limits = limits or app.limits
         self.sessions = SessionTable(self.config)
         self.watchers = Watchers(self.config)
-        self.active: set[HttpSession] = set()  # cores with requests in flight (modern and legacy)
+        self.active: dict[HttpSession, int] = {}  # cores with requests in flight: how many POSTs each
         self.requests_in_flight = 0
+        self.posts_past_check = 0  # POSTs admitted past the drain check and not yet answered
         self.shutting_down = False
         self._shutdown = trio.Event()
         # The POST's watcher arms its requests' deadlines (watch.py), unless they come before it can.
@@ -191,10 +192,14 @@ class McpHttpApp(SessionRoutes):
             # requests in flight can finish).  Retryable: another instance will take it.
             raise draining(value.get("id") if isinstance(value, dict) else None)
         header_version = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
-        if _is_modern(value) or (header_version in MODERN_VERSIONS and b"mcp-session-id" not in headers):
-            await self._modern_post(headers, value, receive, sink)
-        else:
-            await self._legacy_post(headers, header_version, value, receive, sink)
+        self.posts_past_check += 1  # the drain waits for it, even if its requests are not started yet
+        try:
+            if _is_modern(value) or (header_version in MODERN_VERSIONS and b"mcp-session-id" not in headers):
+                await self._modern_post(headers, value, receive, sink)
+            else:
+                await self._legacy_post(headers, header_version, value, receive, sink)
+        finally:
+            self.posts_past_check -= 1
 
     async def _modern_post(self, headers: dict[bytes, bytes], value: Any, receive: Receive, sink: Sink) -> None:
         request_id = value.get("id") if isinstance(value, dict) else None
@@ -298,7 +303,7 @@ class McpHttpApp(SessionRoutes):
                 f"server busy: {self.config.max_requests} requests in flight; retry later"),
                 requests[0].id, [(b"retry-after", b"1")])
         self.requests_in_flight += len(requests)
-        self.active.add(core)
+        self.active[core] = self.active.get(core, 0) + 1  # a legacy session may have several POSTs
         watch = Watch(receive, core, requests, exchange, sink, trio.current_time())
         try:
             if self.config.response_mode == "sse":
@@ -316,7 +321,9 @@ class McpHttpApp(SessionRoutes):
         finally:
             self.watchers.discard(watch)
             self.requests_in_flight -= len(requests)
-            self.active.discard(core)
+            posts = self.active.pop(core) - 1
+            if posts:
+                self.active[core] = posts
             exchange.release()
 
     async def _work_all(self, core: HttpSession, requests: list[IncomingRequest], exchange: Exchange) -> None:
@@ -357,14 +364,25 @@ class McpHttpApp(SessionRoutes):
         return drained
 
     async def shutdown(self) -> None:
-        """Refuse new requests, end standalone streams, drain in-flight requests (grace, then cancel)."""
+        """Refuse new requests, end standalone streams, drain in-flight requests (grace, then cancel).
+
+        Returns once every request in flight has been answered (or after grace + 1 s, when
+        hypercorn's own graceful timeout takes over).  A POST read just before the drain began
+        may start its requests a moment later (after an SSE head, a batch's notification): the
+        drain goes round again until no such POST is left, with one deadline for all.
+        """
         if self.shutting_down:
             return
         self.shutting_down = True
         self._shutdown.set()
-        async with trio.open_nursery() as nursery:
-            for core in list(self.active):
-                nursery.start_soon(core.dispatcher.drain, self.limits.shutdown_grace)
+        deadline = trio.current_time() + self.limits.shutdown_grace
+        with trio.move_on_at(deadline + 1):
+            while self.posts_past_check:
+                async with trio.open_nursery() as nursery:
+                    for core in list(self.active):
+                        nursery.start_soon(core.dispatcher.drain, max(0.0, deadline - trio.current_time()))
+                if self.posts_past_check:  # answers being written, or requests not started yet
+                    await trio.sleep(0.01)
 
 
 def _is_modern(value: Any) -> bool:
