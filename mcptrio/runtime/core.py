@@ -27,7 +27,6 @@ class SessionCore:
     session_id: str | None = None  # the transport's session id, where it has one (legacy HTTP)
     client_address: str | None = None  # the peer's network address, where there is one (http, websocket)
     principal: Any = None  # who the connection authenticated as (websocket, legacy SSE), else None
-    draining = False  # shutting down: requests in flight finish, new ones are refused (retryable)
 
     def __init__(self, host: Host, limits: SessionLimits | None = None,
                  protocol: ServerProtocol | None = None) -> None:
@@ -77,9 +76,7 @@ class SessionCore:
             event.request.route = route
             if self.principal is not None:
                 event.request.principal = self.principal
-            if self.draining:
-                await self.refuse_draining(event.request)
-            elif not self.dispatcher.start(event.request):
+            if not self.dispatcher.start(event.request):
                 await self.refuse_busy(event.request)
         elif isinstance(event, Send):
             await self.send(event.message, route)
@@ -89,12 +86,6 @@ class SessionCore:
             self.client_calls.reply(event.request_id, event.result, event.error)
         elif isinstance(event, Notified):
             self.host.on_client_notification(self, event.method, event.params)
-
-    async def refuse_draining(self, request: IncomingRequest) -> None:
-        """A new request during the drain: not started, answered with the retryable ``-31503``."""
-        self.protocol.finished(request.id)
-        err = errors.unavailable("the server is draining: retry (another instance will answer)")
-        await self.reply(request, error_message(request.id, err))
 
     async def refuse_busy(self, request: IncomingRequest) -> None:
         self.protocol.finished(request.id)

@@ -3,10 +3,9 @@
 The reader turns frames into protocol events and never awaits handler work: answers the
 protocol gives at once go to the writer's outbox, requests go to the dispatcher, which starts a
 worker and returns.  The writer is the sole owner of ``stream.send``; if the stream breaks, the
-whole session is cancelled.  End of input: give workers ``shutdown_grace`` seconds, cancel the
-rest (they are answered with an error, so nothing in flight is lost), flush the writer, return.
-The ``shutdown`` event (SIGTERM): the same drain, but reading goes on meanwhile, so the client's
-answers and cancellations still arrive and its new requests get a retryable refusal.
+whole session is cancelled.  Shutdown (end of input, or the ``shutdown`` event): stop reading,
+give workers ``shutdown_grace`` seconds, cancel the rest (they are answered with an error, so
+nothing in flight is lost), flush the writer, return.
 """
 
 from __future__ import annotations
@@ -62,22 +61,16 @@ class Session(SessionCore):
                         peer_gone = await self._read(shutdown)
                         if peer_gone:
                             self.dispatcher.cancel_all()  # nobody is left to answer
-                        elif not self.draining:  # end of input (a shutdown drains while still reading)
+                        else:
                             await self.dispatcher.drain(self.limits.shutdown_grace)
                 await self._outbox_send.aclose()
 
     async def _read(self, shutdown: trio.Event | None) -> bool:
-        """Read until end of input (False), until the peer is gone altogether (True), or until
-        the drain that ``shutdown`` starts is over (False).
-
-        Reading goes on while the session drains: the client's answers to our requests and its
-        cancellations still come in, so the work in flight can finish; new requests are refused
-        with the retryable ``-31503`` (``SessionCore.handle_event``) rather than left unread.
-        """
+        """Read until end of input (False) or until the peer is gone altogether (True)."""
         peer_gone = False
         async with trio.open_nursery() as nursery:
             if shutdown is not None:
-                nursery.start_soon(self._drain_when, shutdown, nursery.cancel_scope)
+                nursery.start_soon(_cancel_when_set, shutdown, nursery.cancel_scope)
             while True:
                 try:
                     frame = await self.stream.receive()
@@ -92,15 +85,8 @@ class Session(SessionCore):
                     events = self.protocol.receive(frame)
                 for event in events:
                     await self.handle_event(event)
-            if peer_gone or not self.draining:
-                nursery.cancel_scope.cancel()  # else: end of input mid-drain, the drain goes on
+            nursery.cancel_scope.cancel()
         return peer_gone
-
-    async def _drain_when(self, shutdown: trio.Event, reading: trio.CancelScope) -> None:
-        await shutdown.wait()
-        self.draining = True
-        await self.dispatcher.drain(self.limits.shutdown_grace)
-        reading.cancel()
 
     async def _writer(self) -> None:
         outbox = self._outbox_receive
@@ -118,3 +104,8 @@ class Session(SessionCore):
         except Exception:
             log.exception("the session's writer failed")
             self._cancel_session.cancel()
+
+
+async def _cancel_when_set(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()

@@ -2,9 +2,6 @@
 
 Each connection is one session (either era, as on stdio).  The upgrade is refused with 403 for a
 bad Origin and 421 for a bad Host; a message over the limit closes the connection with 1009.
-During a drain (the shutdown trigger fired) a new connection is refused with 503 + ``Retry-After``;
-open ones keep reading (answers, cancellations; new requests get ``-31503``) while their requests
-in flight finish within ``shutdown_grace``, then close with 1001 (going away).
 """
 
 from __future__ import annotations
@@ -103,8 +100,7 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
                 timers.start_soon(_set_at, expiry_deadline(principal), ending)
                 await session.run(ending)
                 timers.cancel_scope.cancel()
-            # 1001 "going away" after a drain: the client reconnects, to another instance.
-            await connection.aclose(*((1001, "the server is shutting down") if shutdown.is_set() else ()))
+            await connection.aclose()
         finally:
             live.discard(session)
             if not live:

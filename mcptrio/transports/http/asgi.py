@@ -50,9 +50,8 @@ class McpHttpApp(SessionRoutes):
         self.limits = limits or app.limits
         self.sessions = SessionTable(self.config)
         self.watchers = Watchers(self.config)
-        self.active: dict[HttpSession, int] = {}  # cores with requests in flight: how many POSTs each
+        self.active: set[HttpSession] = set()  # cores with requests in flight (modern and legacy)
         self.requests_in_flight = 0
-        self.posts_past_check = 0  # POSTs admitted past the drain check and not yet answered
         self.shutting_down = False
         self._shutdown = trio.Event()
         # The POST's watcher arms its requests' deadlines (watch.py), unless they come before it can.
@@ -192,14 +191,10 @@ class McpHttpApp(SessionRoutes):
             # requests in flight can finish).  Retryable: another instance will take it.
             raise draining(value.get("id") if isinstance(value, dict) else None)
         header_version = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
-        self.posts_past_check += 1  # the drain waits for it, even if its requests are not started yet
-        try:
-            if _is_modern(value) or (header_version in MODERN_VERSIONS and b"mcp-session-id" not in headers):
-                await self._modern_post(headers, value, receive, sink)
-            else:
-                await self._legacy_post(headers, header_version, value, receive, sink)
-        finally:
-            self.posts_past_check -= 1
+        if _is_modern(value) or (header_version in MODERN_VERSIONS and b"mcp-session-id" not in headers):
+            await self._modern_post(headers, value, receive, sink)
+        else:
+            await self._legacy_post(headers, header_version, value, receive, sink)
 
     async def _modern_post(self, headers: dict[bytes, bytes], value: Any, receive: Receive, sink: Sink) -> None:
         request_id = value.get("id") if isinstance(value, dict) else None
@@ -303,7 +298,7 @@ class McpHttpApp(SessionRoutes):
                 f"server busy: {self.config.max_requests} requests in flight; retry later"),
                 requests[0].id, [(b"retry-after", b"1")])
         self.requests_in_flight += len(requests)
-        self.active[core] = self.active.get(core, 0) + 1  # a legacy session may have several POSTs
+        self.active.add(core)
         watch = Watch(receive, core, requests, exchange, sink, trio.current_time())
         try:
             if self.config.response_mode == "sse":
@@ -321,9 +316,7 @@ class McpHttpApp(SessionRoutes):
         finally:
             self.watchers.discard(watch)
             self.requests_in_flight -= len(requests)
-            posts = self.active.pop(core) - 1
-            if posts:
-                self.active[core] = posts
+            self.active.discard(core)
             exchange.release()
 
     async def _work_all(self, core: HttpSession, requests: list[IncomingRequest], exchange: Exchange) -> None:
@@ -364,25 +357,14 @@ class McpHttpApp(SessionRoutes):
         return drained
 
     async def shutdown(self) -> None:
-        """Refuse new requests, end standalone streams, drain in-flight requests (grace, then cancel).
-
-        Returns once every request in flight has been answered (or after grace + 1 s, when
-        hypercorn's own graceful timeout takes over).  A POST read just before the drain began
-        may start its requests a moment later (after an SSE head, a batch's notification): the
-        drain goes round again until no such POST is left, with one deadline for all.
-        """
+        """Refuse new requests, end standalone streams, drain in-flight requests (grace, then cancel)."""
         if self.shutting_down:
             return
         self.shutting_down = True
         self._shutdown.set()
-        deadline = trio.current_time() + self.limits.shutdown_grace
-        with trio.move_on_at(deadline + 1):
-            while self.posts_past_check:
-                async with trio.open_nursery() as nursery:
-                    for core in list(self.active):
-                        nursery.start_soon(core.dispatcher.drain, max(0.0, deadline - trio.current_time()))
-                if self.posts_past_check:  # answers being written, or requests not started yet
-                    await trio.sleep(0.01)
+        async with trio.open_nursery() as nursery:
+            for core in list(self.active):
+                nursery.start_soon(core.dispatcher.drain, self.limits.shutdown_grace)
 
 
 def _is_modern(value: Any) -> bool:
