@@ -51,12 +51,16 @@ async def _long_sleep_call(client, url, era):
     return modern_tool("sleep", {"seconds": 60}, 1)
 
 
-async def test_legacy_closing_the_sse_response_cancels_the_handler(app):
-    async with http_server(app) as url, new_client() as client:
+async def test_legacy_closing_the_sse_response_cancels_the_handler_after_the_orphan_timeout(app):
+    """The priming event gave the client an id to resume from: its disconnect is not a cancel
+    until ``orphan_timeout`` passes with no client (test_http_orphan.py has the rest)."""
+    async with http_server(app, config=HttpConfig(orphan_timeout=1.0)) as url, new_client() as client:
         with trio.fail_after(20):
             session_id = await initialize(client, url)
             await _post_and_close_after_headers(client, url, call_tool("sleep", {"seconds": 60}, 1),
                                                 legacy_headers(session_id))
+            await trio.sleep(0.5)
+            assert app.stats["cancelled"] == 0
             await _assert_cancelled_not_finished(app)
             # The session itself lives on.
             response = await client.post(url, json=call_tool("echo", {"text": "still here"}, 2),
@@ -98,7 +102,8 @@ async def test_json_mode_closing_the_connection_cancels_the_handler(app, era):
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 async def test_sse_mode_closing_the_response_cancels_the_handler(app, era):
-    config = HttpConfig(response_mode="sse")
+    """(legacy: once the orphan timeout passed, since the priming event carried an id)"""
+    config = HttpConfig(response_mode="sse", orphan_timeout=0.5)
     async with http_server(app, config=config) as url, new_client() as client:
         with trio.fail_after(20):
             body, headers = await _long_sleep_call(client, url, era)

@@ -26,6 +26,9 @@ class HttpConfig:
     watch_after: float = 0.01
     # Comment lines on open streams: they reveal a disconnected client (its handler is cancelled).
     probe_interval: float = 0.5
+    # A legacy request whose client went away after receiving an event id runs on this long
+    # (its messages logged for Last-Event-ID) before it is cancelled as abandoned.
+    orphan_timeout: float = 120.0
     keepalive_interval: float = 15.0  # comment lines on long-lived streams (GET, subscriptions/listen)
     session_idle_timeout: float = 1800.0  # legacy sessions unused this long are ended
     header_timeout: float = 30.0  # a request head must arrive within this long; idle keep-alive too

@@ -177,6 +177,11 @@ class Exchange:
         # workers (and probes) never interleave with the response start.
         self._lock = QuietLock()
         self._posted: trio.MemorySendChannel[Any] | None = None
+        # An event id reached the client (priming, event): it can resume this stream after a
+        # disconnect, which is then not a cancellation (legacy sessions; see watch.py).
+        self.resumable = False
+        self.detached_at = 0.0  # when the last client carrying this stream went away
+        self._sink_change: trio.Event | None = None
 
     async def deliver(self, message: Any) -> None:
         """Send one message for this route; a response (or a batch array) is the final one."""
@@ -202,6 +207,7 @@ class Exchange:
         event_id = self._record(data)
         if self.sink is not None:
             await self.sink.write(sse.event(data, event_id), end=final, final=final)
+            self.resumable = self._seq > 0
         if final:
             self.done = True
 
@@ -241,6 +247,7 @@ class Exchange:
                     return
                 await self._open_stream()
                 await sink.write(sse.event(data, event_id))
+                self.resumable = self._seq > 0
         if not self.done:
             await self.close_stream()  # the queue overflowed: this client stopped reading
 
@@ -259,9 +266,12 @@ class Exchange:
         self.sink, self.nursery = sink, nursery
 
     def detach(self, sink: Sink) -> None:
-        """That GET ended: forget it, and the queue that fed it (the log keeps the events)."""
+        """That response ended (a GET, or a POST whose client went away): forget it, and the
+        queue that fed it (the log keeps the events)."""
         if self.sink is sink:
             self.sink = None
+            self.detached_at = trio.current_time()
+            self._sink_changed()
         self.nursery = None
         if self._posted is not None:
             self._posted.close()
@@ -289,7 +299,8 @@ class Exchange:
         """A comment line on an open stream (keeps proxies awake, reveals a vanished client)."""
         async with self._lock:
             if self.sink is not None and self.sink.started and not self.sink.ended:
-                await self.sink.write(sse.COMMENT)
+                await self.sink.write(sse.COMMENT)  # (with the held priming event, if any)
+                self.resumable = self._seq > 0
 
     async def close_stream(self) -> None:
         """The server ends this HTTP response early; later messages wait in the log for a resume."""
@@ -315,6 +326,19 @@ class Exchange:
                 await sink.write(b"", end=True)
             else:
                 self.sink = sink
+                self.resumable = True
+                self._sink_changed()
+
+    def _sink_changed(self) -> None:
+        if self._sink_change is not None:
+            self._sink_change.set()
+            self._sink_change = None
+
+    async def sink_changed(self) -> None:
+        """Wait until a client resumes this stream or the one carrying it goes away."""
+        if self._sink_change is None:
+            self._sink_change = trio.Event()
+        await self._sink_change.wait()
 
     async def finish(self) -> None:
         """No final answer will come (cancelled): end whatever was started."""

@@ -13,6 +13,12 @@ original time): a request answered before ``watch_after`` never registers one wi
 The supervisor's nursery also runs the pumps that carry posted change notifications to POST
 streams (``subscriptions/listen``; exchange.py); a POST's end closes its pump's queue.
 
+In a legacy session, a client that goes away after an event id reached it is not cancelling:
+it may resume with ``Last-Event-ID`` (2025-11-25: a disconnection "SHOULD NOT be interpreted
+as the client cancelling its request").  Its request runs on, its messages go to the log, and
+only ``notifications/cancelled`` or ``orphan_timeout`` without a client cancels it.  The
+2026-07-28 era keeps disconnect = cancel, as its transport requires.
+
 Without a lifespan (an ASGI server that doesn't run one), each POST watches for itself in a
 nursery of its own, from the start.
 """
@@ -129,6 +135,30 @@ class Watchers:
                 # The server ended this response itself (SEP-1699 polling; a resuming GET may
                 # carry the stream by now): not a cancellation.
                 return
-            exchange.sink = None
-            for request in watch.requests:
-                watch.core.dispatcher.cancel(request.id, CLIENT)
+            exchange.detach(watch.sink)
+            if exchange.era == "legacy" and exchange.resumable:
+                # The client holds an event id: it may come back with Last-Event-ID, so a broken
+                # stream is not a cancel (2025-11-25 transport); its messages go to the log.
+                await self._orphaned(watch)
+                return
+            _cancel(watch)
+
+    async def _orphaned(self, watch: Watch) -> None:
+        """Cancel the request(s) once no client has carried their stream for ``orphan_timeout``
+        (a resume starts the wait again at its own end); the POST's end stops this watcher."""
+        exchange = watch.exchange
+        while not exchange.done:
+            if exchange.sink is not None:
+                await exchange.sink_changed()
+                continue
+            deadline = exchange.detached_at + self.config.orphan_timeout
+            if trio.current_time() >= deadline:
+                _cancel(watch)
+                return
+            with trio.move_on_at(deadline):
+                await exchange.sink_changed()
+
+
+def _cancel(watch: Watch) -> None:
+    for request in watch.requests:
+        watch.core.dispatcher.cancel(request.id, CLIENT)
