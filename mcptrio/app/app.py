@@ -18,6 +18,7 @@ from ..protocol.versions import at_least
 from ..runtime.limits import SessionLimits
 from . import pipeline
 from ..auth import AuthConfig, ScopePolicy
+from ..state import StateUnavailable
 from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
 from .authorization import ScopeCheck
@@ -29,6 +30,7 @@ from .registry import Registry
 
 if TYPE_CHECKING:
     from ..runtime.core import SessionCore
+    from ..state.redis import RedisState
     from ..runtime.host import RequestHandler
 
 log = logging.getLogger("mcptrio.app")
@@ -96,9 +98,11 @@ class App(Registry):
         self.page_size = page_size
         self.identity = ServerIdentity(name, version, self.capabilities, title=title, instructions=instructions,
                                        cache_ttl_ms=cache_ttl_ms, cache_scope=cache_scope)
-        # Seals requestState; set one shared key (or MCPTRIO_STATE_KEY) when several processes serve.
+        # Seals requestState.  Processes that share state (``share_state``) share its keys; else
+        # set one key (or MCPTRIO_STATE_KEY) for every process that serves.
         env_key = os.environ.get("MCPTRIO_STATE_KEY")
-        self.state_key = state_key or (env_key.encode() if env_key else os.urandom(32))
+        self._own_keys = [state_key or (env_key.encode() if env_key else os.urandom(32))]
+        self.shared: RedisState | None = None  # the state shared with other processes, when there is one
         self.audience = Audience()
         self.plugins: list[str] = []
         self.session_hooks: list[SessionHooks] = []
@@ -125,6 +129,40 @@ class App(Registry):
         self.tool_calls = ToolCallLimiter(max_tool_calls, tool_call_wait) if max_tool_calls is not None else None
         if self.tool_calls is not None:
             self.use_builtin(CONCURRENCY, self.tool_calls)
+
+    @property
+    def state_keys(self) -> list[bytes]:
+        """The requestState sealing keys: the current one first (shared ones, with shared state)."""
+        if self.shared is not None and self.shared.sealing_keys:
+            return self.shared.sealing_keys
+        return self._own_keys
+
+    @property
+    def state_key(self) -> bytes:
+        return self.state_keys[0]
+
+    def share_state(self, shared: RedisState) -> None:
+        """Serve with state shared with other processes (``--state``): sealing keys, and change
+        notifications that reach the sessions and listen streams of every process."""
+        self.shared = shared
+        shared.on_fanout.append(self._on_fanout)
+
+    def _on_fanout(self, message: dict[str, Any]) -> None:
+        if self.shared is None or message.get("w") == self.shared.worker:
+            return  # this process delivered its own changes when they happened
+        kind = message.get("k")
+        if kind == "list" and isinstance(message.get("method"), str) and isinstance(message.get("filter"), str):
+            self.audience.list_changed(message["method"], message["filter"])
+        elif kind == "updated" and isinstance(message.get("uri"), str):
+            self.audience.resource_updated(message["uri"])
+
+    async def _relay(self, message: dict[str, Any]) -> None:
+        """A change made here, for the other processes (at most once: a lost link loses it, logged)."""
+        if self.shared is not None:
+            try:
+                await self.shared.publish(message)
+            except StateUnavailable as exc:
+                log.warning("a change notification did not reach the other workers: %s", exc)
 
     @property
     def sessions(self) -> set[SessionCore]:
@@ -259,17 +297,23 @@ class App(Registry):
 
     # -- change notifications -------------------------------------------------------------
 
-    # These never wait on a client (notifications.py).  They are async for symmetry and future use.
+    # These never wait on a client (notifications.py).  With shared state they also go to the
+    # other processes, which deliver them to their own sessions and listen streams.
 
     async def notify_tools_changed(self) -> None:
-        self.audience.list_changed("notifications/tools/list_changed", "toolsListChanged")
+        await self._list_changed("notifications/tools/list_changed", "toolsListChanged")
 
     async def notify_prompts_changed(self) -> None:
-        self.audience.list_changed("notifications/prompts/list_changed", "promptsListChanged")
+        await self._list_changed("notifications/prompts/list_changed", "promptsListChanged")
 
     async def notify_resources_changed(self) -> None:
-        self.audience.list_changed("notifications/resources/list_changed", "resourcesListChanged")
+        await self._list_changed("notifications/resources/list_changed", "resourcesListChanged")
+
+    async def _list_changed(self, method: str, filter_key: str) -> None:
+        self.audience.list_changed(method, filter_key)
+        await self._relay({"k": "list", "method": method, "filter": filter_key})
 
     async def notify_resource_updated(self, uri: str) -> None:
         """``notifications/resources/updated`` to every session and stream subscribed to ``uri``."""
         self.audience.resource_updated(uri)
+        await self._relay({"k": "updated", "uri": uri})

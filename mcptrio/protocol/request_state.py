@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-from typing import Any
+from typing import Any, Sequence
 
 import orjson
 
@@ -50,10 +50,13 @@ def seal(key: bytes, method: str, params: dict[str, Any], responses: dict[str, A
     return f"{_b64(payload)}.{_b64(tag)}"
 
 
-def unseal(key: bytes, state: Any, method: str, params: dict[str, Any], now: float, owner: str = "") -> dict[str, Any]:
+def unseal(keys: bytes | Sequence[bytes], state: Any, method: str, params: dict[str, Any], now: float,
+           owner: str = "") -> dict[str, Any]:
     """Verify ``state`` for this request (and ``owner``) and return the input responses it carries.
 
-    State sealed for another principal is refused exactly as a forged one is."""
+    ``keys``: the current sealing key, or the keys in use (current first: after a rotation the
+    previous one still opens state sealed before it).  State sealed for another principal is
+    refused exactly as a forged one is."""
     if not isinstance(state, str) or state.count(".") != 1:
         raise _tampered()
     payload_text, tag_text = state.split(".")
@@ -61,7 +64,9 @@ def unseal(key: bytes, state: Any, method: str, params: dict[str, Any], now: flo
         payload, tag = _unb64(payload_text), _unb64(tag_text)
     except (ValueError, TypeError):
         raise _tampered() from None
-    if not hmac.compare_digest(tag, hmac.new(key, payload, hashlib.sha256).digest()):
+    if isinstance(keys, bytes):
+        keys = (keys,)
+    if not any(hmac.compare_digest(tag, hmac.new(key, payload, hashlib.sha256).digest()) for key in keys):
         raise _tampered()
     body = orjson.loads(payload)
     if body.get("o", "") != owner_tag(owner):

@@ -21,13 +21,18 @@ class _Pending:
 class ClientCalls:
     """Sends requests to the client through ``send`` and matches the client's replies by id."""
 
-    def __init__(self, send: Callable[[dict[str, Any], Any], Awaitable[None]]) -> None:
+    def __init__(self, send: Callable[[dict[str, Any], Any], Awaitable[None]], prefix: str = "mcptrio-") -> None:
         self._send = send
         self._pending: dict[str, _Pending] = {}
         self._ids = itertools.count(1)
+        self._prefix = prefix  # (processes sharing a session each use their own)
+
+    def pending(self, request_id: Any) -> bool:
+        """Is a call with this id waiting for the client's answer here?"""
+        return isinstance(request_id, str) and request_id in self._pending
 
     async def call(self, method: str, params: dict[str, Any], timeout: float, route: Any = None) -> dict[str, Any]:
-        request_id = f"mcptrio-{next(self._ids)}"
+        request_id = f"{self._prefix}{next(self._ids)}"
         pending = self._pending[request_id] = _Pending()
         try:
             await self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}, route)

@@ -27,6 +27,7 @@ class SessionCore:
     session_id: str | None = None  # the transport's session id, where it has one (legacy HTTP)
     client_address: str | None = None  # the peer's network address, where there is one (http, websocket)
     principal: Any = None  # who the connection authenticated as (websocket, legacy SSE), else None
+    call_prefix = "mcptrio-"  # ids of server→client requests start with it
 
     def __init__(self, host: Host, limits: SessionLimits | None = None,
                  protocol: ServerProtocol | None = None) -> None:
@@ -41,7 +42,7 @@ class SessionCore:
     def client_calls(self) -> ClientCalls:
         """The legacy server→client requests of this session, pending by id."""
         if self._client_calls is None:
-            self._client_calls = ClientCalls(self.send)
+            self._client_calls = ClientCalls(self.send, self.call_prefix)
         return self._client_calls
 
     async def send(self, message: dict[str, Any] | list[Any], route: Any = None) -> None:

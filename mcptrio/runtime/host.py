@@ -6,7 +6,7 @@ satisfies ``Host``; so can anything else that answers requests.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, ContextManager, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ContextManager, Protocol, Sequence
 
 if TYPE_CHECKING:
     from ..protocol.events import IncomingRequest
@@ -25,7 +25,8 @@ class Host(Protocol):
 
     identity: ServerIdentity
     limits: SessionLimits
-    state_key: bytes  # seals 2026-07-28 requestState
+    # Seal 2026-07-28 requestState: the current key first, then any still accepted (rotation).
+    state_keys: Sequence[bytes]
 
     @property
     def handler(self) -> RequestHandler:

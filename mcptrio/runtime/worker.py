@@ -193,8 +193,8 @@ class Dispatcher:
         params = request.params
         responses: dict[str, Any] = {}
         if "requestState" in params:
-            key = self.session.host.state_key
-            responses.update(unseal(key, params["requestState"], request.method, params, time.time(),
+            keys = self.session.host.state_keys
+            responses.update(unseal(keys, params["requestState"], request.method, params, time.time(),
                                     _owner(request)))
         fresh = params.get("inputResponses")
         if fresh is not None:
@@ -208,7 +208,7 @@ class Dispatcher:
                         input_state: dict[str, Any]) -> dict[str, Any]:
         responses = input_state.get("responses", {})
         expires = time.time() + self.session.limits.input_state_ttl
-        state = seal(self.session.host.state_key, request.method, request.params, responses, expires, _owner(request))
+        state = seal(self.session.host.state_keys[0], request.method, request.params, responses, expires, _owner(request))
         return {"resultType": "input_required", "inputRequests": needed.requests, "requestState": state}
 
 

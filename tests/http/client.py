@@ -41,9 +41,9 @@ SERVER_STOP_TIMEOUT = 15.0  # every server started here must be gone within this
 
 @contextlib.asynccontextmanager
 async def http_server(app: App, *, config: HttpConfig | None = None,
-                      limits: SessionLimits | None = None) -> AsyncIterator[str]:
+                      limits: SessionLimits | None = None, state: str | None = None) -> AsyncIterator[str]:
     """``serve_http`` on 127.0.0.1 with a free port; yields the endpoint URL."""
-    async with _served(serve_http, app, config=config, limits=limits) as url:
+    async with _served(serve_http, app, config=config, limits=limits, state=state) as url:
         yield url
 
 

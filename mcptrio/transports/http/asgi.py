@@ -24,7 +24,8 @@ from ...protocol.session import META_VERSION, error_message
 from ...protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
 from ...runtime.limits import SessionLimits
 from ...runtime.worker import SHUTDOWN
-from . import authorization, health, security
+from ...state import StateUnavailable
+from . import authorization, health, security, shared_sessions
 from . import headers as mcp_headers
 from .config import HttpConfig
 from .body import read_body
@@ -62,6 +63,9 @@ class McpHttpApp(SessionRoutes):
         self.gate: Gate | None = None  # token checks, once the endpoint's canonical URL is known
         if app.auth is not None and app.auth.public_url is not None:
             self.use_resource_url(app.auth.public_url)
+        self.shared = app.shared  # legacy sessions shared with other processes (shared_sessions.py)
+        if self.shared is not None:
+            self.shared.on_fanout.append(self._on_fanout)
         self.legacy_sse = (LegacySseEndpoints(app, self.limits, self.config.path, self.config.keepalive_interval)
                            if self.config.legacy_sse else None)
 
@@ -128,6 +132,10 @@ class McpHttpApp(SessionRoutes):
         except AuthError as exc:  # a scope the token lacks, found once the body was read
             assert self.gate is not None
             await authorization.refuse(self.gate, exc, sink)
+        except StateUnavailable:
+            if not sink.started:
+                exc = shared_sessions.unavailable()
+                await sink.respond(exc.status, orjson.dumps(error_message(None, exc.error)), JSON_HEADERS + exc.headers)
         except Exception:
             log.exception("the HTTP request failed inside mcptrio")
             if not sink.started:
@@ -222,37 +230,50 @@ class McpHttpApp(SessionRoutes):
             return
         if session_id is None:
             raise HttpError(400, errors.invalid_request("Bad Request: Mcp-Session-Id header is required"), request_id)
-        session = self.sessions.get(session_id.decode("latin-1"))
-        if session is None or not authorization.owns(session.binding, sink.principal):
-            raise HttpError(404, errors.invalid_request("Session not found: it ended or never existed"), request_id)
+        session = await self._find_session(session_id.decode("latin-1"), sink.principal, request_id)
         if header_version and header_version not in SUPPORTED_VERSIONS:
             raise HttpError(400, errors.invalid_request(f"Unsupported MCP-Protocol-Version: {header_version[:40]!r}"),
                             request_id)
         version = session.protocol.legacy_version or ""
+        if self.shared is not None:
+            for message in shared_sessions.relay_targets(session, value):
+                await self.shared.publish({**message, "s": session.session_id})
         try:
             await self._exchange(session, value, receive, sink, era="legacy",
                                  headers=self._session_headers(session), priming=version >= "2025-11-25")
         finally:
             self.sessions.touch(session)  # idle time counts from the end of the last request
+            if self.shared is not None:
+                await self._save_changes(session)
 
     async def _initialize(self, value: Any, receive: Receive, sink: Sink) -> None:
         if len(self.sessions) >= self.config.max_sessions:
             raise HttpError(503, errors.unavailable("too many sessions; retry later", 5), value.get("id"),
                             [(b"retry-after", b"5")])
-        session = HttpSession(self.app, self.limits, self.config, self.sessions.new_id())
+        session = HttpSession(self.app, self.limits, self.config, self.sessions.new_id(), self.shared)
         session.client_address = sink.client_address
         session.binding = sink.principal.binding if sink.principal is not None else None
         self.sessions.add(session)  # findable before the client can read the answer and come back
         self.app.open_session(session)
-        await self._exchange(session, value, receive, sink, era="legacy", headers=self._session_headers(session),
-                             before_answer=self._open_streams)
+        try:
+            await self._exchange(session, value, receive, sink, era="legacy", headers=self._session_headers(session),
+                                 before_answer=self._opened)
+        except BaseException:
+            if session.protocol.state == "new" or not sink.started:
+                self._end_session(session)
+            raise
         if session.protocol.state == "new":  # initialize failed: no session after all
             self._end_session(session)
 
-    @staticmethod
-    def _open_streams(session: HttpSession) -> None:
-        if session.protocol.state != "new" and session.log is None:
-            session.enable_streams(session.protocol.legacy_version or "")
+    async def _opened(self, session: HttpSession) -> None:
+        """initialize succeeded: the event log, and (shared state) the record every worker finds."""
+        if session.protocol.state == "new" or session.log is not None:
+            return
+        session.enable_streams(session.protocol.legacy_version or "")
+        if self.shared is not None:
+            assert session.session_id is not None
+            session.record = shared_sessions.record_of(session)
+            await self.shared.save_session(session.session_id, session.record, self.config.session_idle_timeout)
 
     @staticmethod
     def _session_headers(session: HttpSession) -> list[tuple[bytes, bytes]]:
@@ -261,7 +282,7 @@ class McpHttpApp(SessionRoutes):
 
     async def _exchange(self, core: HttpSession, value: Any, receive: Receive, sink: Sink, *, era: str,
                         headers: list[tuple[bytes, bytes]], priming: bool = False,
-                        before_answer: Callable[[HttpSession], None] | None = None) -> None:
+                        before_answer: Callable[[HttpSession], Awaitable[None]] | None = None) -> None:
         """Feed one POST body to a session and answer on this HTTP response."""
         exchange = Exchange(sink, self.config, era=era, headers=headers, log=core.log, priming=priming,
                             error_status=True)
@@ -270,7 +291,7 @@ class McpHttpApp(SessionRoutes):
         requests: list[IncomingRequest] = []
         events = core.protocol.receive_value(value)
         if before_answer is not None:
-            before_answer(core)
+            await before_answer(core)
         for event in events:
             if isinstance(event, Dispatch):
                 event.request.route = exchange
@@ -285,6 +306,8 @@ class McpHttpApp(SessionRoutes):
                 for request in requests:
                     core.protocol.finished(request.id)
                 raise
+        if len(requests) == 1:
+            exchange.request_id = requests[0].id  # (named in a shared event log: shared_sessions.py)
         exchange.error_status = False  # from here on, errors come from handlers: 200 with the error
         if not requests:
             if not exchange.done:

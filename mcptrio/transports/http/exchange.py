@@ -160,13 +160,14 @@ class Exchange:
     """The route of one POST's request(s), or of a legacy session's standalone GET stream."""
 
     def __init__(self, sink: Sink | None, config: HttpConfig, *, era: str, headers: list[tuple[bytes, bytes]],
-                 log: EventLog | None = None, priming: bool = False, error_status: bool = True) -> None:
+                 log: EventLog | None = None, priming: bool = False, error_status: bool = True,
+                 standalone: bool = False) -> None:
         self.sink = sink
         self.config = config
         self.era = era
         self.headers = headers
         self.log = log
-        self.stream = log.new_stream() if log is not None else 0
+        self.stream = log.new_stream(standalone) if log is not None else 0
         self.priming = priming
         self.error_status = error_status  # protocol-level errors map to 4xx while nothing was sent
         self._seq = 0
@@ -180,6 +181,8 @@ class Exchange:
         # An event id reached the client (priming, event): it can resume this stream after a
         # disconnect, which is then not a cancellation (legacy sessions; see watch.py).
         self.resumable = False
+        self.request_id: Any = None  # the request this stream answers (one; not a batch's)
+        self.carried_elsewhere = False  # a client follows this stream from another worker (shared state)
         self.detached_at = 0.0  # when the last client carrying this stream went away
         self._sink_change: trio.Event | None = None
 
@@ -204,19 +207,19 @@ class Exchange:
             if self.config.response_mode == "json":
                 return  # JSON-only mode has no place for notifications
         await self._open_stream()
-        event_id = self._record(data)
+        event_id = self._record(data, final)
         if self.sink is not None:
             await self.sink.write(sse.event(data, event_id), end=final, final=final)
             self.resumable = self._seq > 0
         if final:
             self.done = True
 
-    def _record(self, data: bytes) -> str | None:
+    def _record(self, data: bytes, final: bool = False) -> str | None:
         """Put an event in the session's log (legacy); its id, or None when there is no log."""
         if self.log is None:
             return None
         self._seq += 1
-        self.log.append(self.stream, self._seq, data)
+        self.log.append(self.stream, self._seq, data, final, self.request_id)
         return f"{self.stream}-{self._seq}"
 
     def post(self, message: Any) -> None:
@@ -291,7 +294,7 @@ class Exchange:
         sink.hold_start(200, sse.SSE_HEADERS + self.headers)  # sent with the first event or probe
         if self.priming and self.log is not None:
             self._seq += 1
-            self.log.append(self.stream, self._seq, b"")
+            self.log.append(self.stream, self._seq, b"", False, self.request_id)
             # It leaves with the first event, probe or end of the stream, whichever comes first.
             sink.hold(sse.priming(f"{self.stream}-{self._seq}", self.config.retry_ms))
 
@@ -328,6 +331,13 @@ class Exchange:
                 self.sink = sink
                 self.resumable = True
                 self._sink_changed()
+
+    def carried(self, on: bool) -> None:
+        """Another worker started (or stopped) carrying this stream to a resumed client."""
+        self.carried_elsewhere = on
+        if not on:
+            self.detached_at = trio.current_time()
+        self._sink_changed()
 
     def _sink_changed(self) -> None:
         if self._sink_change is not None:

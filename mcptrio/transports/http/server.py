@@ -10,6 +10,8 @@ from hypercorn.config import Config
 from hypercorn.trio import serve as hypercorn_serve
 
 from ...runtime.limits import SessionLimits
+from ...state import StateUrl
+from ..shared_state import shared_state
 from .asgi import McpHttpApp
 from .authorization import resource_check
 from .config import HttpConfig
@@ -18,9 +20,12 @@ if TYPE_CHECKING:
     from ...app import App
 
 
-def hypercorn_config(host: str, port: int, limits: SessionLimits, http: HttpConfig) -> Config:
+def hypercorn_config(host: str, port: int, limits: SessionLimits, http: HttpConfig, fd: int | None = None) -> Config:
     config = Config()
-    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    if fd is not None:
+        config.bind = [f"fd://{fd}"]  # a socket the parent bound and listens on (--workers)
+    else:
+        config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     # hypercorn's own messages go to its logger, configured like every other (logs.py): no
     # handler of its own.  Its access log stays off: mcptrio logs each MCP request instead.
     config.accesslog = None
@@ -36,15 +41,26 @@ def hypercorn_config(host: str, port: int, limits: SessionLimits, http: HttpConf
 async def serve_http(app: App, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp",
                      config: HttpConfig | None = None, limits: SessionLimits | None = None,
                      shutdown_trigger: Callable[[], Awaitable[object]] | None = None,
+                     state: str | StateUrl | None = None, fd: int | None = None,
                      task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
     """Serve ``app`` over Streamable HTTP (both eras) until the trigger fires; ``task_status``
-    gets the endpoint URL, e.g. ``http://127.0.0.1:8000/mcp`` (``port=0`` picks a free port)."""
+    gets the endpoint URL, e.g. ``http://127.0.0.1:8000/mcp`` (``port=0`` picks a free port).
+
+    ``state``: a ``redis://`` URL whose store this process shares with others serving the same
+    app (any request on any of them); ``fd``: serve on this listening socket instead of binding."""
     limits = limits or app.limits
     http_config = config or HttpConfig(path=path)
     if app.auth is not None:
         resource_check(app.auth, host)
+    async with shared_state(app, state, http_config):
+        await _serve(app, host, port, http_config, limits, shutdown_trigger, fd, task_status)
+
+
+async def _serve(app: App, host: str, port: int, http_config: HttpConfig, limits: SessionLimits,
+                 shutdown_trigger: Callable[[], Awaitable[object]] | None, fd: int | None,
+                 task_status: trio.TaskStatus[str]) -> None:
     asgi = McpHttpApp(app, http_config, limits)
-    hypercorn = hypercorn_config(host, port, limits, http_config)
+    hypercorn = hypercorn_config(host, port, limits, http_config, fd)
 
     async def trigger() -> None:
         if shutdown_trigger is None:

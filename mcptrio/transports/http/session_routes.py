@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import logging
+
 import trio
 
 from ...protocol import errors
 from ...runtime.worker import CLIENT
-from . import authorization
+from ...state import StateUnavailable
+from . import authorization, shared_sessions
 from .event_log import parse_event_id
 from .exchange import Exchange, Sink
 from .asgi_io import HttpError, Receive, accepts
@@ -17,8 +20,13 @@ from .sessions import HttpSession
 
 if TYPE_CHECKING:
     from ...app import App
+    from ...runtime.limits import SessionLimits
+    from ...state.redis import RedisState
     from .config import HttpConfig
     from .sessions import SessionTable
+
+
+log = logging.getLogger("mcptrio.http")
 
 
 class SessionRoutes:
@@ -26,26 +34,96 @@ class SessionRoutes:
 
     app: App
     config: HttpConfig
+    limits: SessionLimits
+    shared: RedisState | None
     sessions: SessionTable
     _shutdown: trio.Event
     shutting_down: bool
 
 
-    def _session_for(self, headers: dict[bytes, bytes], sink: Sink) -> HttpSession:
+    async def _session_for(self, headers: dict[bytes, bytes], sink: Sink) -> HttpSession:
         self._expire()
         session_id = headers.get(b"mcp-session-id")
         if session_id is None:
             raise HttpError(405, errors.invalid_request(
                 "Method Not Allowed: GET and DELETE need an Mcp-Session-Id (2026-07-28 is POST only)"),
                 headers=[(b"allow", b"POST")])
-        session = self.sessions.get(session_id.decode("latin-1"))
-        if session is None or not authorization.owns(session.binding, sink.principal):
-            raise HttpError(404, errors.invalid_request("Session not found: it ended or never existed"))
+        session = await self._find_session(session_id.decode("latin-1"), sink.principal)
         self.sessions.touch(session)
         return session
 
+    async def _find_session(self, session_id: str, principal: Any, request_id: Any = None) -> HttpSession:
+        """The session, if it exists and belongs to ``principal``; else 404 (the same either way).
+
+        With shared state the record is read (and renewed) on every use: a session opened on
+        another worker is adopted here, and one ended elsewhere is dropped."""
+        session = self.sessions.get(session_id)
+        if self.shared is not None:
+            try:
+                record = await self.shared.load_session(session_id, self.config.session_idle_timeout)
+            except StateUnavailable:
+                raise shared_sessions.unavailable(request_id) from None
+            if record is None:
+                if session is not None:
+                    self._drop(session)  # ended (DELETE, expiry) on another worker
+                session = None
+            else:
+                if session is None:
+                    session = self._adopt(session_id, record)
+                shared_sessions.restore(session, record)
+                session.record = record
+        if session is None or not authorization.owns(session.binding, principal):
+            raise HttpError(404, errors.invalid_request("Session not found: it ended or never existed"), request_id)
+        return session
+
+    def _adopt(self, session_id: str, record: dict[str, Any]) -> HttpSession:
+        """A session another worker opened, now served here too."""
+        session = HttpSession(self.app, self.limits, self.config, session_id, self.shared)
+        shared_sessions.restore(session, record)
+        session.enable_streams(session.protocol.legacy_version or "")
+        self.sessions.add(session)
+        self.app.open_session(session)
+        return session
+
+    async def _save_changes(self, session: HttpSession) -> None:
+        """What a request changed in a shared session's record (log level, subscriptions, ready)."""
+        assert self.shared is not None and session.session_id is not None
+        fields = shared_sessions.changed_fields(session, session.record)
+        if not fields:
+            return
+        session.record = {**session.record, **fields}
+        try:
+            await self.shared.update_session(session.session_id, fields)
+        except StateUnavailable as exc:
+            log.warning("a session change was not stored: %s", exc)
+
+    def _on_fanout(self, message: dict[str, Any]) -> None:
+        """Messages from other workers about sessions held here too."""
+        assert self.shared is not None
+        if message.get("w") == self.shared.worker or not isinstance(message.get("s"), str):
+            return
+        session = self.sessions.get(message["s"])
+        if session is None:
+            return
+        kind = message.get("k")
+        if kind in ("cancel", "reply"):
+            shared_sessions.apply_relayed(session, message)
+        elif kind == "ended":
+            self._drop(session)
+        elif kind == "carried" and isinstance(message.get("stream"), int):
+            exchange = session.streams.get(message["stream"])
+            if exchange is not None:
+                exchange.carried(bool(message.get("on")))
+
+    def _drop(self, session: HttpSession) -> None:
+        """This worker lets go of a session that ended elsewhere: its requests here are cancelled."""
+        assert session.session_id is not None
+        self.sessions.remove(session.session_id)
+        self._forget(session)
+        session.dispatcher.cancel_all(CLIENT)
+
     async def _get(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> None:
-        session = self._session_for(headers, sink)
+        session = await self._session_for(headers, sink)
         if self.shutting_down:  # a new stream would be cut at once: reconnect elsewhere
             raise HttpError(503, errors.unavailable("the server is draining: retry elsewhere"), None,
                             [(b"retry-after", b"1")])
@@ -57,6 +135,17 @@ class SessionRoutes:
         if last_event is not None and position is None:
             raise HttpError(400, errors.invalid_request("Bad Request: malformed Last-Event-ID"))
         exchange = session.streams.get(position[0]) if position is not None else standalone
+        if exchange is None and position is not None and self.shared is not None:
+            if position[0] & 1:  # a request's stream that another worker writes
+                await shared_sessions.resume_elsewhere(self.shared, session, position[0], position[1], sink, receive,
+                                                       self._session_headers(session))
+                return
+            # The GET stream another worker carried: replay what was missed, then carry it here.
+            if standalone.sink is not None:
+                raise HttpError(409, errors.invalid_request("Conflict: the session's stream is already open"))
+            await shared_sessions.replay(self.shared, session, position[0], position[1], sink,
+                                         self._session_headers(session))
+            exchange, position = standalone, None
         if exchange is None:
             raise HttpError(404, errors.invalid_request("Last-Event-ID names no stream of this session"))
         if exchange is standalone and standalone.sink is not None:
@@ -104,7 +193,11 @@ class SessionRoutes:
         scope.cancel()
 
     async def _delete(self, headers: dict[bytes, bytes], sink: Sink) -> None:
-        session = self._session_for(headers, sink)
+        session = await self._session_for(headers, sink)
+        if self.shared is not None:
+            assert session.session_id is not None
+            await self.shared.delete_session(session.session_id)
+            await self.shared.publish({"k": "ended", "s": session.session_id})
         self._end_session(session)
         await sink.respond(200, b"", [])
 

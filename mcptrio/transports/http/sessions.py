@@ -14,12 +14,13 @@ import trio
 from ...protocol.events import IncomingRequest
 from ...runtime.core import SessionCore
 from .config import HttpConfig
-from .event_log import EventLog
+from .event_log import EventLog, SharedEventLog
 from .exchange import Exchange
 
 if TYPE_CHECKING:
     from ...app import App
     from ...runtime.limits import SessionLimits
+    from ...state.redis import RedisState
 
 
 class HttpSession(SessionCore):
@@ -27,10 +28,15 @@ class HttpSession(SessionCore):
 
     transport = "http"
 
-    def __init__(self, app: App, limits: SessionLimits, config: HttpConfig, session_id: str | None = None) -> None:
+    def __init__(self, app: App, limits: SessionLimits, config: HttpConfig, session_id: str | None = None,
+                 shared: RedisState | None = None) -> None:
         super().__init__(app, limits)
         self.config = config
         self.session_id = session_id
+        self.shared = shared  # the state shared with other processes (legacy sessions), if any
+        if shared is not None:
+            self.call_prefix = f"mcptrio-{shared.worker}-"
+        self.record: dict[str, Any] = {}  # as last read from (or written to) the shared state
         self.binding: str | None = None  # the principal that opened it (with authorization), else None
         self.last_used = trio.current_time() if session_id is not None else 0.0  # (a 2026-07-28 core: unused)
         self.log: EventLog | None = None
@@ -56,13 +62,16 @@ class HttpSession(SessionCore):
 
     def enable_streams(self, era_version: str) -> None:
         """Legacy sessions: an event log for resumption (the GET stream comes with the first GET)."""
-        self.log = EventLog(self.config.event_log_size)
+        if self.shared is not None and self.session_id is not None:
+            self.log = SharedEventLog(self.config.event_log_size, self.shared, self.session_id)
+        else:
+            self.log = EventLog(self.config.event_log_size)
         self._priming = era_version >= "2025-11-25"
 
     def open_standalone(self) -> Exchange:
         if self.standalone is None:
             self.standalone = Exchange(None, self.config, era="legacy", headers=[], log=self.log,
-                                       priming=self._priming, error_status=False)
+                                       priming=self._priming, error_status=False, standalone=True)
             self.streams[self.standalone.stream] = self.standalone
         return self.standalone
 
@@ -73,8 +82,11 @@ class HttpSession(SessionCore):
 
     def post(self, message: dict[str, Any], route: Any = None) -> None:
         target = route if isinstance(route, Exchange) else self.standalone
-        if target is not None:
-            target.post(message)
+        if target is None:
+            return
+        if target is self.standalone and self.shared is not None and target.sink is None:
+            return  # shared: the worker carrying the session's GET stream logs and sends it
+        target.post(message)
 
     async def close_stream(self, request: IncomingRequest) -> None:
         route = request.route

@@ -148,7 +148,7 @@ class Watchers:
         (a resume starts the wait again at its own end); the POST's end stops this watcher."""
         exchange = watch.exchange
         while not exchange.done:
-            if exchange.sink is not None:
+            if exchange.sink is not None or exchange.carried_elsewhere:
                 await exchange.sink_changed()
                 continue
             deadline = exchange.detached_at + self.config.orphan_timeout

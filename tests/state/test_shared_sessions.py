@@ -1,0 +1,177 @@
+"""Legacy sessions across workers sharing one real redis-server: initialize on one, everything
+else on another.  Each "worker" is a full ``serve_http`` with an App of its own (as in separate
+processes: nothing in memory is shared); ``test_workers.py`` runs real processes."""
+
+import contextlib
+import functools
+
+import trio
+
+from mcptrio import Context
+
+from ..http.client import (
+    LEGACY,
+    SseReader,
+    call_tool,
+    http_server,
+    initialize,
+    legacy_headers,
+    new_client,
+    notification,
+    rpc,
+    text_of,
+    wait_until,
+)
+from ..runtime.apps import build_app
+
+
+def worker_app():
+    app = build_app()
+
+    @app.tool()
+    async def slow_steps(ctx: Context, seconds: float) -> str:
+        app.stats["started"] += 1
+        try:
+            await ctx.progress(1, message="started")
+            await trio.sleep(seconds)
+            await ctx.progress(2, message="slept")
+        except trio.Cancelled:
+            app.stats["cancelled"] += 1
+            raise
+        app.stats["finished"] += 1
+        return f"done after {seconds:g}"
+
+    @app.tool()
+    async def change_tools() -> str:
+        await app.notify_tools_changed()
+        return "changed"
+
+    return app
+
+
+@contextlib.asynccontextmanager
+async def workers(redis, count=2, **kwargs):
+    apps = [worker_app() for _ in range(count)]
+    async with contextlib.AsyncExitStack() as stack:
+        urls = [await stack.enter_async_context(http_server(app, state=redis.url, **kwargs)) for app in apps]
+        yield apps, urls
+
+
+def resume_headers(session_id, last_event_id):
+    return {"accept": "text/event-stream", "mcp-session-id": session_id, "mcp-protocol-version": LEGACY,
+            "last-event-id": last_event_id}
+
+
+async def test_a_session_opened_on_one_worker_is_served_by_another(redis):
+    async with workers(redis) as (apps, (a, b)), new_client() as client:
+        with trio.fail_after(20):
+            session_id = await initialize(client, a)  # notifications/initialized went to a as well
+            answer = await client.post(b, json=call_tool("echo", {"text": "on b"}, 2), headers=legacy_headers(session_id))
+            assert answer.status_code == 200 and text_of(answer.json()) == "on b"
+            level = await client.post(b, json=rpc("logging/setLevel", {"level": "error"}, 3),
+                                      headers=legacy_headers(session_id))
+            assert level.status_code == 200 and level.json()["result"] == {}
+            # a reads the level b stored: an info log is no longer sent, only the answer
+            chatty = await client.post(a, json=call_tool("chatty", {}, 4), headers=legacy_headers(session_id))
+            logged = [m["params"]["level"] for m in _messages(chatty) if m.get("method") == "notifications/message"]
+            assert logged == ["error"], logged
+            gone = await client.delete(b, headers=legacy_headers(session_id))
+            assert gone.status_code == 200
+            after = await client.post(a, json=call_tool("echo", {"text": "x"}, 5), headers=legacy_headers(session_id))
+            assert after.status_code == 404
+
+
+async def test_an_unknown_session_is_404_on_every_worker(redis):
+    async with workers(redis) as (apps, (a, b)), new_client() as client:
+        with trio.fail_after(10):
+            for url in (a, b):
+                response = await client.post(url, json=call_tool("echo", {"text": "x"}), headers=legacy_headers("nope"))
+                assert response.status_code == 404
+
+
+async def test_an_elicitation_answered_on_another_worker_reaches_the_waiting_tool(redis):
+    async with workers(redis) as (apps, (a, b)), new_client() as client, new_client() as other:
+        with trio.fail_after(20):
+            session_id = await initialize(client, a, capabilities={"elicitation": {}})
+            async with client.stream("POST", a, json=call_tool("ask_name", {}, "q"),
+                                     headers=legacy_headers(session_id)) as response:
+                reader = SseReader(response)
+                ask = await reader.next_message()
+                assert ask["method"] == "elicitation/create"
+                reply = {"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Ada"}}}
+                posted = await other.post(b, json=reply, headers=legacy_headers(session_id))
+                assert posted.status_code == 202
+                final = (await reader.until_response("q"))[-1]
+    assert text_of(final) == "hello Ada"
+
+
+async def test_a_cancel_sent_to_another_worker_cancels_the_request_where_it_runs(redis):
+    async with workers(redis) as (apps, (a, b)), new_client() as client, new_client() as other:
+        with trio.fail_after(20):
+            session_id = await initialize(client, a)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(functools.partial(client.post, a, json=call_tool("slow_steps", {"seconds": 30}, "long"),
+                                                     headers=legacy_headers(session_id)))
+                await wait_until(lambda: apps[0].stats["started"] == 1, 5, "the call starts on a")
+                cancel = notification("notifications/cancelled", {"requestId": "long", "reason": "no"})
+                posted = await other.post(b, json=cancel, headers=legacy_headers(session_id))
+                assert posted.status_code == 202
+                await wait_until(lambda: apps[0].stats["cancelled"] == 1, 5, "the cancel reaches a")
+                nursery.cancel_scope.cancel()
+
+
+async def test_a_stream_resumed_on_another_worker_gets_exactly_what_it_missed(redis):
+    async with workers(redis) as (apps, (a, b)), new_client() as client, new_client() as other:
+        with trio.fail_after(20):
+            session_id = await initialize(client, a)
+            body = call_tool("slow_steps", {"seconds": 1.0}, "r", progress_token="p")
+            async with client.stream("POST", a, json=body, headers=legacy_headers(session_id)) as response:
+                reader = SseReader(response)
+                while not (await reader.next()).data:
+                    pass
+            seen = [e for e in reader.events if e.id]
+            assert apps[0].stats["cancelled"] == 0
+            async with other.stream("GET", b, headers=resume_headers(session_id, seen[-1].id)) as response:
+                assert response.status_code == 200
+                rest = await SseReader(response).rest()
+    messages = [e.message for e in rest if e.data]
+    assert [m["params"]["progress"] for m in messages if "method" in m] == [2]
+    assert messages[-1]["id"] == "r" and text_of(messages[-1]) == "done after 1"
+    ids = [e.id for e in seen + rest if e.id]
+    assert len(ids) == len(set(ids)), ids
+    assert apps[0].stats == {"started": 1, "finished": 1, "cancelled": 0}
+
+
+async def test_an_answer_finished_while_away_is_replayed_by_another_worker(redis):
+    async with workers(redis) as (apps, (a, b)), new_client() as client:
+        with trio.fail_after(20):
+            session_id = await initialize(client, a)
+            body = call_tool("slow_steps", {"seconds": 0.3}, 11, progress_token="p")
+            async with client.stream("POST", a, json=body, headers=legacy_headers(session_id)) as response:
+                reader = SseReader(response)
+                while not (await reader.next()).data:
+                    pass
+            last = [e.id for e in reader.events if e.id][-1]
+            await wait_until(lambda: apps[0].stats["finished"] == 1, 5, "the call finishes on a")
+            async with client.stream("GET", b, headers=resume_headers(session_id, last)) as response:
+                rest = [e.message for e in await SseReader(response).rest() if e.data]
+    assert rest[-1]["id"] == 11 and text_of(rest[-1]) == "done after 0.3"
+
+
+async def test_a_list_change_on_one_worker_reaches_the_get_stream_on_another(redis):
+    async with workers(redis) as (apps, (a, b)), new_client() as client, new_client() as other:
+        with trio.fail_after(20):
+            session_id = await initialize(client, a)
+            headers = {"accept": "text/event-stream", "mcp-session-id": session_id, "mcp-protocol-version": LEGACY}
+            async with other.stream("GET", b, headers=headers) as response:
+                assert response.status_code == 200
+                reader = SseReader(response)
+                changed = await client.post(a, json=call_tool("change_tools", {}, 1), headers=legacy_headers(session_id))
+                assert text_of(changed.json()) == "changed"
+                message = await reader.next_message()
+    assert message["method"] == "notifications/tools/list_changed"
+
+
+def _messages(response):
+    from ..http.client import messages_of
+    return messages_of(response)
