@@ -20,14 +20,15 @@ import trio
 from . import auth_options, logs, plugins
 from .app.admission import RateLimit
 from .runtime.limits import SessionLimits
-from .serve import serve_stdio, wait_for_signals
+from .serve import ServeError, serve_stdio, wait_for_signals
 
 log = logging.getLogger("mcptrio")
 
 TRANSPORTS = ("stdio", "http", "ws")
 SERVE_KEYS = {"plugins", "transport", "host", "port", "path", "prefixes", "name", "version", "instructions", "telemetry",
               "rate_limit", "rate_burst", "max_tool_calls", "tool_call_wait", "auth",
-              "log_level", "log_format", "access_log", "drain_timeout",
+              "log_level", "log_format", "access_log", "drain_timeout", "state", "workers", "orphan_timeout",
+              "stateless_only",
               "limits", "legacy_sse", "allowed_hosts", "allowed_origins", "response_mode"}
 RESPONSE_MODES = ("auto", "json", "sse")
 LIMIT_KEYS = {field.name for field in attrs.fields(SessionLimits)}
@@ -85,6 +86,18 @@ def make_parser() -> argparse.ArgumentParser:
                             "ws, off for stdio, where it would halve the throughput of a local client)")
     serve.add_argument("--drain-timeout", type=float, metavar="SECONDS",
                        help="on SIGTERM, how long requests in flight may finish before they are cancelled (default 5)")
+    serve.add_argument("--state", metavar="URL",
+                       help="share sessions, event logs, keys and changes with other processes through Redis: "
+                            "redis://[:password@]host:port/db, rediss:// for TLS (http/ws; default: in memory)")
+    serve.add_argument("--workers", type=int, metavar="N",
+                       help="http: N processes sharing the listening socket, supervised (needs --state, "
+                            "unless --stateless-only)")
+    serve.add_argument("--stateless-only", action="store_true", default=None,
+                       help="http: serve only the stateless 2026-07-28 protocol (initialize is refused with 400)")
+    serve.add_argument("--orphan-timeout", type=float, metavar="SECONDS",
+                       help="http: how long a legacy request whose client went away (and may resume) runs on "
+                            "before it is cancelled (default 120)")
+    serve.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker's inherited socket
     auth_options.add_flags(serve)
     serve.add_argument("--config", type=Path, metavar="FILE", help="TOML file with [serve] settings")
     commands.add_parser("plugins", help="list installed plugins", description="List installed mcptrio plugins.")
@@ -149,7 +162,30 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
         "response_mode": args.response_mode or config.get("response_mode", "auto"),
         "log_level": args.log_level or config.get("log_level", "info"),
         "log_format": args.log_format or config.get("log_format", "text"),
+        **scale_out(args, config),
     }
+
+
+def scale_out(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any]:
+    """--state, --workers, --stateless-only and --orphan-timeout, checked."""
+    state = args.state if args.state is not None else config.get("state")
+    if state is not None:
+        if not isinstance(state, str):
+            raise UsageError(f"state must be a URL string, got {type(state).__name__}")
+        from .state import parse_state_url
+
+        try:
+            state = parse_state_url(state)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    workers = args.workers if args.workers is not None else config.get("workers", 1)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise UsageError(f"workers must be a whole number of at least 1, got {workers!r}")
+    orphan = args.orphan_timeout if args.orphan_timeout is not None else config.get("orphan_timeout", 120.0)
+    if isinstance(orphan, bool) or not isinstance(orphan, (int, float)) or not 0 <= orphan < float("inf"):
+        raise UsageError(f"orphan timeout must be 0 or more seconds, got {orphan!r}")
+    return {"state": state, "workers": workers, "orphan_timeout": float(orphan), "listen_fd": args.listen_fd,
+            "stateless_only": _flag(args.stateless_only, config, "stateless_only", False)}
 
 
 def admission(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any]:
@@ -204,6 +240,14 @@ def serve(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown transport {options['transport']!r} (choose from {', '.join(TRANSPORTS)})")
     if options["response_mode"] not in RESPONSE_MODES:
         raise UsageError(f"unknown response_mode {options['response_mode']!r} (choose from {', '.join(RESPONSE_MODES)})")
+    if options["transport"] != "http" and (options["workers"] > 1 or options["stateless_only"]):
+        raise UsageError("--workers and --stateless-only are for --transport http")
+    if options["transport"] == "stdio" and options["state"] is not None:
+        raise UsageError("--state is for http and ws: a stdio server has one client and nothing to share")
+    if options["workers"] > 1 and options["state"] is None and not options["stateless_only"]:
+        raise UsageError(f"{options['workers']} workers without --state would not share legacy sessions: "
+                         "add --state redis://HOST:PORT/DB, or serve only the stateless 2026-07-28 era "
+                         "with --stateless-only")
     if options["app"]["access_log"] is None:
         options["app"]["access_log"] = options["transport"] != "stdio"
     auth = options["app"]["auth"]
@@ -227,7 +271,7 @@ def serve(args: argparse.Namespace) -> int:
         return 0
     from . import network_cli  # imported only for network transports: keeps stdio start-up fast
 
-    return network_cli.serve(app, options)
+    return network_cli.serve(app, options, args.argv)
 
 
 def list_plugins() -> int:
@@ -243,12 +287,13 @@ def list_plugins() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
+    args.argv = list(argv if argv is not None else sys.argv[1:])  # (a worker's command line is made from it)
     try:
         if args.command == "serve":
             return serve(args)
         if args.command == "plugins":
             return list_plugins()
-    except (UsageError, plugins.PluginError, ImportError, auth_options.AuthSettingsError) as exc:
+    except (UsageError, plugins.PluginError, ImportError, auth_options.AuthSettingsError, ServeError) as exc:
         fail(str(exc))
     make_parser().print_help(sys.stderr)
     return 2

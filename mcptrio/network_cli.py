@@ -3,38 +3,74 @@
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 import trio
 
 from .app import App
-from .serve import wait_for_signals
+from .serve import ServeError, wait_for_signals
+from .state import StateUnavailable
 from .transports.http import HttpConfig, serve_http
 
 log = logging.getLogger("mcptrio")
 
 
-def serve(app: App, options: dict[str, Any]) -> int:
+def serve(app: App, options: dict[str, Any], argv: list[str]) -> int:
     host, port, path = options["host"], options["port"], options["path"]
+    if options["workers"] > 1:
+        from . import workers
+
+        return workers.supervise(options, argv)
     config = HttpConfig(path=path, legacy_sse=options["legacy_sse"], response_mode=options["response_mode"],
                         allowed_hosts=allowed_hosts(host, options["allowed_hosts"]),
-                        allowed_origins=tuple(options["allowed_origins"]))
+                        allowed_origins=tuple(options["allowed_origins"]), orphan_timeout=options["orphan_timeout"],
+                        legacy_sessions=not options["stateless_only"])
+    extra: dict[str, Any] = {"state": options["state"]}
     if options["transport"] == "http":
         server: Any = serve_http
+        extra["fd"] = options["listen_fd"]
     else:
         from .transports.websocket import serve_websocket
 
         server = serve_websocket
 
+    trigger = wait_for_signals if options["listen_fd"] is None else signals_or_orphaned
+
     async def main() -> None:
         async with trio.open_nursery() as nursery:
             url = await nursery.start(lambda task_status: server(
-                app, host=host, port=port, config=config, shutdown_trigger=wait_for_signals,
-                task_status=task_status))
-            log.info("serving %s at %s", ", ".join(app.plugins), url)
+                app, host=host, port=port, config=config, shutdown_trigger=trigger,
+                task_status=task_status, **extra))
+            where = f" (state shared through {options['state']})" if options["state"] is not None else ""
+            if options["listen_fd"] is None:
+                log.info("serving %s at %s%s", ", ".join(app.plugins), url, where)
+            else:
+                log.info("worker serving %s%s", ", ".join(app.plugins), where)
 
-    trio.run(main)
+    failure: BaseException | None = None
+    try:
+        trio.run(main)
+    except* StateUnavailable as group:  # (a bare one too)
+        failure = group.exceptions[0]
+    if failure is not None:
+        raise ServeError(str(failure))
     return 0
+
+
+async def signals_or_orphaned() -> None:
+    """A worker's shutdown trigger: SIGTERM/SIGINT, or its supervisor gone (killed outright)."""
+    parent = os.getppid()
+    async with trio.open_nursery() as nursery:
+        async def orphaned() -> None:
+            while os.getppid() == parent:
+                await trio.sleep(1)
+            log.warning("the supervisor is gone: this worker drains and exits")
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(orphaned)
+        await wait_for_signals()
+        nursery.cancel_scope.cancel()
 
 
 def allowed_hosts(host: str, extra: tuple[str, ...]) -> tuple[str, ...]:

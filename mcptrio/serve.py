@@ -22,6 +22,10 @@ from .transports.stdio import open_stdio_stream, stdout_reserved_for_messages
 ShutdownTrigger = Callable[[], Awaitable[object]]
 
 
+class ServeError(Exception):
+    """The server could not start (one line for the user; exit status 2)."""
+
+
 async def wait_for_signals(*signals: int) -> None:
     """A shutdown trigger: returns at the first of ``signals`` (default SIGTERM, SIGINT)."""
     with trio.open_signal_receiver(*(signals or (signal.SIGTERM, signal.SIGINT))) as received:

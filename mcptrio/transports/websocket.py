@@ -12,6 +12,9 @@ import trio
 from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketRequest
 from trio_websocket import serve_websocket as ws_serve
 
+from ..state import StateUrl
+from .shared_state import shared_state
+
 from ..framing import Oversize
 from ..runtime.limits import SessionLimits
 from ..runtime.session import Session
@@ -50,8 +53,15 @@ class WebSocketMessageStream(OneByOne):
 async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp",
                           config: HttpConfig | None = None, limits: SessionLimits | None = None,
                           shutdown_trigger: Callable[[], Awaitable[object]] | None = None,
+                          state: str | StateUrl | None = None,
                           task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
-    """Serve ``app`` over WebSocket until the trigger fires; ``task_status`` gets the ``ws://`` URL."""
+    """Serve ``app`` over WebSocket until the trigger fires; ``task_status`` gets the ``ws://`` URL.
+    ``state``: share sealing keys and change notifications with other processes (see serve_http)."""
+    if state is not None and app.shared is None:
+        async with shared_state(app, state, config or HttpConfig(path=path)):
+            await serve_websocket(app, host=host, port=port, path=path, config=config, limits=limits,
+                                  shutdown_trigger=shutdown_trigger, state=state, task_status=task_status)
+        return
     limits = limits or app.limits
     config = config or HttpConfig(path=path)
     shutdown = trio.Event()

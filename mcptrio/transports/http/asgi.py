@@ -225,6 +225,10 @@ class McpHttpApp(SessionRoutes):
         self._expire()
         session_id = headers.get(b"mcp-session-id")
         request_id = value.get("id") if isinstance(value, dict) else None
+        if not self.config.legacy_sessions:
+            raise HttpError(400, errors.invalid_request(
+                "Bad Request: this server speaks only the stateless 2026-07-28 protocol (no initialize, no "
+                "sessions): send the _meta protocol version and the MCP-Protocol-Version header"), request_id)
         if isinstance(value, dict) and value.get("method") == "initialize" and session_id is None:
             await self._initialize(value, receive, sink)
             return

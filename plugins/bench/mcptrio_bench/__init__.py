@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import trio
 
@@ -49,3 +50,28 @@ async def info() -> str:
 async def greet(name: str) -> str:
     """A one-line greeting."""
     return f"Hello, {name}!"
+
+
+# -- several workers (bench/scale_out.py, tests/state) -------------------------------------------
+
+counter = {"value": 0}
+
+
+@plugin.tool(annotations={"readOnlyHint": True})
+async def whoami() -> str:
+    """The id of the process that answered (several workers: which one)."""
+    return str(os.getpid())
+
+
+@plugin.tool()
+async def touch(ctx: mcptrio.Context) -> str:
+    """Change bench://counter and tell its subscribers, on every worker (resources/updated)."""
+    counter["value"] += 1
+    await ctx.app.notify_resource_updated("bench://counter")
+    return str(counter["value"])
+
+
+@plugin.resource("bench://counter", name="counter", mime_type="text/plain")
+async def counter_value() -> str:
+    """A number that ``touch`` changes (this process's count)."""
+    return str(counter["value"])

@@ -1,0 +1,109 @@
+"""``mcptrio serve --workers N --state redis://…``: real processes on one socket, one real Redis."""
+
+import signal
+
+import httpx
+import pytest
+import trio
+
+from ..http.client import LEGACY, SseReader, call_tool, initialize, legacy_headers, text_of
+from .processes import mcptrio_serve
+
+FRESH = httpx.Limits(max_keepalive_connections=0)  # a new connection per request: the kernel spreads them
+
+
+def client():
+    return httpx.AsyncClient(timeout=10, trust_env=False, limits=FRESH)
+
+
+async def whoami(http, url, session_id, request_id):
+    response = await http.post(url, json=call_tool("whoami", {}, request_id), headers=legacy_headers(session_id))
+    assert response.status_code == 200, response.text
+    return int(text_of(response.json()))
+
+
+async def test_two_workers_serve_one_legacy_session_and_a_killed_worker_is_restarted(redis, tmp_path):
+    async with mcptrio_serve(tmp_path, "--workers", "2", "--state", redis.url) as server, client() as http:
+        with trio.fail_after(60):
+            workers = server.children()
+            assert len(workers) == 2
+            session_id = await initialize(http, server.url)
+            pids = [await whoami(http, server.url, session_id, n) for n in range(60)]
+            assert set(pids) == set(workers), "both workers served the one session"
+            victim = workers[0]
+            import os
+            os.kill(victim, signal.SIGKILL)
+            while "starting it again" not in server.log():
+                await trio.sleep(0.05)
+            assert f"(pid {victim}) exited with status -9" in server.log()
+            answered = [await whoami(http, server.url, session_id, 100 + n) for n in range(20)]
+            assert victim not in answered
+            while len(server.children()) < 2:
+                await trio.sleep(0.05)
+            assert victim not in server.children()
+        server.process.send_signal(signal.SIGTERM)
+        with trio.fail_after(30):
+            assert await server.process.wait() == 0
+        assert "draining 2 workers" in server.log()
+
+
+async def test_sigterm_to_one_worker_leaves_the_other_serving(redis, tmp_path):
+    async with mcptrio_serve(tmp_path, "--workers", "2", "--state", redis.url) as server, client() as http:
+        with trio.fail_after(60):
+            import os
+            first, second = server.children()
+            os.kill(first, signal.SIGTERM)  # it drains and exits 0; the supervisor starts another
+            session_id = await initialize(http, server.url)
+            for n in range(10):
+                assert await whoami(http, server.url, session_id, n) != first
+            while "starting it again" not in server.log():
+                await trio.sleep(0.05)
+            assert f"(pid {first}) exited with status 0" in server.log()
+
+
+async def test_several_workers_without_shared_state_are_refused(tmp_path):
+    done = await trio.run_process(
+        [__import__("sys").executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
+         "--port", "0", "--workers", "2"], capture_stderr=True, check=False)
+    assert done.returncode == 2
+    lines = done.stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and "without --state would not share legacy sessions" in lines[0]
+    assert "--stateless-only" in lines[0]
+
+
+async def test_stateless_only_workers_need_no_state_and_refuse_initialize(tmp_path):
+    from ..http.client import modern_tool
+
+    async with mcptrio_serve(tmp_path, "--workers", "2", "--stateless-only") as server, client() as http:
+        with trio.fail_after(30):
+            body, headers = modern_tool("echo", {"text": "stateless"}, 1)
+            answer = await http.post(server.url, json=body, headers=headers)
+            assert answer.status_code == 200 and text_of(answer.json()) == "stateless"
+            params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+            refused = await http.post(server.url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                                        "params": params}, headers=legacy_headers(version=None))
+            assert refused.status_code == 400
+            assert "only the stateless 2026-07-28 protocol" in refused.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+async def test_unreachable_state_is_one_line_and_exit_2_without_the_password(tmp_path, workers):
+    from .redis_server import free_port
+
+    url = f"redis://:hunter2secret@127.0.0.1:{free_port()}/0"
+    done = await trio.run_process(
+        [__import__("sys").executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
+         "--port", "0", "--workers", workers, "--state", url], capture_stderr=True, check=False)
+    err = done.stderr.decode()
+    assert done.returncode == 2, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "cannot reach the state store at redis://:***@127.0.0.1" in err
+    assert "hunter2secret" not in err
+
+
+async def test_a_bad_state_url_is_a_usage_error(tmp_path):
+    done = await trio.run_process(
+        [__import__("sys").executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
+         "--state", "http://:pw@example/0"], capture_stderr=True, check=False)
+    assert done.returncode == 2
+    assert "state URL must start with redis://" in done.stderr.decode() and ":pw@" not in done.stderr.decode()
