@@ -24,9 +24,10 @@ def free_port() -> int:
 
 
 class RedisServer:
-    def __init__(self, port: int, directory: str) -> None:
+    def __init__(self, port: int, directory: str, *, durable: bool = False) -> None:
         self.port = port
         self.directory = directory
+        self.durable = durable  # an append-only file synced on every write: survives restart()
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -39,7 +40,8 @@ class RedisServer:
             pytest.fail(INSTALL, pytrace=False)
         log = open(os.path.join(self.directory, "redis.log"), "ab")
         self.process = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "yes" if self.durable else "no", "--appendfsync", "always",
              "--daemonize", "no", "--dir", self.directory, "--loglevel", "warning"],
             stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 10
@@ -65,9 +67,9 @@ class RedisServer:
 
 
 @contextlib.contextmanager
-def redis_server() -> Iterator[RedisServer]:
+def redis_server(*, durable: bool = False) -> Iterator[RedisServer]:
     with tempfile.TemporaryDirectory(prefix="mcptrio-redis-") as directory:
-        server = RedisServer(free_port(), directory)
+        server = RedisServer(free_port(), directory, durable=durable)
         server.start()
         try:
             yield server
