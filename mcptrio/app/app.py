@@ -23,6 +23,7 @@ from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
 from .authorization import ScopeCheck
 from .tasks.methods import EXTENSION
+from .tasks.records import TaskRecord
 from .tasks.runner import TaskRunner
 from .middleware import Middleware
 from .notifications import Audience, Listener, task_session
@@ -146,6 +147,7 @@ class App(Registry):
         notifications that reach the sessions and listen streams of every process."""
         self.shared = shared
         shared.on_fanout.append(self._on_fanout)
+        self.tasks.share(shared)
 
     def _on_fanout(self, message: dict[str, Any]) -> None:
         if self.shared is None or message.get("w") == self.shared.worker:
@@ -155,6 +157,8 @@ class App(Registry):
             self.audience.list_changed(message["method"], message["filter"])
         elif kind == "updated" and isinstance(message.get("uri"), str):
             self.audience.resource_updated(message["uri"])
+        elif kind == "task" and isinstance(message.get("record"), dict):
+            self.audience.task_changed(TaskRecord.from_dict(message["record"]))
 
     async def _relay(self, message: dict[str, Any]) -> None:
         """A change made here, for the other processes (at most once: a lost link loses it, logged)."""

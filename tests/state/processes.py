@@ -13,7 +13,7 @@ from typing import AsyncIterator
 
 import trio
 
-SERVING = re.compile(r"serving bench at (http://\S+?/mcp)")
+SERVING = re.compile(r"serving [\w, ]+ at (http://\S+?/mcp)")
 
 
 class Server:
@@ -42,11 +42,12 @@ class Server:
 
 
 @contextlib.asynccontextmanager
-async def mcptrio_serve(tmp_path: Path, *flags: str, name: str = "server") -> AsyncIterator[Server]:
+async def mcptrio_serve(tmp_path: Path, *flags: str, name: str = "server",
+                        plugins: str = "bench") -> AsyncIterator[Server]:
     """``mcptrio serve --plugins bench --transport http --port 0 FLAGS``; yields once it serves.
     On exit: SIGTERM, 20 s to exit, then killed."""
     stderr = tmp_path / f"{name}.stderr"
-    command = [sys.executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http", "--port", "0",
+    command = [sys.executable, "-m", "mcptrio", "serve", "--plugins", plugins, "--transport", "http", "--port", "0",
                "--no-access-log", *flags]
     with open(stderr, "wb") as sink:
         process = await trio.lowlevel.open_process(command, stdin=subprocess.DEVNULL, stderr=sink)

@@ -32,7 +32,7 @@ class Trail:
 
 def make_app(trail: Trail | None = None, **runner: Any) -> mcptrio.App:
     trail = trail or Trail()
-    app = mcptrio.App("tasks-test", tasks=TaskRunner(clock=mock_wall_clock, **runner))
+    app = mcptrio.App("tasks-test", tasks=TaskRunner(**{"clock": mock_wall_clock, **runner}))
 
     @app.tool()
     async def quick(text: str) -> str:

@@ -44,6 +44,16 @@ class TaskRecord:
     input_requests: dict[str, dict[str, Any]] = attrs.field(factory=dict)  # outstanding, by key
     issued_keys: set[str] = attrs.field(factory=set)  # every input key ever issued (never reused)
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able data (a shared store keeps this, and workers pass it around)."""
+        data = attrs.asdict(self, recurse=False)
+        data["issued_keys"] = sorted(self.issued_keys)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TaskRecord:
+        return cls(**{**data, "issued_keys": set(data.get("issued_keys") or ())})
+
     @property
     def terminal(self) -> bool:
         return self.status in TERMINAL

@@ -17,7 +17,7 @@ import logging
 import math
 import secrets
 import time
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 import attrs
 import trio
@@ -25,9 +25,15 @@ import trio
 from ...protocol import errors
 from ...protocol.errors import McpError
 from .records import CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING, TaskRecord
+from ...state import StateUnavailable
 from .store import MemoryTaskStore, TaskStore
 
+if TYPE_CHECKING:
+    from ...state.redis import RedisState
+
 log = logging.getLogger("mcptrio.tasks")
+
+LEASE_RENEWAL = 3.0  # seconds between renewals of a shared store's leases (they last 10 s)
 
 Work = Callable[["LiveTask"], Awaitable[dict[str, Any]]]
 Listener = Callable[[TaskRecord], None]
@@ -66,6 +72,60 @@ class TaskRunner:
         self._nursery: trio.Nursery | None = None
         self._root: object = None  # the Trio run the nursery belongs to
         self._creating = 0
+        self.shared: RedisState | None = None  # tasks shared with other processes (share())
+
+    # -- several processes -------------------------------------------------------------------
+
+    def share(self, shared: RedisState) -> None:
+        """Keep records in the shared state; cancellations and answers for a task running in
+        another process go there through the fan-out; a task whose process died is failed."""
+        from .redis_store import RedisTaskStore  # (coredis is an optional dependency)
+
+        if isinstance(self.store, MemoryTaskStore) and not len(self.store):
+            self.store = RedisTaskStore(shared, self.name)
+        self.shared = shared
+        shared.on_fanout.append(self._on_fanout)
+
+    def _on_fanout(self, message: dict[str, Any]) -> None:
+        kind = message.get("k")
+        live = self.live.get(message.get("id")) if kind in ("task-cancel", "task-update") else None
+        if live is None:
+            return
+        if kind == "task-cancel":
+            live.cancel_requested = True
+            live.scope.cancel()
+        elif self._nursery is not None:
+            self._nursery.start_soon(self.update, live.record, message.get("responses"))
+
+    async def _relay(self, message: dict[str, Any]) -> None:
+        if self.shared is not None:
+            try:
+                await self.shared.publish(message)
+            except StateUnavailable as exc:
+                log.warning("a task message did not reach the other workers: %s", exc)
+
+    async def _keep_leases(self) -> None:
+        """Renew the leases of the tasks running here (a shared store's), while they run."""
+        renew = getattr(self.store, "renew", None)
+        while renew is not None:
+            await trio.sleep(LEASE_RENEWAL)
+            try:
+                await renew(list(self.live), self.name)
+            except StateUnavailable as exc:
+                log.warning("task leases not renewed: %s", exc)
+
+    async def _orphaned(self, record: TaskRecord) -> TaskRecord:
+        """A task not running here: if no process holds its lease any more, the one that ran it
+        is gone; it is failed (never silently run again)."""
+        holder = getattr(self.store, "holder", None)
+        if holder is None or record.terminal or record.task_id in self.live or await holder(record.task_id):
+            return record
+        record.status = FAILED
+        record.status_message = "the worker running this task stopped before it finished; it was not re-run"
+        record.error = errors.internal_error(record.status_message).to_dict()
+        record.input_requests = {}
+        await self._changed(record)
+        return record
 
     # -- creating ---------------------------------------------------------------------------
 
@@ -81,7 +141,7 @@ class TaskRunner:
         self._creating += 1  # (the awaits below must not let others past the bound meanwhile)
         try:
             await self.store.create(record)
-            await self.store.claim(record.task_id, self.name, math.inf)
+            await self.store.claim(record.task_id, self.name, math.inf)  # (a shared store: renewed)
             nursery = await self._home()
         finally:
             self._creating -= 1
@@ -110,6 +170,8 @@ class TaskRunner:
                 self._nursery = nursery
                 ready.set()
                 nursery.start_soon(self._reap_forever)
+                if self.shared is not None:
+                    nursery.start_soon(self._keep_leases)
                 await trio.sleep_forever()
         except BaseException as exc:  # the run is ending (Cancelled), or a bug: never take the run down
             _, other = exc.split(trio.Cancelled) if isinstance(exc, BaseExceptionGroup) else (
@@ -198,6 +260,8 @@ class TaskRunner:
         record = await self.store.get(task_id) if isinstance(task_id, str) else None
         if record is None or record.owner != owner or record.expires_at() <= self.clock():
             raise errors.invalid_params("unknown task id (it never existed, has expired, or is not yours)")
+        if self.shared is not None:
+            record = await self._orphaned(record)
         return record
 
     async def update(self, record: TaskRecord, responses: Any) -> None:
@@ -206,6 +270,8 @@ class TaskRunner:
             raise errors.invalid_params('"inputResponses" must be an object of result objects')
         live = self.live.get(record.task_id)
         if live is None:
+            if not record.terminal:  # running in another process, perhaps
+                await self._relay({"k": "task-update", "id": record.task_id, "responses": responses})
             return
         fresh = {k: v for k, v in responses.items() if k in live.record.input_requests and k not in live.answers}
         if fresh:
@@ -224,6 +290,8 @@ class TaskRunner:
         if live is not None:
             live.cancel_requested = True
             live.scope.cancel()
+        elif not record.terminal:
+            await self._relay({"k": "task-cancel", "id": record.task_id})
         if settle and not record.terminal:
             record.status = CANCELLED
             record.status_message = "the task was cancelled"
@@ -243,6 +311,10 @@ class TaskRunner:
         live = self.live.get(record.task_id)
         if live is not None and not record.terminal:
             await live.done.wait()
+        elif self.shared is not None:  # running in another process: follow its record
+            while not record.terminal:
+                await trio.sleep(min(1.0, record.poll_interval_ms / 1000))
+                record = await self._orphaned(await self.store.get(record.task_id) or _gone(record))
         return await self.store.get(record.task_id) or record
 
     # -- upkeep ---------------------------------------------------------------------------------
@@ -255,6 +327,7 @@ class TaskRunner:
                 listener(record)
             except Exception:
                 log.exception("a task listener failed")
+        await self._relay({"k": "task", "record": record.to_dict()})  # (other processes' listeners)
 
     async def reap(self) -> int:
         """Forget expired tasks (cancelling any still running); how many went."""
@@ -274,3 +347,11 @@ class TaskRunner:
                 await self.reap()
             except Exception:
                 log.exception("reaping expired tasks failed")
+
+
+def _gone(record: TaskRecord) -> TaskRecord:
+    """A record reaped meanwhile (expired): it ends as it stood, cancelled if it was running."""
+    if not record.terminal:
+        record.status = CANCELLED
+        record.status_message = "the task expired"
+    return record
