@@ -15,3 +15,17 @@ def test_official_conformance_suite_passes():
     assert "conformance 2025-11-25:" in done.stdout and "conformance 2026-07-28:" in done.stdout
     assert "conformance all:" in done.stdout and " 0 failed" in done.stdout.split("conformance all:")[1].splitlines()[0]
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_official_conformance_suite_passes_on_two_workers_sharing_redis():
+    """The same suite against ``--workers 2 --state redis://…``: the kernel hands each connection
+    to either worker, so the suite's sessions, resumptions and tasks cross between them."""
+    from ..state.redis_server import redis_server
+
+    with redis_server() as redis:
+        done = subprocess.run([sys.executable, str(ROOT / "conformance" / "run.py"), "--spec-version", "all",
+                               "--state", redis.url, "--workers", "2"],
+                              capture_output=True, text=True, timeout=1800, cwd=ROOT)
+    print(done.stdout)
+    assert "conformance all:" in done.stdout and " 0 failed" in done.stdout.split("conformance all:")[1].splitlines()[0]
+    assert done.returncode == 0, done.stdout + done.stderr

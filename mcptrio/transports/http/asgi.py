@@ -242,6 +242,8 @@ class McpHttpApp(SessionRoutes):
         if self.shared is not None:
             for message in shared_sessions.relay_targets(session, value):
                 await self.shared.publish({**message, "s": session.session_id})
+                log.debug("relayed a %s of session %s… to the worker holding its request", message["k"],
+                          session_id[:6])
         try:
             await self._exchange(session, value, receive, sink, era="legacy",
                                  headers=self._session_headers(session), priming=version >= "2025-11-25")

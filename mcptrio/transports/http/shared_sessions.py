@@ -102,6 +102,7 @@ async def resume_elsewhere(shared: RedisState, session: HttpSession, stream: int
     if writer is None and not events:
         raise HttpError(404, errors.invalid_request("Last-Event-ID names no stream of this session"))
     await sink.start(200, sse.SSE_HEADERS + headers)
+    log.debug("resuming a stream of session %s… that another worker writes", (session.session_id or "")[:6])
     await shared.publish({"k": "carried", "s": session.session_id, "stream": stream, "on": True})
     try:
         async with trio.open_nursery() as nursery:
