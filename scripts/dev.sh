@@ -16,6 +16,27 @@ setup_python() {
         -e . $(for p in plugins/*/ examples/plugin_package/; do printf -- '-e %s ' "$p"; done)
 }
 
+# Debian's redis-server and haproxy for the scale-out tests: installed as root when missing (CI),
+# else one line says what to install.  Held to bookworm's release series (7.0 and 2.6), which the
+# tests were written against.
+debian_packages() {
+    local missing=()
+    command -v redis-server >/dev/null || missing+=(redis-server)
+    command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
+    if [ ${#missing[@]} -gt 0 ]; then
+        if [ "$(id -u)" != 0 ]; then
+            echo "the tests need Debian's ${missing[*]}: run 'sudo apt-get install ${missing[*]}'" >&2
+            exit 2
+        fi
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 || {
+            apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null
+        }
+    fi
+    redis-server --version | grep -q ' v=7\.0\.' || { echo "redis-server 7.0.x expected: $(redis-server --version)" >&2; exit 2; }
+    "$(command -v haproxy || echo /usr/sbin/haproxy)" -v | grep -q 'version 2\.6\.' || {
+        echo "haproxy 2.6.x expected" >&2; exit 2; }
+}
+
 case "${1:-}" in
     serve)
         shift
@@ -25,6 +46,7 @@ case "${1:-}" in
         ;;
     test)
         shift
+        debian_packages
         setup_python -e '.[test]'
         # The official conformance suite and a Node >= 22 to run it, pinned by conformance/package-lock.json.
         npm ci --prefix conformance --no-audit --no-fund --loglevel=error

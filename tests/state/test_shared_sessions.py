@@ -175,3 +175,20 @@ async def test_a_list_change_on_one_worker_reaches_the_get_stream_on_another(red
 def _messages(response):
     from ..http.client import messages_of
     return messages_of(response)
+
+
+async def test_idle_expiry_holds_across_workers_and_use_on_any_renews_it(redis):
+    from mcptrio.transports.http import HttpConfig
+
+    async with workers(redis, config=HttpConfig(session_idle_timeout=0.6)) as (apps, (a, b)), \
+            new_client() as client:
+        with trio.fail_after(20):
+            session_id = await initialize(client, a)
+            for _ in range(4):  # used on b every 0.3 s: it stays alive past a's own idle time
+                await trio.sleep(0.3)
+                used = await client.post(b, json=call_tool("echo", {"text": "x"}), headers=legacy_headers(session_id))
+                assert used.status_code == 200
+            await trio.sleep(1.0)  # unused on every worker for longer than the timeout
+            for url in (a, b):
+                gone = await client.post(url, json=call_tool("echo", {"text": "x"}), headers=legacy_headers(session_id))
+                assert gone.status_code == 404
