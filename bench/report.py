@@ -6,6 +6,7 @@ from figures import Figure, clients, figure_list
 from results import Results
 from settings import SDK_PIN, Settings
 from targets import targets_table
+from scale_out import scale_table
 from tasks_load import tasks_table
 from variants import tuned_table, variants_table
 
@@ -29,6 +30,7 @@ def report(results: Results, settings: Settings, impls: list[str]) -> str:
     lines += tuned_table(results)
     lines += variants_table(results)
     lines += tasks_table(results)
+    lines += scale_table(results)
     if "mcptrio" in impls and "sdk" in impls:
         lines += targets_table(results, settings)
     bare_stdio = results.median("bare.stdio.pipelined_64", "mcptrio")

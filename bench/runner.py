@@ -15,6 +15,7 @@ from results import Results
 from settings import BENCH, Settings, log
 from sources import snapshot_sources, source_state
 from stdio_workloads import bare_stdio_suite, stdio_suite
+from scale_out import scale_suite
 from tasks_load import tasks_suite
 from variants import HYPERCORN_EXPERIMENT, VARIANTS, variant_suite
 
@@ -78,6 +79,9 @@ def _run(settings: Settings, only: str | None, logs_dir: Path, workdir: Path) ->
                 t = perf()
                 asyncio.run(tasks_suite(impl, settings, results, logs, rep))
                 log(f"  {impl.name} tasks: {perf() - t:.1f} s")
+                t = perf()
+                asyncio.run(scale_suite(impl, settings, results, logs, rep))
+                log(f"  {impl.name} several workers with Redis: {perf() - t:.1f} s")
     machine.record(results)
     check_sources(results)
     for path in logs.files:

@@ -55,7 +55,7 @@ def test_every_figure_has_positive_numbers(smoke):
     for key, figure in figures.items():
         # The stdio floor, the hypercorn experiment, the variants (bench/variants.py) and tasks
         # (bench/tasks_load.py: the SDK's server has none) are mcptrio's only.
-        servers = ("mcptrio",) if key.startswith(("bare.stdio.", "tuned.", "variant.", "tasks.")) else SERVERS
+        servers = ("mcptrio",) if key.startswith(("bare.stdio.", "tuned.", "variant.", "tasks.", "scale.")) else SERVERS
         for server in servers:
             if server in figure["na"]:
                 # A behaviour the server lacks (e.g. the SDK does not stop a legacy request whose

@@ -41,6 +41,15 @@ HEARTBEAT_TTL_MS = 3000
 FANOUT_LENGTH = 10_000
 KEY_REFRESH = 60.0  # seconds between reads of the sealing keys (a rotation also says so at once)
 Event = tuple[int, bytes, bool]  # (seq, data, final) of one stream
+# KEYS: the streams; ARGV: cap, TTL in ms, then per event: key index, s, n, d, f, w, r.
+_APPEND = """
+for i = 3, #ARGV, 7 do
+  redis.call('XADD', KEYS[tonumber(ARGV[i])], 'MAXLEN', '~', ARGV[1], '*', 's', ARGV[i + 1], 'n', ARGV[i + 2],
+             'd', ARGV[i + 3], 'f', ARGV[i + 4], 'w', ARGV[i + 5], 'r', ARGV[i + 6])
+end
+for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[2]) end
+return 1
+"""
 _FAILURES = (coredis.exceptions.ConnectionError, TimeoutError, OSError)
 
 
@@ -188,7 +197,9 @@ class RedisState:
             log.error("event log queue full: an event of session %s… was not stored", session_id[:6])
 
     async def _append_events(self) -> None:
-        limit = str(self.event_log_size)
+        """One task appends every event, in order, as many as are queued in one script call (a
+        command costs coredis far more than its arguments do: batching is what makes it cheap)."""
+        append = self.client.register_script(_APPEND)
         while True:
             batch = [await self._to_append.receive()]
             while len(batch) < 512:
@@ -196,17 +207,15 @@ class RedisState:
                     batch.append(self._to_append.receive_nowait())
                 except trio.WouldBlock:
                     break
-            keys = {key for key, _ in batch}
-
-            def build(pipe: Any) -> list[Any]:
-                out = [pipe.xadd(key, fields, trim_strategy=PureToken.MAXLEN, threshold=limit,
-                                 trim_operator=PureToken.APPROXIMATELY)
-                       for key, entries in batch for fields in entries]
-                return out + [pipe.pexpire(key, _ms(self.event_log_age)) for key in keys]
-
+            keys: dict[str, int] = {}
+            args: list[Any] = [self.event_log_size, _ms(self.event_log_age)]
+            for key, entries in batch:
+                index = keys.setdefault(key, len(keys) + 1)
+                for fields in entries:
+                    args += [index, fields["s"], fields["n"], fields["d"], fields["f"], fields["w"], fields["r"]]
             while True:
                 try:
-                    await self._pipe(build)
+                    await self._do(append(keys=list(keys), args=args))
                     break
                 except StateUnavailable:
                     await trio.sleep(0.2)  # kept and tried again (readers skip an event they already have)

@@ -280,6 +280,7 @@ class McpHttpApp(SessionRoutes):
             assert session.session_id is not None
             session.record = shared_sessions.record_of(session)
             await self.shared.save_session(session.session_id, session.record, self.config.session_idle_timeout)
+            session.verified_at = trio.current_time()
 
     @staticmethod
     def _session_headers(session: HttpSession) -> list[tuple[bytes, bytes]]:

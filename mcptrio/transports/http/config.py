@@ -38,6 +38,10 @@ class HttpConfig:
     event_log_size: int = 256  # per legacy session, for Last-Event-ID resumption
     stream_buffer: int = 256  # change notifications queued for a stream before a non-reader is cut off
     retry_ms: int = 1000  # SSE "retry" advertised with the priming event (2025-11-25)
+    # With shared state: a legacy session's record is read again (and its expiry renewed) when a
+    # request comes this long after the last read; changes made meanwhile on other workers
+    # (DELETE, logging/setLevel, subscriptions) reach this one through the fan-out at once.
+    shared_session_check: float = 1.0
     legacy_sessions: bool = True  # False: only the stateless 2026-07-28 era (initialize gets 400)
     legacy_sse: bool = False  # the 2024-11-05 HTTP+SSE transport at {path}/sse and {path}/messages
     health_path: str | None = "/healthz"  # 200 while the process answers (None: not served)

@@ -7,11 +7,14 @@ into another.  When the log is full the oldest events are forgotten.
 from __future__ import annotations
 
 import collections
-import secrets
+import os
+import random
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ...state.redis import RedisState
+
+_numbers = random.Random(os.urandom(16))
 
 
 class EventLog:
@@ -50,7 +53,7 @@ class SharedEventLog(EventLog):
     def new_stream(self, standalone: bool = False) -> int:
         """Odd for a request's stream, even for the session's GET stream (a resume on another
         worker tells them apart by that alone)."""
-        number = secrets.randbits(40)
+        number = _numbers.getrandbits(40)  # (unique enough; a session's streams are its own)
         return (number & ~1 or 2) if standalone else number | 1
 
     def append(self, stream: int, seq: int, data: bytes, final: bool = False, request: Any = None) -> None:

@@ -58,7 +58,10 @@ class SessionRoutes:
         With shared state the record is read (and renewed) on every use: a session opened on
         another worker is adopted here, and one ended elsewhere is dropped."""
         session = self.sessions.get(session_id)
-        if self.shared is not None:
+        if session is not None and self.shared is not None and \
+                trio.current_time() - session.verified_at < self._recheck_after:
+            pass  # checked a moment ago; changes since come through the fan-out (_on_fanout)
+        elif self.shared is not None:
             try:
                 record = await self.shared.load_session(session_id, self.config.session_idle_timeout)
             except StateUnavailable:
@@ -72,9 +75,15 @@ class SessionRoutes:
                     session = self._adopt(session_id, record)
                 shared_sessions.restore(session, record)
                 session.record = record
+                session.verified_at = trio.current_time()
         if session is None or not authorization.owns(session.binding, principal):
             raise HttpError(404, errors.invalid_request("Session not found: it ended or never existed"), request_id)
         return session
+
+    @property
+    def _recheck_after(self) -> float:
+        """How long a shared session's record is trusted without reading it again (and renewing it)."""
+        return min(self.config.shared_session_check, self.config.session_idle_timeout / 4)
 
     def _adopt(self, session_id: str, record: dict[str, Any]) -> HttpSession:
         """A session another worker opened, now served here too."""
@@ -94,6 +103,7 @@ class SessionRoutes:
         session.record = {**session.record, **fields}
         try:
             await self.shared.update_session(session.session_id, fields)
+            await self.shared.publish({"k": "session", "s": session.session_id, "fields": fields})
         except StateUnavailable as exc:
             log.warning("a session change was not stored: %s", exc)
 
@@ -110,6 +120,9 @@ class SessionRoutes:
             shared_sessions.apply_relayed(session, message)
         elif kind == "ended":
             self._drop(session)
+        elif kind == "session" and isinstance(message.get("fields"), dict):
+            session.record = {**session.record, **message["fields"]}
+            shared_sessions.restore(session, session.record)
         elif kind == "carried" and isinstance(message.get("stream"), int):
             exchange = session.streams.get(message["stream"])
             if exchange is not None:

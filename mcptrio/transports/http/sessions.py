@@ -6,6 +6,7 @@ task, so an idle legacy session is only its protocol state: no tasks, no buffers
 from __future__ import annotations
 
 import collections
+import math
 import secrets
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -37,6 +38,7 @@ class HttpSession(SessionCore):
         if shared is not None:
             self.call_prefix = f"mcptrio-{shared.worker}-"
         self.record: dict[str, Any] = {}  # as last read from (or written to) the shared state
+        self.verified_at = -math.inf  # when the record was last read (and renewed) there
         self.binding: str | None = None  # the principal that opened it (with authorization), else None
         self.last_used = trio.current_time() if session_id is not None else 0.0  # (a 2026-07-28 core: unused)
         self.log: EventLog | None = None

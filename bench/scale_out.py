@@ -1,0 +1,240 @@
+"""Several workers sharing state through Redis (mcptrio only), against the in-memory single
+process in the same run:
+
+* echo throughput, 2026-07-28 (10 clients) and legacy sessions on SSE (10 clients), for one
+  process in memory, one with ``--state redis://``, and ``--workers 2`` and ``4`` with Redis;
+  the CPU of the server side (every worker and redis-server) and of the load client is recorded,
+  since on 2 cores they all share the machine;
+* 10,000 open ``subscriptions/listen`` streams over 2 workers: RSS per stream, and the time from
+  a ``touch`` (a resource change on one worker) to the notification on the last stream;
+* the p99 of echo calls while 1,000 slow ``sleep`` calls are in flight (2 workers with Redis).
+
+A throwaway redis-server (Debian's package) on a free port, persistence off, per run of this suite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from client import (CLIENT_INFO, META_CAPABILITIES, META_CLIENT_INFO, META_VERSION, MODERN_VERSION, BenchError,
+                    connect_client, cpu_seconds, free_port, perf, status_kib, tool_text)
+from figures import Figure
+from http_load import http_load, record_load
+from launch import Impl, Logs, serving
+from measure import percentile, self_cpu
+from results import Results
+from settings import HOST, PATH, Settings
+
+CONFIGS = (("mem1", "1 process, in memory", []), ("redis1", "1 process, Redis", ["redis"]),
+           ("redis2", "2 workers, Redis", ["redis", "--workers", "2"]),
+           ("redis4", "4 workers, Redis", ["redis", "--workers", "4"]))
+WORKLOADS = (("modern", "auto", "2026-07-28 echo, 10 clients"), ("legacy", "sse", "legacy echo on SSE, 10 clients"))
+LISTENERS, SLOW = 10_000, 1_000
+
+FIGURES = [Figure(f"scale.{config}.{era}.rps", f"{label}: {workload}", "calls/s", "higher")
+           for config, label, _ in CONFIGS for era, _, workload in WORKLOADS] + [
+    Figure("scale.listen.kib_per_stream", "10,000 listen streams over 2 workers: RSS per stream", "KiB", "lower",
+           fmt="{:.1f}"),
+    Figure("scale.listen.p50_ms", "a change on one worker → the last of 10,000 streams notified, p50", "ms", "lower",
+           fmt="{:.1f}"),
+    Figure("scale.listen.p99_ms", "a change on one worker → the last of 10,000 streams notified, p99", "ms", "lower",
+           fmt="{:.1f}"),
+    Figure("scale.busy.p99_ms", "echo p99 while 1,000 slow calls are in flight (2 workers, Redis)", "ms", "lower",
+           fmt="{:.2f}"),
+]
+
+
+@contextlib.contextmanager
+def redis_server() -> Any:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise BenchError("redis-server not found: apt-get install redis-server")
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="bench-redis-") as directory:
+        proc = subprocess.Popen([binary, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no",
+                                 "--dir", directory, "--loglevel", "warning"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            yield f"redis://{HOST}:{port}/0", proc.pid
+        finally:
+            proc.terminate()
+            proc.wait(5)
+
+
+def _tree(pid: int) -> list[int]:
+    """A server and its worker processes."""
+    out = [pid]
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_bytes()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(b")") + 2:].split()[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def _cpu(pids: list[int]) -> float:
+    total = 0.0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            total += cpu_seconds(pid)
+    return total
+
+
+def _rss(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, BenchError):
+            total += status_kib(pid, "VmRSS")
+    return total
+
+
+def _argv(impl: Impl, extra: list[str], state: str, mode: str, plugins: str = "bench"):
+    flags = [state if flag == "redis" else flag for flag in extra]
+    if "redis" in extra:
+        flags.insert(0, "--state")
+    return lambda port: impl.http_argv(port, mode) + ["--plugins", plugins] + flags
+
+
+async def scale_suite(impl: Impl, settings: Settings, results: Results, logs: Logs, rep: int) -> None:
+    with redis_server() as (state, redis_pid):
+        for config, _, extra in CONFIGS:
+            for era, mode, _ in WORKLOADS:
+                async with serving(impl, _argv(impl, extra, state, mode), logs, f"scale-{config}-{era}-{rep}") as server:
+                    pids = _tree(server.pid) + ([redis_pid] if "redis" in extra else [])
+                    server_cpu0, client_cpu0 = _cpu(pids), self_cpu()
+                    load = await http_load(server.port, None, era, 10, settings.seconds, settings.max_calls,
+                                           warmup=settings.warmup)
+                    load.server_cpu, load.client_cpu = _cpu(pids) - server_cpu0, self_cpu() - client_cpu0
+                    record_load(results, f"scale.{config}.{era}", impl.name, rep, load)
+        if rep == 0:  # the big-count phases once per run
+            await _listen_phase(impl, settings, results, logs, state)
+            await _busy_phase(impl, settings, results, logs, state)
+
+
+# -- 10,000 listen streams ---------------------------------------------------------------------------
+
+def _modern_post(port: int, method: str, params: dict[str, Any], request_id: int, name: str | None = None) -> bytes:
+    params = {**params, "_meta": {META_VERSION: MODERN_VERSION, META_CAPABILITIES: {}, META_CLIENT_INFO: CLIENT_INFO}}
+    body = orjson.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+    headers = [f"POST {PATH} HTTP/1.1", f"Host: {HOST}:{port}", "Content-Type: application/json",
+               "Accept: application/json, text/event-stream", f"MCP-Protocol-Version: {MODERN_VERSION}",
+               f"Mcp-Method: {method}", f"Content-Length: {len(body)}"]
+    if name is not None:
+        headers.append(f"Mcp-Name: {name}")
+    return ("\r\n".join(headers) + "\r\n\r\n").encode() + body
+
+
+class Stream:
+    """One open listen stream; counts the resources/updated notifications it has read."""
+
+    def __init__(self) -> None:
+        self.seen = 0
+        self.changed = asyncio.Event()
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def open(self, port: int, n: int, acknowledged: asyncio.Event | None = None) -> None:
+        reader, self.writer = await asyncio.open_connection(HOST, port)
+        params = {"notifications": {"resourceSubscriptions": ["bench://counter"]}}
+        self.writer.write(_modern_post(port, "subscriptions/listen", params, n))
+        await reader.readuntil(b"\r\n\r\n")
+        buffered = b""
+        while True:
+            data = await reader.read(65536)
+            if not data:
+                return
+            buffered = buffered[-64:] + data
+            if acknowledged is not None and b"subscriptions/acknowledged" in buffered:
+                acknowledged.set()
+                acknowledged = None
+            found = data.count(b"notifications/resources/updated")
+            if found:
+                self.seen += found
+                self.changed.set()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+async def _listen_phase(impl: Impl, settings: Settings, results: Results, logs: Logs, state: str) -> None:
+    count = 200 if settings.smoke else LISTENERS
+    rounds = 5 if settings.smoke else 30
+    async with serving(impl, _argv(impl, ["redis", "--workers", "2"], state, "auto"), logs, "scale-listen") as server:
+        workers = _tree(server.pid)[1:]
+        before = _rss(workers)
+        streams = [Stream() for _ in range(count)]
+        tasks = []
+        for start in range(0, count, 200):  # in batches: a connection storm would only measure the backlog
+            acks = [asyncio.Event() for _ in streams[start:start + 200]]
+            tasks += [asyncio.create_task(s.open(server.port, start + i, ack))
+                      for i, (s, ack) in enumerate(zip(streams[start:start + 200], acks))]
+            await asyncio.wait_for(asyncio.gather(*(ack.wait() for ack in acks)), 60)
+        await asyncio.sleep(0.5)
+        results.add("scale.listen.kib_per_stream", impl.name, (_rss(workers) - before) / count)
+        toucher = await connect_client(HOST, server.port, PATH, "modern")
+        delays = []
+        for round_ in range(1, rounds + 1):
+            started = perf()
+            tool_text((await toucher.request("tools/call", {"name": "touch", "arguments": {}}, "touch")))
+            while any(s.seen < round_ for s in streams):
+                laggard = next(s for s in streams if s.seen < round_)
+                laggard.changed.clear()
+                if laggard.seen < round_:
+                    await asyncio.wait_for(laggard.changed.wait(), 30)
+            delays.append(perf() - started)
+        toucher.conn.close()
+        for s in streams:
+            s.close()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    delays.sort()
+    results.add("scale.listen.p50_ms", impl.name, percentile(delays, 0.5) * 1000)
+    results.add("scale.listen.p99_ms", impl.name, percentile(delays, 0.99) * 1000)
+    results.phase(figure="scale.listen", impl=impl.name, streams=count, rounds=rounds,
+                  delays_us=[round(d * 1e6) for d in delays])
+
+
+# -- fast calls among 1,000 slow ones -----------------------------------------------------------------
+
+async def _busy_phase(impl: Impl, settings: Settings, results: Results, logs: Logs, state: str) -> None:
+    count = 100 if settings.smoke else SLOW
+    async with serving(impl, _argv(impl, ["redis", "--workers", "2"], state, "auto"), logs, "scale-busy") as server:
+        writers = []
+        for n in range(count):
+            reader, writer = await asyncio.open_connection(HOST, server.port)
+            writer.write(_modern_post(server.port, "tools/call", {"name": "sleep", "arguments": {"ms": 60_000}}, n,
+                                      "sleep"))
+            writers.append(writer)
+        await asyncio.sleep(1.0)  # every slow call has started (and turned into a stream)
+        load = await http_load(server.port, None, "modern", 10, settings.seconds, settings.max_calls,
+                               warmup=settings.warmup)
+        for writer in writers:
+            writer.close()
+    record_load(results, "scale.busy", impl.name, 0, load)
+
+
+def scale_table(results: Results) -> list[str]:
+    base = {era: results.median(f"scale.mem1.{era}.rps", "mcptrio") for era, _, _ in WORKLOADS}
+    if base["modern"] is None:
+        return []
+    lines = ["", "### Several workers sharing Redis (mcptrio only), against 1 process in memory in the same run", "",
+             "| figure | mcptrio | against 1 process in memory |", "| --- | ---: | ---: |"]
+    for figure in FIGURES:
+        value = results.median(figure.key, "mcptrio")
+        era = figure.key.split(".")[2] if figure.key.count(".") == 3 else None
+        ratio = f"{value / base[era]:.2f}×" if value and era in base and base[era] else ""
+        lines.append(f"| {figure.label} ({figure.unit}) | {'—' if value is None else figure.fmt.format(value)} "
+                     f"| {ratio} |")
+    return lines
