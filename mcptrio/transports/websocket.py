@@ -13,7 +13,7 @@ from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketReque
 from trio_websocket import serve_websocket as ws_serve
 
 from ..state import StateUrl
-from .shared_state import shared_state
+from .http.shared_state import shared_state
 
 from ..framing import Oversize
 from ..runtime.limits import SessionLimits

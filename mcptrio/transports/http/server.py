@@ -11,7 +11,7 @@ from hypercorn.trio import serve as hypercorn_serve
 
 from ...runtime.limits import SessionLimits
 from ...state import StateUrl
-from ..shared_state import shared_state
+from .shared_state import shared_state
 from .asgi import McpHttpApp
 from .authorization import resource_check
 from .config import HttpConfig

@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, AsyncIterator
 
-from ..state import StateUnavailable, StateUrl, parse_state_url
+from ...state import StateUnavailable, StateUrl, parse_state_url
 
 if TYPE_CHECKING:
-    from ..app import App
-    from ..state.redis import RedisState
-    from .http.config import HttpConfig
+    from ...app import App
+    from ...state.redis import RedisState
+    from .config import HttpConfig
 
 
 @contextlib.asynccontextmanager
@@ -22,7 +22,7 @@ async def shared_state(app: App, state: str | StateUrl | None, config: HttpConfi
         return
     url = parse_state_url(state) if isinstance(state, str) else state
     try:
-        from ..state.redis import open_redis_state
+        from ...state.redis import open_redis_state
     except ImportError:
         raise StateUnavailable("shared state needs coredis: pip install 'mcptrio[redis]'") from None
     async with open_redis_state(url, event_log_size=config.event_log_size,
