@@ -100,7 +100,7 @@ def _rss(pids: list[int]) -> int:
 
 
 def _argv(impl: Impl, extra: list[str], state: str, mode: str, plugins: str = "bench"):
-    flags = [state if flag == "redis" else flag for flag in extra]
+    flags = [state if flag == "redis" else flag for flag in extra] + ["--max-requests", str(2 * LISTENERS)]
     if "redis" in extra:
         flags.insert(0, "--state")
     return lambda port: impl.http_argv(port, mode) + ["--plugins", plugins] + flags
@@ -140,6 +140,7 @@ class Stream:
 
     def __init__(self) -> None:
         self.seen = 0
+        self.refused: str | None = None
         self.changed = asyncio.Event()
         self.writer: asyncio.StreamWriter | None = None
 
@@ -147,7 +148,12 @@ class Stream:
         reader, self.writer = await asyncio.open_connection(HOST, port)
         params = {"notifications": {"resourceSubscriptions": ["bench://counter"]}}
         self.writer.write(_modern_post(port, "subscriptions/listen", params, n))
-        await reader.readuntil(b"\r\n\r\n")
+        head = await reader.readuntil(b"\r\n\r\n")
+        if not head.startswith(b"HTTP/1.1 200"):
+            self.refused = head.split(b"\r\n", 1)[0].decode(errors="replace")
+            if acknowledged is not None:
+                acknowledged.set()
+            return
         buffered = b""
         while True:
             data = await reader.read(65536)
@@ -180,6 +186,9 @@ async def _listen_phase(impl: Impl, settings: Settings, results: Results, logs: 
             tasks += [asyncio.create_task(s.open(server.port, start + i, ack))
                       for i, (s, ack) in enumerate(zip(streams[start:start + 200], acks))]
             await asyncio.wait_for(asyncio.gather(*(ack.wait() for ack in acks)), 60)
+            refused = [s.refused for s in streams[start:start + 200] if s.refused]
+            if refused:
+                raise BenchError(f"listen streams refused: {len(refused)}× {refused[0]}")
         await asyncio.sleep(0.5)
         results.add("scale.listen.kib_per_stream", impl.name, (_rss(workers) - before) / count)
         toucher = await connect_client(HOST, server.port, PATH, "modern")

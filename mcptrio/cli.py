@@ -28,7 +28,7 @@ TRANSPORTS = ("stdio", "http", "ws")
 SERVE_KEYS = {"plugins", "transport", "host", "port", "path", "prefixes", "name", "version", "instructions", "telemetry",
               "rate_limit", "rate_burst", "max_tool_calls", "tool_call_wait", "auth",
               "log_level", "log_format", "access_log", "drain_timeout", "state", "workers", "orphan_timeout",
-              "stateless_only",
+              "stateless_only", "max_requests",
               "limits", "legacy_sse", "allowed_hosts", "allowed_origins", "response_mode"}
 RESPONSE_MODES = ("auto", "json", "sse")
 LIMIT_KEYS = {field.name for field in attrs.fields(SessionLimits)}
@@ -97,11 +97,41 @@ def make_parser() -> argparse.ArgumentParser:
     serve.add_argument("--orphan-timeout", type=float, metavar="SECONDS",
                        help="http: how long a legacy request whose client went away (and may resume) runs on "
                             "before it is cancelled (default 120)")
+    serve.add_argument("--max-requests", type=int, metavar="N",
+                       help="http: requests handled at once per process, listen streams included; beyond, 503 "
+                            "(default 2000)")
     serve.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker's inherited socket
     auth_options.add_flags(serve)
     serve.add_argument("--config", type=Path, metavar="FILE", help="TOML file with [serve] settings")
     commands.add_parser("plugins", help="list installed plugins", description="List installed mcptrio plugins.")
+    rotate = commands.add_parser(
+        "rotate-key", help="rotate the requestState sealing key of servers sharing state",
+        description="Make a new current requestState sealing key in the shared state; every server using it "
+                    "switches at once, and state sealed with the previous key still opens until the next rotation.")
+    rotate.add_argument("--state", required=True, metavar="URL", help="the servers' --state URL")
     return parser
+
+
+def rotate_key(url: str) -> int:
+    from .state import StateUnavailable, parse_state_url
+    from .state.redis import open_redis_state
+
+    try:
+        state = parse_state_url(url)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+    async def rotate() -> int:
+        async with open_redis_state(state) as shared:
+            await shared.rotate_keys()
+            return len(shared.sealing_keys)
+
+    try:
+        trio.run(rotate)
+    except* StateUnavailable as group:
+        raise ServeError(str(group.exceptions[0])) from None
+    print(f"rotated the requestState sealing key at {state}")
+    return 0
 
 
 def read_config(path: Path | None) -> dict[str, Any]:
@@ -184,7 +214,11 @@ def scale_out(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any
     orphan = args.orphan_timeout if args.orphan_timeout is not None else config.get("orphan_timeout", 120.0)
     if isinstance(orphan, bool) or not isinstance(orphan, (int, float)) or not 0 <= orphan < float("inf"):
         raise UsageError(f"orphan timeout must be 0 or more seconds, got {orphan!r}")
+    max_requests = args.max_requests if args.max_requests is not None else config.get("max_requests", 2000)
+    if isinstance(max_requests, bool) or not isinstance(max_requests, int) or max_requests < 1:
+        raise UsageError(f"max_requests must be a whole number of at least 1, got {max_requests!r}")
     return {"state": state, "workers": workers, "orphan_timeout": float(orphan), "listen_fd": args.listen_fd,
+            "max_requests": max_requests,
             "stateless_only": _flag(args.stateless_only, config, "stateless_only", False)}
 
 
@@ -293,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
             return serve(args)
         if args.command == "plugins":
             return list_plugins()
+        if args.command == "rotate-key":
+            return rotate_key(args.state)
     except (UsageError, plugins.PluginError, ImportError, auth_options.AuthSettingsError, ServeError) as exc:
         fail(str(exc))
     make_parser().print_help(sys.stderr)

@@ -186,3 +186,36 @@ async def test_http_and_ws_transports_from_the_command_line(tmp_path):
             if process.returncode is None:
                 process.kill()
                 await process.wait()
+
+
+@pytest.mark.parametrize("flags, says", [
+    (["--workers", "0"], "workers must be a whole number of at least 1"),
+    (["--orphan-timeout", "-1"], "orphan timeout must be 0 or more seconds"),
+    (["--max-requests", "0"], "max_requests must be a whole number of at least 1"),
+    (["--state", "memcached://127.0.0.1:11211"], "state URL must start with redis://, rediss:// or unix://"),
+    (["--state", "redis://:pw@127.0.0.1:notaport/0"], "state URL has a bad port"),
+    (["--state", "redis://127.0.0.1:6379/zero"], "database must be a number"),
+])
+def test_bad_scale_out_flags_are_one_line_errors(flags, says):
+    line = one_line_error(run(["serve", "--plugins", "bench", "--transport", "http", *flags]))
+    assert says in line and ":pw@" not in line
+
+
+def test_scale_out_flags_on_the_wrong_transport_are_refused():
+    assert "--workers and --stateless-only are for --transport http" in one_line_error(
+        run(["serve", "--plugins", "bench", "--transport", "ws", "--workers", "2"]))
+    assert "--state is for http and ws" in one_line_error(
+        run(["serve", "--plugins", "bench", "--state", "redis://127.0.0.1:6379/0"]))
+
+
+def test_bad_scale_out_toml_values(tmp_path):
+    config = tmp_path / "mcptrio.toml"
+    config.write_text('[serve]\nplugins = ["bench"]\ntransport = "http"\nstate = 6379\n')
+    assert "state must be a URL string" in one_line_error(run(["serve", "--config", str(config)]))
+    config.write_text('[serve]\nplugins = ["bench"]\ntransport = "http"\nworkers = 3\n')
+    assert "3 workers without --state" in one_line_error(run(["serve", "--config", str(config)]))
+
+
+def test_rotate_key_needs_a_reachable_state():
+    line = one_line_error(run(["rotate-key", "--state", "redis://:secretpw@127.0.0.1:1/0"]))
+    assert "cannot reach the state store at redis://:***@127.0.0.1:1/0" in line and "secretpw" not in line

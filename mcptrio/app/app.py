@@ -18,7 +18,6 @@ from ..protocol.versions import at_least
 from ..runtime.limits import SessionLimits
 from . import pipeline
 from ..auth import AuthConfig, ScopePolicy
-from ..state import StateUnavailable
 from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
 from .authorization import ScopeCheck
@@ -163,10 +162,7 @@ class App(Registry):
     async def _relay(self, message: dict[str, Any]) -> None:
         """A change made here, for the other processes (at most once: a lost link loses it, logged)."""
         if self.shared is not None:
-            try:
-                await self.shared.publish(message)
-            except StateUnavailable as exc:
-                log.warning("a change notification did not reach the other workers: %s", exc)
+            await self.shared.tell(message, "a change notification")
 
     @property
     def sessions(self) -> set[SessionCore]:

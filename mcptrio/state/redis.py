@@ -253,6 +253,13 @@ class RedisState:
         await self._do(self.client.xadd(self._key("fanout"), fields, trim_strategy=PureToken.MAXLEN,
                                         threshold=str(FANOUT_LENGTH), trim_operator=PureToken.APPROXIMATELY))
 
+    async def tell(self, message: dict[str, Any], what: str) -> None:
+        """``publish``, at most once: with the link down ``what`` is lost, and logged."""
+        try:
+            await self.publish(message)
+        except StateUnavailable as exc:
+            log.warning("%s did not reach the other workers: %s", what, exc)
+
     async def _fanout_tail(self) -> bytes:
         newest = await self._do(self.client.xrevrange(self._key("fanout"), "+", "-", count=1))
         return newest[0].identifier if newest else b"0-0"

@@ -45,11 +45,8 @@ def parse_state_url(url: str) -> StateUrl:
 def redact(url: str) -> str:
     """The URL with any password replaced by ``***``."""
     parts = urlsplit(url)
-    if parts.password is None:
+    user, at, host = parts.netloc.rpartition("@")
+    if not at or ":" not in user:
         return url
-    user = parts.username or ""
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    netloc = f"{user}:***@{host}"
+    netloc = f"{user.split(':', 1)[0]}:***@{host}"
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))

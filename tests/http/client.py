@@ -258,6 +258,12 @@ def legacy_headers(session_id: str | None = None, version: str | None = LEGACY, 
     return headers
 
 
+def resume_headers(session_id: str, last_event_id: str) -> dict[str, str]:
+    """A legacy session's GET resuming a stream after ``last_event_id``."""
+    return {"accept": "text/event-stream", "mcp-session-id": session_id, "mcp-protocol-version": LEGACY,
+            "last-event-id": last_event_id}
+
+
 async def initialize(client: httpx.AsyncClient, url: str, *, version: str = LEGACY,
                      capabilities: dict[str, Any] | None = None) -> str:
     """The legacy handshake (initialize, then notifications/initialized); returns the session id."""

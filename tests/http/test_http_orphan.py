@@ -6,12 +6,10 @@ disconnect = cancel."""
 
 import trio
 
-from mcptrio import Context
 from mcptrio.transports.http import HttpConfig
 
-from ..runtime.apps import build_app
+from ..runtime.apps import add_slow_steps, build_app
 from .client import (
-    LEGACY,
     SseReader,
     call_tool,
     http_server,
@@ -19,6 +17,7 @@ from .client import (
     legacy_headers,
     modern_tool,
     new_client,
+    resume_headers,
     notification,
     text_of,
     wait_until,
@@ -26,27 +25,8 @@ from .client import (
 
 
 def flaky_app():
-    app = build_app()
+    return add_slow_steps(build_app())
 
-    @app.tool()
-    async def slow_steps(ctx: Context, seconds: float) -> str:
-        app.stats["started"] += 1
-        try:
-            await ctx.progress(1, message="started")
-            await trio.sleep(seconds)
-            await ctx.progress(2, message="slept")
-        except trio.Cancelled:
-            app.stats["cancelled"] += 1
-            raise
-        app.stats["finished"] += 1
-        return f"done after {seconds:g}"
-
-    return app
-
-
-def resume_headers(session_id, last_event_id):
-    return {"accept": "text/event-stream", "mcp-session-id": session_id, "mcp-protocol-version": LEGACY,
-            "last-event-id": last_event_id}
 
 
 async def first_event_then_drop(client, url, session_id, request_id, seconds):

@@ -19,6 +19,7 @@ from .client import (
     initialize,
     legacy_headers,
     new_client,
+    resume_headers,
     text_of,
 )
 
@@ -36,10 +37,6 @@ def polling_app() -> App:
 
     return app
 
-
-def resume_headers(session_id, last_event_id):
-    return {"accept": "text/event-stream", "mcp-session-id": session_id, "mcp-protocol-version": LEGACY,
-            "last-event-id": last_event_id}
 
 
 async def _first_leg(client, url, session_id, request_id, pause):

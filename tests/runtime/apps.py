@@ -88,3 +88,22 @@ def build_app(**kwargs) -> App:
         return f"Hello, {name}!"
 
     return app
+
+
+def add_slow_steps(app: App) -> App:
+    """A tool ``slow_steps(seconds)``: progress 1, sleep, progress 2, counted in ``app.stats``."""
+
+    @app.tool()
+    async def slow_steps(ctx: Context, seconds: float) -> str:
+        app.stats["started"] += 1
+        try:
+            await ctx.progress(1, message="started")
+            await trio.sleep(seconds)
+            await ctx.progress(2, message="slept")
+        except trio.Cancelled:
+            app.stats["cancelled"] += 1
+            raise
+        app.stats["finished"] += 1
+        return f"done after {seconds:g}"
+
+    return app

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import trio
 
-from ..http.client import LEGACY, SseReader, call_tool, initialize, legacy_headers
+from ..http.client import SseReader, call_tool, initialize, legacy_headers, resume_headers
 
 RETRYABLE = (httpx.TransportError,)
 
@@ -73,9 +73,7 @@ async def _one(http: httpx.AsyncClient, url: str, session_id: str, request_id: s
         return "retry"  # no event id: the request never ran or can't be resumed: send it again
     for _ in range(50):
         try:
-            headers = {"accept": "text/event-stream", "mcp-session-id": session_id,
-                       "mcp-protocol-version": LEGACY, "last-event-id": last}
-            async with http.stream("GET", url, headers=headers) as response:
+            async with http.stream("GET", url, headers=resume_headers(session_id, last)) as response:
                 if response.status_code == 503:
                     await trio.sleep(0.1)
                     continue

@@ -94,3 +94,43 @@ async def test_redis_away_then_back(durable_redis):
                     break
                 await trio.sleep(0.1)
             assert again.status_code == 200 and text_of(again.json()) == "back", "the session survived"
+
+
+async def test_rotating_the_sealing_key_keeps_state_sealed_before_it_until_the_next_rotation(redis):
+    import subprocess
+    import sys
+
+    def rotate():
+        done = subprocess.run([sys.executable, "-m", "mcptrio", "rotate-key", "--state", redis.url],
+                              capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0 and done.stdout.startswith("rotated the requestState sealing key at redis://")
+
+    async def rotated(apps, before):
+        with trio.fail_after(5):  # the fan-out tells every worker
+            while any(app.state_keys[0] == before for app in apps):
+                await trio.sleep(0.01)
+
+    async def first_round(client, url, request_id):
+        body, headers = modern("tools/call", {"name": "ask_twice", "arguments": {}}, request_id, capabilities=CAPS)
+        result = final_of(await client.post(url, json=body, headers=headers), request_id)["result"]
+        answers = {key: ANSWERS[ask["method"]] for key, ask in result["inputRequests"].items()}
+        return {"name": "ask_twice", "arguments": {}, "inputResponses": answers, "requestState": result["requestState"]}
+
+    async def retry(client, url, params, request_id):
+        body, headers = modern("tools/call", params, request_id, capabilities=CAPS)
+        return final_of(await client.post(url, json=body, headers=headers), request_id)
+
+    async with workers(redis) as (apps, (a, b)), new_client() as client:
+        with trio.fail_after(30):
+            sealed_with_first = await first_round(client, a, 1)
+            key = apps[0].state_keys[0]
+            rotate()
+            await rotated(apps, key)
+            assert "result" in await retry(client, b, sealed_with_first, 2), "the previous key still opens it"
+            sealed_with_second = await first_round(client, b, 3)
+            key = apps[0].state_keys[0]
+            rotate()
+            await rotated(apps, key)
+            refused = await retry(client, a, sealed_with_first, 4)
+            assert refused["error"]["message"].endswith("requestState failed verification")
+            assert "result" in await retry(client, a, sealed_with_second, 5)

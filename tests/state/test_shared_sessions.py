@@ -7,8 +7,6 @@ import functools
 
 import trio
 
-from mcptrio import Context
-
 from ..http.client import (
     LEGACY,
     SseReader,
@@ -18,33 +16,26 @@ from ..http.client import (
     legacy_headers,
     new_client,
     notification,
+    resume_headers,
     rpc,
     text_of,
     wait_until,
 )
-from ..runtime.apps import build_app
+from ..runtime.apps import add_slow_steps, build_app
 
 
 def worker_app():
-    app = build_app()
-
-    @app.tool()
-    async def slow_steps(ctx: Context, seconds: float) -> str:
-        app.stats["started"] += 1
-        try:
-            await ctx.progress(1, message="started")
-            await trio.sleep(seconds)
-            await ctx.progress(2, message="slept")
-        except trio.Cancelled:
-            app.stats["cancelled"] += 1
-            raise
-        app.stats["finished"] += 1
-        return f"done after {seconds:g}"
+    app = add_slow_steps(build_app())
 
     @app.tool()
     async def change_tools() -> str:
         await app.notify_tools_changed()
         return "changed"
+
+    @app.tool()
+    async def change_hello() -> str:
+        await app.notify_resource_updated("test://hello")
+        return "updated"
 
     return app
 
@@ -56,10 +47,6 @@ async def workers(redis, count=2, **kwargs):
         urls = [await stack.enter_async_context(http_server(app, state=redis.url, **kwargs)) for app in apps]
         yield apps, urls
 
-
-def resume_headers(session_id, last_event_id):
-    return {"accept": "text/event-stream", "mcp-session-id": session_id, "mcp-protocol-version": LEGACY,
-            "last-event-id": last_event_id}
 
 
 async def test_a_session_opened_on_one_worker_is_served_by_another(redis):
@@ -200,3 +187,31 @@ async def test_idle_expiry_holds_across_workers_and_use_on_any_renews_it(redis):
             for url in (a, b):
                 gone = await client.post(url, json=call_tool("echo", {"text": "x"}), headers=legacy_headers(session_id))
                 assert gone.status_code == 404
+
+
+async def test_a_resource_update_on_one_worker_reaches_subscribers_on_another(redis):
+    """A legacy session subscribed on a, its GET stream on b; a 2026-07-28 listen stream on b;
+    the change is made on a."""
+    from ..http.client import final_of, modern, modern_tool
+
+    async with workers(redis) as (apps, (a, b)), new_client() as client, new_client() as other, \
+            new_client() as third:
+        with trio.fail_after(20):
+            session_id = await initialize(client, a)
+            subscribed = await client.post(a, json=rpc("resources/subscribe", {"uri": "test://hello"}, 2),
+                                           headers=legacy_headers(session_id))
+            assert subscribed.status_code == 200 and subscribed.json()["result"] == {}
+            get = {"accept": "text/event-stream", "mcp-session-id": session_id, "mcp-protocol-version": LEGACY}
+            listen, headers = modern("subscriptions/listen",
+                                     {"notifications": {"resourceSubscriptions": ["test://hello"]}}, "sub")
+            async with other.stream("GET", b, headers=get) as legacy_stream, \
+                    third.stream("POST", b, json=listen, headers=headers) as modern_stream:
+                legacy_reader, modern_reader = SseReader(legacy_stream), SseReader(modern_stream)
+                await legacy_reader.next()  # the priming event: the GET stream is attached on b
+                assert (await modern_reader.next_message())["method"] == "notifications/subscriptions/acknowledged"
+                body, headers = modern_tool("change_hello", {}, 3)
+                assert text_of(final_of(await client.post(a, json=body, headers=headers), 3)) == "updated"
+                on_legacy = await legacy_reader.next_message()
+                on_modern = await modern_reader.next_message()
+    assert on_legacy == {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "test://hello"}}
+    assert on_modern["method"] == "notifications/resources/updated" and on_modern["params"]["uri"] == "test://hello"

@@ -7,7 +7,7 @@ import time
 
 import trio
 
-from ..http.client import final_of, http_server, modern, modern_tool, new_client
+from ..http.client import final_of, http_server, modern, new_client
 from ..tasks.apps import MODERN_CAPS, Trail, make_app
 from .processes import mcptrio_serve
 

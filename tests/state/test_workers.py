@@ -1,13 +1,16 @@
 """``mcptrio serve --workers N --state redis://…``: real processes on one socket, one real Redis."""
 
+import os
 import signal
+import sys
 
 import httpx
 import pytest
 import trio
 
-from ..http.client import LEGACY, SseReader, call_tool, initialize, legacy_headers, text_of
+from ..http.client import LEGACY, call_tool, initialize, legacy_headers, modern_tool, text_of
 from .processes import mcptrio_serve
+from .redis_server import free_port
 
 FRESH = httpx.Limits(max_keepalive_connections=0)  # a new connection per request: the kernel spreads them
 
@@ -31,7 +34,6 @@ async def test_two_workers_serve_one_legacy_session_and_a_killed_worker_is_resta
             pids = [await whoami(http, server.url, session_id, n) for n in range(60)]
             assert set(pids) == set(workers), "both workers served the one session"
             victim = workers[0]
-            import os
             os.kill(victim, signal.SIGKILL)
             while "starting it again" not in server.log():
                 await trio.sleep(0.05)
@@ -50,7 +52,6 @@ async def test_two_workers_serve_one_legacy_session_and_a_killed_worker_is_resta
 async def test_sigterm_to_one_worker_leaves_the_other_serving(redis, tmp_path):
     async with mcptrio_serve(tmp_path, "--workers", "2", "--state", redis.url) as server, client() as http:
         with trio.fail_after(60):
-            import os
             first, second = server.children()
             os.kill(first, signal.SIGTERM)  # it drains and exits 0; the supervisor starts another
             session_id = await initialize(http, server.url)
@@ -63,7 +64,7 @@ async def test_sigterm_to_one_worker_leaves_the_other_serving(redis, tmp_path):
 
 async def test_several_workers_without_shared_state_are_refused(tmp_path):
     done = await trio.run_process(
-        [__import__("sys").executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
+        [sys.executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
          "--port", "0", "--workers", "2"], capture_stderr=True, check=False)
     assert done.returncode == 2
     lines = done.stderr.decode().strip().splitlines()
@@ -72,8 +73,6 @@ async def test_several_workers_without_shared_state_are_refused(tmp_path):
 
 
 async def test_stateless_only_workers_need_no_state_and_refuse_initialize(tmp_path):
-    from ..http.client import modern_tool
-
     async with mcptrio_serve(tmp_path, "--workers", "2", "--stateless-only") as server, client() as http:
         with trio.fail_after(30):
             body, headers = modern_tool("echo", {"text": "stateless"}, 1)
@@ -88,11 +87,9 @@ async def test_stateless_only_workers_need_no_state_and_refuse_initialize(tmp_pa
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 async def test_unreachable_state_is_one_line_and_exit_2_without_the_password(tmp_path, workers):
-    from .redis_server import free_port
-
     url = f"redis://:hunter2secret@127.0.0.1:{free_port()}/0"
     done = await trio.run_process(
-        [__import__("sys").executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
+        [sys.executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
          "--port", "0", "--workers", workers, "--state", url], capture_stderr=True, check=False)
     err = done.stderr.decode()
     assert done.returncode == 2, err
@@ -103,7 +100,7 @@ async def test_unreachable_state_is_one_line_and_exit_2_without_the_password(tmp
 
 async def test_a_bad_state_url_is_a_usage_error(tmp_path):
     done = await trio.run_process(
-        [__import__("sys").executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
+        [sys.executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
          "--state", "http://:pw@example/0"], capture_stderr=True, check=False)
     assert done.returncode == 2
     assert "state URL must start with redis://" in done.stderr.decode() and ":pw@" not in done.stderr.decode()

@@ -99,10 +99,7 @@ class TaskRunner:
 
     async def _relay(self, message: dict[str, Any]) -> None:
         if self.shared is not None:
-            try:
-                await self.shared.publish(message)
-            except StateUnavailable as exc:
-                log.warning("a task message did not reach the other workers: %s", exc)
+            await self.shared.tell(message, "a task message")
 
     async def _keep_leases(self) -> None:
         """Renew the leases of the tasks running here (a shared store's), while they run."""

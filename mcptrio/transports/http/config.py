@@ -36,6 +36,9 @@ class HttpConfig:
     max_sessions: int = 10_000  # legacy sessions at once; beyond, initialize gets 503 + Retry-After
     max_requests: int = 2_000  # requests being handled at once over HTTP; beyond, 503 + Retry-After
     event_log_size: int = 256  # per legacy session, for Last-Event-ID resumption
+    # With shared state: a session's event log in Redis is dropped this long after its last
+    # event (and with the session); None: the session idle timeout.
+    event_log_age: float | None = None
     stream_buffer: int = 256  # change notifications queued for a stream before a non-reader is cut off
     retry_ms: int = 1000  # SSE "retry" advertised with the priming event (2025-11-25)
     # With shared state: a legacy session's record is read again (and its expiry renewed) when a

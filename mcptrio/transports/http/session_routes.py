@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 import logging
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -55,8 +54,9 @@ class SessionRoutes:
     async def _find_session(self, session_id: str, principal: Any, request_id: Any = None) -> HttpSession:
         """The session, if it exists and belongs to ``principal``; else 404 (the same either way).
 
-        With shared state the record is read (and renewed) on every use: a session opened on
-        another worker is adopted here, and one ended elsewhere is dropped."""
+        With shared state the record is read (and its expiry renewed) when it was last read more
+        than ``_recheck_after`` ago: a session opened on another worker is adopted here, and one
+        ended elsewhere is dropped (the fan-out tells of a DELETE at once)."""
         session = self.sessions.get(session_id)
         if session is not None and self.shared is not None and \
                 trio.current_time() - session.verified_at < self._recheck_after:

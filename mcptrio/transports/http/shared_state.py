@@ -26,7 +26,7 @@ async def shared_state(app: App, state: str | StateUrl | None, config: HttpConfi
     except ImportError:
         raise StateUnavailable("shared state needs coredis: pip install 'mcptrio[redis]'") from None
     async with open_redis_state(url, event_log_size=config.event_log_size,
-                                event_log_age=config.session_idle_timeout) as shared:
+                                event_log_age=config.event_log_age or config.session_idle_timeout) as shared:
         app.share_state(shared)
         try:
             yield shared
