@@ -135,79 +135,112 @@ def _modern_post(port: int, method: str, params: dict[str, Any], request_id: int
     return ("\r\n".join(headers) + "\r\n\r\n").encode() + body
 
 
-class Stream:
-    """One open listen stream; counts the resources/updated notifications it has read."""
+class Listeners:
+    """Every open listen stream's count of notifications, and when the last one of a round came.
+
+    Reading 10,000 sockets is the load client's own work: it uses asyncio protocols (a callback
+    per read, no task per stream), so what is timed is mostly the servers'."""
 
     def __init__(self) -> None:
+        self.acks = 0
+        self.acked = asyncio.Event()
+        self.wanted_acks = 0
+        self.refused: list[str] = []
+        self.round = 0
+        self.reached = 0
+        self.count = 0
+        self.all_in = asyncio.Event()
+        self.last_at = 0.0
+
+    def ack(self) -> None:
+        self.acks += 1
+        if self.acks >= self.wanted_acks:
+            self.acked.set()
+
+    def reach(self) -> None:
+        self.reached += 1
+        if self.reached == self.count:
+            self.last_at = perf()
+            self.all_in.set()
+
+    def next_round(self) -> None:
+        self.round += 1
+        self.reached = 0
+        self.all_in.clear()
+
+
+class ListenStream(asyncio.Protocol):
+    def __init__(self, group: Listeners, request: bytes) -> None:
+        self.group = group
+        self.request = request
+        self.head = b""
+        self.open = False
+        self.acked = False
         self.seen = 0
-        self.refused: str | None = None
-        self.changed = asyncio.Event()
-        self.writer: asyncio.StreamWriter | None = None
+        self.transport: asyncio.Transport | None = None
 
-    async def open(self, port: int, n: int, acknowledged: asyncio.Event | None = None) -> None:
-        reader, self.writer = await asyncio.open_connection(HOST, port)
-        params = {"notifications": {"resourceSubscriptions": ["bench://counter"]}}
-        self.writer.write(_modern_post(port, "subscriptions/listen", params, n))
-        head = await reader.readuntil(b"\r\n\r\n")
-        if not head.startswith(b"HTTP/1.1 200"):
-            self.refused = head.split(b"\r\n", 1)[0].decode(errors="replace")
-            if acknowledged is not None:
-                acknowledged.set()
-            return
-        buffered = b""
-        while True:
-            data = await reader.read(65536)
-            if not data:
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        transport.write(self.request)
+
+    def data_received(self, data: bytes) -> None:
+        if not self.open:
+            self.head += data
+            if b"\r\n\r\n" not in self.head:
                 return
-            buffered = buffered[-64:] + data
-            if acknowledged is not None and b"subscriptions/acknowledged" in buffered:
-                acknowledged.set()
-                acknowledged = None
-            found = data.count(b"notifications/resources/updated")
-            if found:
-                self.seen += found
-                self.changed.set()
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
+            head, _, data = self.head.partition(b"\r\n\r\n")
+            self.open = True
+            if not head.startswith(b"HTTP/1.1 200"):
+                self.group.refused.append(head.split(b"\r\n", 1)[0].decode(errors="replace"))
+                self.group.ack()
+                return
+        if not self.acked and b"subscriptions/acknowledged" in data:
+            self.acked = True
+            self.group.ack()
+        found = data.count(b"notifications/resources/updated")
+        if found:
+            self.seen += found
+            if self.seen == self.group.round:
+                self.group.reach()
 
 
 async def _listen_phase(impl: Impl, settings: Settings, results: Results, logs: Logs, state: str) -> None:
     count = 200 if settings.smoke else LISTENERS
     rounds = 5 if settings.smoke else 30
+    loop = asyncio.get_running_loop()
+    params = {"notifications": {"resourceSubscriptions": ["bench://counter"]}}
     async with serving(impl, _argv(impl, ["redis", "--workers", "2"], state, "auto"), logs, "scale-listen") as server:
         workers = _tree(server.pid)[1:]
         before = _rss(workers)
-        streams = [Stream() for _ in range(count)]
-        tasks = []
+        group = Listeners()
+        group.count = count
+        transports = []
         for start in range(0, count, 200):  # in batches: a connection storm would only measure the backlog
-            acks = [asyncio.Event() for _ in streams[start:start + 200]]
-            tasks += [asyncio.create_task(s.open(server.port, start + i, ack))
-                      for i, (s, ack) in enumerate(zip(streams[start:start + 200], acks))]
-            await asyncio.wait_for(asyncio.gather(*(ack.wait() for ack in acks)), 60)
-            refused = [s.refused for s in streams[start:start + 200] if s.refused]
-            if refused:
-                raise BenchError(f"listen streams refused: {len(refused)}× {refused[0]}")
+            batch = range(start, min(count, start + 200))
+            group.wanted_acks = batch.stop
+            group.acked.clear()
+            for n in batch:
+                request = _modern_post(server.port, "subscriptions/listen", params, n)
+                transport, _ = await loop.create_connection(lambda r=request: ListenStream(group, r), HOST, server.port)
+                transports.append(transport)
+            await asyncio.wait_for(group.acked.wait(), 60)
+            if group.refused:
+                raise BenchError(f"listen streams refused: {len(group.refused)}× {group.refused[0]}")
         await asyncio.sleep(0.5)
         results.add("scale.listen.kib_per_stream", impl.name, (_rss(workers) - before) / count)
         toucher = await connect_client(HOST, server.port, PATH, "modern")
         delays = []
-        for round_ in range(1, rounds + 1):
+        for _ in range(rounds):
+            group.next_round()
             started = perf()
             tool_text((await toucher.request("tools/call", {"name": "touch", "arguments": {}}, "touch")))
-            while any(s.seen < round_ for s in streams):
-                laggard = next(s for s in streams if s.seen < round_)
-                laggard.changed.clear()
-                if laggard.seen < round_:
-                    await asyncio.wait_for(laggard.changed.wait(), 30)
-            delays.append(perf() - started)
+            await asyncio.wait_for(group.all_in.wait(), 60)
+            delays.append(group.last_at - started)
+            await asyncio.sleep(0.05)
         toucher.conn.close()
-        for s in streams:
-            s.close()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        for transport in transports:
+            transport.close()
     delays.sort()
     results.add("scale.listen.p50_ms", impl.name, percentile(delays, 0.5) * 1000)
     results.add("scale.listen.p99_ms", impl.name, percentile(delays, 0.99) * 1000)

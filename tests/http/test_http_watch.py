@@ -277,3 +277,21 @@ async def test_a_slow_request_times_out_at_its_own_deadline(app, autojump_clock,
         assert answer["result"]["isError"] is True and "timed out" in answer["result"]["content"][0]["text"]
         assert app.stats["cancelled"] == 1
         nursery.cancel_scope.cancel()
+
+
+async def test_a_listen_stream_gets_keepalive_comments_not_twice_a_second_probes(app, autojump_clock):
+    """A call's stream is probed every probe_interval (a gone client's work is cancelled sooner);
+    a listen stream does no such work: a comment every keepalive_interval keeps proxies awake."""
+    asgi = McpHttpApp(app, HttpConfig(probe_interval=0.5, keepalive_interval=15.0))
+    async with trio.open_nursery() as nursery:
+        await start_lifespan(nursery, asgi)
+        listen = FakeRequest(*modern("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, 1))
+        call = FakeRequest(*modern_tool("sleep", {"seconds": 60}, 2))
+        nursery.start_soon(listen.run, asgi)
+        nursery.start_soon(call.run, asgi)
+        await trio.sleep(10)
+        comments = lambda request: sum(w.count(b":\n\n") for w in body_writes(request))  # noqa: E731
+        assert comments(listen) == 1 and comments(call) >= 15  # (one as the stream opened)
+        await trio.sleep(10)
+        assert comments(listen) == 2
+        nursery.cancel_scope.cancel()
