@@ -66,7 +66,12 @@ async def _serve(app: App, host: str, port: int, http_config: HttpConfig, limits
         if shutdown_trigger is None:
             await trio.sleep_forever()
         await shutdown_trigger()
-        await asgi.shutdown()
+        if fd is not None:
+            # A worker sharing its socket with others (--workers): returning at once stops this
+            # one accepting, so the others take every new connection, while it drains meanwhile.
+            nursery.start_soon(asgi.shutdown)
+            return
+        await asgi.shutdown()  # alone: keep accepting, so new requests get a retryable 503
 
     async with trio.open_nursery() as nursery:
         binds = await nursery.start(lambda task_status: hypercorn_serve(
