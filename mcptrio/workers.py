@@ -32,7 +32,7 @@ class WorkerFailed(Exception):
     """A worker could not start: the server stops (its own message is already on stderr)."""
 
 
-def child_argv(argv: list[str], fd: int, index: int) -> list[str]:
+def child_argv(argv: list[str], fd: int) -> list[str]:
     """The parent's ``serve`` command line for one worker: one process, on the inherited socket."""
     out: list[str] = []
     skip = False
@@ -40,10 +40,10 @@ def child_argv(argv: list[str], fd: int, index: int) -> list[str]:
         if skip:
             skip = False
             continue
-        if arg in ("--workers", "--listen-fd", "--port", "--host"):
+        if arg in ("--workers", "--listen-fd"):  # (--host stays: it names an allowed Host header)
             skip = True
             continue
-        if arg.startswith(("--workers=", "--listen-fd=", "--port=", "--host=")):
+        if arg.startswith(("--workers=", "--listen-fd=")):
             continue
         out.append(arg)
     return [sys.executable, "-m", "mcptrio", *out, "--workers", "1", "--listen-fd", str(fd)]
@@ -96,7 +96,7 @@ async def _supervise(options: dict[str, Any], argv: list[str], sock: socket.sock
     grace = options["app"]["limits"].shutdown_grace + 10
     async with trio.open_nursery() as nursery:
         for index in range(count):
-            nursery.start_soon(_keep_running, index, child_argv(argv, sock.fileno(), index), sock.fileno(),
+            nursery.start_soon(_keep_running, index, child_argv(argv, sock.fileno()), sock.fileno(),
                                children, stopping)
         log.info("serving %s at %s with %d workers%s", ", ".join(options["plugins"]), url, count,
                  f" (state shared through {options['state']})" if options["state"] is not None else "")

@@ -120,3 +120,13 @@ async def test_a_bad_state_url_is_a_usage_error(tmp_path):
          "--state", "http://:pw@example/0"], capture_stderr=True, check=False)
     assert done.returncode == 2
     assert "state URL must start with redis://" in done.stderr.decode() and ":pw@" not in done.stderr.decode()
+
+
+def test_a_workers_command_line_keeps_everything_but_the_worker_count():
+    from mcptrio.workers import child_argv
+
+    argv = ["serve", "--plugins", "bench", "--transport", "http", "--host", "10.0.0.5", "--port", "0",
+            "--workers=4", "--state", "redis://h:1/0", "--config", "x.toml"]
+    assert child_argv(argv, 7)[1:] == ["-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
+                                          "--host", "10.0.0.5", "--port", "0", "--state", "redis://h:1/0",
+                                          "--config", "x.toml", "--workers", "1", "--listen-fd", "7"]
