@@ -1,0 +1,133 @@
+"""The client's end of a Streamable HTTP endpoint, as a stream of messages (both eras).
+
+Every message the client sends is POSTed.  The server's answer to a request — one JSON body, or
+an event stream carrying progress, logs, server→client requests and then the response — comes
+out of ``receive()`` in order.  A legacy session's id (from the ``initialize`` answer) and its
+negotiated version go on every later request; a 2026-07-28 request gets its ``Mcp-Method`` /
+``Mcp-Name`` headers from its body.  ``abort(request_id)`` closes that request's response:
+in the 2026-07-28 era that is how a client cancels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import trio
+
+from ..protocol.session import META_VERSION
+
+ACCEPT = "application/json, text/event-stream"
+NAME_FIELD = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+
+class HttpEnd:
+    def __init__(self, url: str, http: Any, nursery: trio.Nursery, headers: dict[str, str] | None = None) -> None:
+        self.url = url
+        self.http = http  # an httpx.AsyncClient
+        self.nursery = nursery
+        self.headers = dict(headers or {})
+        self.session_id: str | None = None
+        self.version: str | None = None  # the legacy session's negotiated version
+        self._initialize_id: Any = None
+        self._in, self._out = trio.open_memory_channel[bytes](1000)
+        self._open: dict[Any, trio.CancelScope] = {}
+
+    async def send(self, frame: bytes) -> None:
+        message = orjson.loads(frame)
+        headers = self._headers(message)
+        if isinstance(message, dict) and "method" in message and "id" in message:
+            if message["method"] == "initialize":
+                self._initialize_id = message["id"]
+            scope = trio.CancelScope()
+            self._open[message["id"]] = scope  # (before the POST starts: abort() can always find it)
+            self.nursery.start_soon(self._exchange, frame, headers, message["id"], scope)
+            return
+        response = await self.http.post(self.url, content=frame, headers=headers)
+        if response.status_code not in (200, 202):
+            raise ConnectionError(f"HTTP {response.status_code} for a {message.get('method', 'response')}: "
+                                  f"{response.text[:200]}")
+
+    def _headers(self, message: Any) -> dict[str, str]:
+        headers = {"content-type": "application/json", "accept": ACCEPT, **self.headers}
+        if self.session_id is not None:
+            headers["mcp-session-id"] = self.session_id
+        params = message.get("params") if isinstance(message, dict) else None
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if isinstance(meta, dict) and META_VERSION in meta:
+            method = message.get("method")
+            headers["mcp-protocol-version"] = meta[META_VERSION]
+            headers["mcp-method"] = method
+            name = params.get(NAME_FIELD.get(method, ""))
+            if isinstance(name, str) and name.isascii() and name.isprintable():
+                headers["mcp-name"] = name
+        elif self.version is not None:
+            headers["mcp-protocol-version"] = self.version
+        return headers
+
+    async def _exchange(self, frame: bytes, headers: dict[str, str], request_id: Any, scope: trio.CancelScope) -> None:
+        try:
+            with scope:
+                async with self.http.stream("POST", self.url, content=frame, headers=headers) as response:
+                    if request_id == self._initialize_id and "mcp-session-id" in response.headers:
+                        self.session_id = response.headers["mcp-session-id"]
+                    kind = response.headers.get("content-type", "")
+                    if kind.startswith("text/event-stream"):
+                        await self._events(response)
+                    elif response.status_code == 202:
+                        return
+                    else:
+                        await self._deliver(await response.aread(), response.status_code)
+        except Exception as exc:  # the connection failed: the request gets an error answer
+            error = {"code": -32000, "message": f"HTTP request failed: {type(exc).__name__}: {exc}"}
+            await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": error})
+        finally:
+            self._open.pop(request_id, None)
+
+    async def _events(self, response: Any) -> None:
+        data: list[str] = []
+        async for line in response.aiter_lines():
+            if line.startswith("data:"):
+                data.append(line[5:].lstrip(" "))
+            elif line == "" and data:
+                joined, data = "\n".join(data), []
+                if joined:  # (an event with no data: the priming event, which only carries an id)
+                    await self._deliver(joined.encode(), 200)
+
+    async def _deliver(self, body: bytes, status: int) -> None:
+        try:
+            message = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            raise ConnectionError(f"HTTP {status}: not JSON: {body[:200]!r}") from None
+        if isinstance(message, dict) and message.get("id") == self._initialize_id and "result" in message:
+            self.version = message["result"].get("protocolVersion")
+        await self._out_send(message)
+
+    async def _out_send(self, message: Any) -> None:
+        try:
+            await self._in.send(orjson.dumps(message))
+        except trio.ClosedResourceError:
+            pass
+
+    async def receive(self) -> bytes:
+        return await self._out.receive()
+
+    def abort(self, request_id: Any) -> None:
+        """Close the response of this request (the 2026-07-28 way to cancel it)."""
+        scope = self._open.get(request_id)
+        if scope is not None:
+            scope.cancel()
+
+    async def close(self) -> None:
+        """End a legacy session (DELETE) and the stream of messages."""
+        if self.session_id is not None:
+            headers = {"mcp-session-id": self.session_id, **self.headers}
+            if self.version is not None:
+                headers["mcp-protocol-version"] = self.version
+            try:
+                await self.http.delete(self.url, headers=headers)
+            except Exception:  # the server may be gone already: nothing to end
+                pass
+        for scope in list(self._open.values()):
+            scope.cancel()
+        await self._in.aclose()

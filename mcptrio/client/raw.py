@@ -1,0 +1,241 @@
+"""A small MCP client over a message stream, for tests and for driving a server by hand.
+
+It speaks both eras: ``era="legacy"`` performs the initialize handshake; ``era="modern"``
+puts the 2026-07-28 ``_meta`` envelope on every request and, with ``resolve_input=True``,
+answers ``InputRequiredResult``s from its handlers and retries (multi round-trip).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Awaitable, Callable
+
+import orjson
+import trio
+
+from ..protocol.errors import McpError
+from ..protocol.versions import LATEST_LEGACY, LATEST_MODERN
+
+ServerRequestHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+CLIENT_INFO = {"name": "mcptrio-testing", "version": "0"}
+
+
+class Client:
+    """Send requests, await their answers; notifications collect in ``notifications``."""
+
+    def __init__(self, end: Any, *, era: str = "legacy", version: str | None = None,
+                 capabilities: dict[str, Any] | None = None,
+                 handlers: dict[str, ServerRequestHandler] | None = None,
+                 client_info: dict[str, Any] | None = None, cancel_when_cancelled: bool = False) -> None:
+        self.end = end
+        self.client_info = client_info or CLIENT_INFO
+        # A caller cancelled while waiting: tell the server (notifications/cancelled; over HTTP in
+        # the 2026-07-28 era, close the request's response).  Off for protocol tests by default.
+        self.cancel_when_cancelled = cancel_when_cancelled
+        self.on_notification: list[Callable[[dict[str, Any]], Any]] = []
+        self.era = era
+        self.version = version or (LATEST_MODERN if era == "modern" else LATEST_LEGACY)
+        self.capabilities = capabilities if capabilities is not None else {}
+        self.handlers = handlers or {}
+        self.notifications: list[dict[str, Any]] = []
+        self.unmatched: list[Any] = []  # answers with a null or unknown id, batch arrays
+        self.initialize_result: dict[str, Any] | None = None
+        self._ids = itertools.count(1)
+        self._waiting: dict[Any, trio.MemorySendChannel[dict[str, Any]]] = {}
+        self._arrived = trio.Event()
+        self._nursery: trio.Nursery | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    async def run(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Background reader: routes responses, notifications and server→client requests."""
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            task_status.started()
+            while True:
+                try:
+                    data = await self.end.receive()
+                except (trio.EndOfChannel, trio.ClosedResourceError, trio.BrokenResourceError):
+                    break
+                self._route(orjson.loads(data))
+            for channel in self._waiting.values():
+                channel.close()
+            nursery.cancel_scope.cancel()  # the connection is over: stop answering server requests
+
+    def _route(self, message: Any) -> None:
+        if isinstance(message, dict) and "method" in message and "id" in message:
+            assert self._nursery is not None
+            self._nursery.start_soon(self._answer_server_request, message)
+        elif isinstance(message, dict) and "method" in message:
+            self.notifications.append(message)
+            for listener in self.on_notification:
+                outcome = listener(message)
+                if outcome is not None and hasattr(outcome, "__await__"):
+                    assert self._nursery is not None
+                    self._nursery.start_soon(_wait, outcome)
+        elif isinstance(message, dict) and message.get("id") in self._waiting:
+            self._waiting.pop(message["id"]).send_nowait(message)
+        else:
+            self.unmatched.append(message)
+        self._arrived.set()
+        self._arrived = trio.Event()
+
+    async def _answer_server_request(self, message: dict[str, Any]) -> None:
+        handler = self.handlers.get(message["method"])
+        if handler is None:
+            reply = {"jsonrpc": "2.0", "id": message["id"],
+                     "error": {"code": -32601, "message": f"client has no handler for {message['method']}"}}
+        else:
+            try:
+                reply = {"jsonrpc": "2.0", "id": message["id"], "result": await handler(message.get("params", {}))}
+            except McpError as err:  # a handler refuses: the server gets this JSON-RPC error
+                reply = {"jsonrpc": "2.0", "id": message["id"], "error": err.to_dict()}
+        try:
+            await self.end.send(orjson.dumps(reply))
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass  # the client has closed its end meanwhile: the answer has nowhere to go
+
+    async def initialize(self, version: str | None = None) -> dict[str, Any]:
+        params = {"protocolVersion": version or self.version, "capabilities": self.capabilities,
+                  "clientInfo": self.client_info}
+        result = await self.request("initialize", params, envelope=False)
+        self.initialize_result = result
+        await self.notify("notifications/initialized")
+        return result
+
+    # -- messages ---------------------------------------------------------------------------
+
+    def envelope(self, params: dict[str, Any] | None, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+        """``params`` with this client's modern ``_meta`` fields added (modern era only)."""
+        params = dict(params or {})
+        merged = dict(params.get("_meta") or {})
+        if self.era == "modern":
+            merged.setdefault("io.modelcontextprotocol/protocolVersion", self.version)
+            merged.setdefault("io.modelcontextprotocol/clientCapabilities", self.capabilities)
+            merged.setdefault("io.modelcontextprotocol/clientInfo", self.client_info)
+        merged.update(meta or {})
+        if merged:
+            params["_meta"] = merged
+        return params
+
+    async def send_raw(self, frame: bytes) -> None:
+        await self.end.send(frame)
+
+    async def send(self, message: Any) -> None:
+        await self.end.send(orjson.dumps(message))
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        await self.send(message)
+
+    async def start_request(self, method: str, params: dict[str, Any] | None = None, *,
+                            meta: dict[str, Any] | None = None, envelope: bool = True,
+                            request_id: Any = None) -> tuple[Any, trio.MemoryReceiveChannel[dict[str, Any]]]:
+        """Send a request without waiting; returns its id and a channel that gets the response."""
+        request_id = next(self._ids) if request_id is None else request_id
+        send, receive = trio.open_memory_channel[dict[str, Any]](1)
+        self._waiting[request_id] = send
+        body = self.envelope(params, meta) if envelope else dict(params or {})
+        await self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": body})
+        return request_id, receive
+
+    async def response(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+        """The whole response message (result or error) to one request."""
+        request_id, channel = await self.start_request(method, params, **kwargs)
+        try:
+            return await channel.receive()
+        except trio.Cancelled:
+            if self.cancel_when_cancelled:
+                self._waiting.pop(request_id, None)
+                with trio.CancelScope(shield=True), trio.move_on_after(2):
+                    await self._tell_cancelled(request_id)
+            raise
+        except trio.EndOfChannel:
+            raise McpError(-32000, f"the connection ended before the answer to {method}") from None
+
+    async def _tell_cancelled(self, request_id: Any) -> None:
+        abort = getattr(self.end, "abort", None)
+        if self.era == "modern" and abort is not None:
+            abort(request_id)  # HTTP, 2026-07-28: closing the response is the cancellation
+            return
+        try:
+            await self.notify("notifications/cancelled", {"requestId": request_id, "reason": "cancelled by the client"})
+        except (trio.ClosedResourceError, trio.BrokenResourceError, OSError):
+            pass
+
+    async def request(self, method: str, params: dict[str, Any] | None = None, *,
+                      resolve_input: bool = False, follow_task: bool = True, **kwargs: Any) -> dict[str, Any]:
+        """The result of a request; an error response raises ``McpError``.
+
+        ``resolve_input``: answer an ``InputRequiredResult`` through ``handlers`` and retry.
+        ``follow_task``: a ``CreateTaskResult`` (2026-07-28 tasks extension) is polled to its end
+        with the server's interval, its ``inputRequests`` answered through ``handlers``; the
+        task's result is returned (a failed task raises its error) as if no task had happened.
+        """
+        params = dict(params or {})
+        while True:
+            message = await self.response(method, params, **kwargs)
+            if "error" in message:
+                error = message["error"]
+                raise McpError(error["code"], error["message"], error.get("data"))
+            result = message["result"]
+            if follow_task and result.get("resultType") == "task":
+                return await self.follow_task(result, **kwargs)
+            if not (resolve_input and result.get("resultType") == "input_required"):
+                return result
+            answers = {}
+            for key, request in (result.get("inputRequests") or {}).items():
+                answers[key] = await self.handlers[request["method"]](request.get("params", {}))
+            params["inputResponses"] = answers
+            if "requestState" in result:
+                params["requestState"] = result["requestState"]
+            else:
+                params.pop("requestState", None)
+
+    async def follow_task(self, task: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """Poll task ``task`` (a ``CreateTaskResult``) until it ends; its result."""
+        task_id = task["taskId"]
+        answered: set[str] = set()
+        while True:
+            await trio.sleep(max(0, task.get("pollIntervalMs") or 0) / 1000)
+            task = await self.request("tasks/get", {"taskId": task_id}, follow_task=False, **kwargs)
+            status = task["status"]
+            if status == "completed":
+                return task["result"]
+            if status == "failed":
+                error = task.get("error") or {}
+                raise McpError(error.get("code", -32603), error.get("message", "the task failed"), error.get("data"))
+            if status == "cancelled":
+                raise McpError(-32603, f"task {task_id} was cancelled")
+            if status == "input_required":
+                answers = {}
+                for key, request in (task.get("inputRequests") or {}).items():
+                    if key not in answered:
+                        answers[key] = await self.handlers[request["method"]](request.get("params", {}))
+                        answered.add(key)
+                if answers:
+                    await self.request("tasks/update", {"taskId": task_id, "inputResponses": answers},
+                                       follow_task=False, **kwargs)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+        return await self.request("tools/call", {"name": name, "arguments": arguments or {}}, **kwargs)
+
+    async def wait_for_notification(self, method: str, count: int = 1) -> list[dict[str, Any]]:
+        """Wait until ``count`` notifications named ``method`` have arrived; return them."""
+        while True:
+            found = [n for n in self.notifications if n["method"] == method]
+            if len(found) >= count:
+                return found
+            await self._arrived.wait()
+
+    async def wait_for_unmatched(self, count: int = 1) -> list[Any]:
+        while len(self.unmatched) < count:
+            await self._arrived.wait()
+        return self.unmatched
+
+
+async def _wait(awaitable: Any) -> None:
+    await awaitable

@@ -1,0 +1,141 @@
+"""``mcptrio.client.connect`` against mcptrio on every transport and in both eras, and against a
+server nobody here wrote (the official SDK's, over stdio and Streamable HTTP)."""
+
+import contextlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+import mcptrio.client
+from mcptrio import wire
+from mcptrio.client import McpError
+
+from ..http.client import http_server, ws_server
+from ..runtime.apps import build_app
+from ..state.redis_server import free_port
+
+SDK_SERVER = [sys.executable, str(Path(__file__).with_name("sdk_server.py"))]
+MCPTRIO_BENCH = [sys.executable, "-m", "mcptrio", "serve", "--plugins", "bench"]
+
+
+async def ada(params):
+    return {"action": "accept", "content": {"name": "Ada"}}
+
+
+def text(result):
+    assert isinstance(result, wire.CallToolResult)
+    return result.content[0].text
+
+
+async def everything_a_client_does(client, app):
+    tools = {tool.name: tool for tool in await client.list_tools()}
+    assert {"echo", "sleep", "count", "ask_name"} <= set(tools)
+    assert tools["echo"].input_schema["properties"]["text"]["type"] == "string"
+    assert text(await client.call_tool("echo", {"text": "hi"})) == "hi"
+    seen = []
+    assert text(await client.call_tool("count", {"steps": 3}, progress=lambda *p: seen.append(p))) == "counted"
+    assert [p[0] for p in seen] == [1, 2, 3]
+    assert text(await client.call_tool("ask_name")) == "hello Ada"  # legacy: pushed; 2026-07-28: round trips
+    failed = await client.call_tool("explode")
+    assert failed.is_error and "secret" not in text(failed)
+    with pytest.raises(McpError) as refused:
+        await client.call_tool("no_such_tool")
+    assert refused.value.code in (-32602, -32601)
+    contents = (await client.read_resource("test://hello")).contents
+    assert contents[0].text
+    with trio.move_on_after(0.3):
+        await client.call_tool("sleep", {"seconds": 30})
+    with trio.fail_after(5):
+        while app.stats["cancelled"] < 1:
+            await trio.sleep(0.01)
+
+
+@pytest.mark.parametrize("era", [None, "legacy"])
+async def test_in_process(era):
+    app = build_app()
+    async with mcptrio.client.connect(app, era=era, elicitation=ada) as client:
+        assert client.era == ("legacy" if era == "legacy" else "modern")
+        assert client.server_info.name == "test-server"
+        await everything_a_client_does(client, app)
+
+
+@pytest.mark.parametrize("era", [None, "legacy"])
+async def test_over_http(era):
+    app = build_app()
+    async with http_server(app) as url, mcptrio.client.connect(url, era=era, elicitation=ada) as client:
+        assert client.era == ("legacy" if era == "legacy" else "modern")
+        await everything_a_client_does(client, app)
+
+
+@pytest.mark.parametrize("era", [None, "legacy"])
+async def test_over_websocket(era):
+    app = build_app()
+    async with ws_server(app) as url, mcptrio.client.connect(url, era=era, elicitation=ada) as client:
+        await everything_a_client_does(client, app)
+
+
+@pytest.mark.parametrize("era", [None, "legacy"])
+async def test_over_stdio_with_a_command_line(era):
+    async with mcptrio.client.connect(MCPTRIO_BENCH, era=era) as client:
+        assert client.server_info.name == "mcptrio"
+        assert text(await client.call_tool("echo", {"text": "over stdio"})) == "over stdio"
+        with trio.move_on_after(0.3):
+            await client.call_tool("sleep", {"ms": 30000})
+        await trio.sleep(0.2)
+        assert json.loads(text(await client.call_tool("sleep_stats")))["cancelled"] == 1
+
+
+@contextlib.asynccontextmanager
+async def sdk_over_http():
+    port = free_port()
+    process = await trio.lowlevel.open_process([*SDK_SERVER, "--port", str(port)], stderr=subprocess.DEVNULL)
+    try:
+        with trio.fail_after(20):
+            while True:
+                try:
+                    await (await trio.open_tcp_stream("127.0.0.1", port)).aclose()
+                    break
+                except OSError:
+                    await trio.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        with trio.move_on_after(5):
+            await process.wait()
+        if process.returncode is None:
+            process.kill()
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_the_official_sdk_server_in_both_eras(transport):
+    async with contextlib.AsyncExitStack() as stack:
+        target = SDK_SERVER if transport == "stdio" else await stack.enter_async_context(sdk_over_http())
+        with trio.fail_after(40):
+            for era in ("modern", "legacy"):
+                async with mcptrio.client.connect(target, era=era, elicitation=ada) as client:
+                    assert client.era == era and client.server_info.name == "sdk-under-test"
+                    assert {t.name for t in await client.list_tools()} >= {"echo", "steps", "ask_name", "sleep"}
+                    seen = []
+                    done = await client.call_tool("steps", {"count": 3}, progress=lambda *p: seen.append(p))
+                    assert text(done) == "3 steps" and [p[:2] for p in seen] == [(1, 3), (2, 3), (3, 3)]
+                    if era == "legacy":  # (the SDK's ctx.elicit has no 2026-07-28 path: "no back-channel")
+                        assert text(await client.call_tool("ask_name")) == "hello Ada"
+                    before = json.loads(text(await client.call_tool("sleep_stats")))["cancelled"]
+                    with trio.move_on_after(0.5):
+                        await client.call_tool("sleep", {"ms": 30000})
+                    with trio.fail_after(5):
+                        while json.loads(text(await client.call_tool("sleep_stats")))["cancelled"] == before:
+                            await trio.sleep(0.05)
+
+
+async def test_a_bad_target_or_era_is_a_clear_error():
+    with pytest.raises(ValueError, match="era must be"):
+        async with mcptrio.client.connect(build_app(), era="future"):
+            pass
+    with pytest.raises(ValueError, match="empty command line"):
+        async with mcptrio.client.connect([]):
+            pass
