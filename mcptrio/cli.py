@@ -104,6 +104,9 @@ def make_parser() -> argparse.ArgumentParser:
     auth_options.add_flags(serve)
     serve.add_argument("--config", type=Path, metavar="FILE", help="TOML file with [serve] settings")
     commands.add_parser("plugins", help="list installed plugins", description="List installed mcptrio plugins.")
+    from . import client_cli
+
+    client_cli.add_commands(commands)
     rotate = commands.add_parser(
         "rotate-key", help="rotate the requestState sealing key of servers sharing state",
         description="Make a new current requestState sealing key in the shared state; every server using it "
@@ -320,7 +323,12 @@ def list_plugins() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = make_parser().parse_args(argv)
+    parser = make_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and getattr(args, "words", None) is not None:
+        args.words += extra  # (a client command's KEY=VALUE pairs may come after its options)
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.argv = list(argv if argv is not None else sys.argv[1:])  # (a worker's command line is made from it)
     try:
         if args.command == "serve":
@@ -329,6 +337,13 @@ def main(argv: list[str] | None = None) -> int:
             return list_plugins()
         if args.command == "rotate-key":
             return rotate_key(args.state)
+        if args.command in ("inspect", "list", "call", "read", "prompt"):
+            from . import client_cli
+
+            try:
+                return client_cli.run(args)
+            except client_cli.ClientUsageError as exc:
+                fail(str(exc))
     except (UsageError, plugins.PluginError, ImportError, auth_options.AuthSettingsError, ServeError) as exc:
         fail(str(exc))
     make_parser().print_help(sys.stderr)

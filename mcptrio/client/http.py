@@ -79,7 +79,8 @@ class HttpEnd:
                     else:
                         await self._deliver(await response.aread(), response.status_code)
         except Exception as exc:  # the connection failed: the request gets an error answer
-            error = {"code": -32000, "message": f"HTTP request failed: {type(exc).__name__}: {exc}"}
+            error = {"code": -32000, "message": f"HTTP request failed: {type(exc).__name__}: {exc}",
+                     "data": {"transport": True}}
             await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": error})
         finally:
             self._open.pop(request_id, None)
