@@ -107,6 +107,11 @@ def make_parser() -> argparse.ArgumentParser:
     from . import client_cli
 
     client_cli.add_commands(commands)
+    new = commands.add_parser("new", help="write a new plugin package",
+                              description="Write a plugin package NAME/ (pyproject with the entry point, a module "
+                                          "with a tool, a resource and a prompt, its tests, a README).")
+    new.add_argument("name", help="the plugin's name: lower-case letters, digits and _")
+    new.add_argument("--dir", type=Path, default=Path("."), help="where to write it (default: here)")
     rotate = commands.add_parser(
         "rotate-key", help="rotate the requestState sealing key of servers sharing state",
         description="Make a new current requestState sealing key in the shared state; every server using it "
@@ -335,6 +340,15 @@ def main(argv: list[str] | None = None) -> int:
             return serve(args)
         if args.command == "plugins":
             return list_plugins()
+        if args.command == "new":
+            from .scaffold import ScaffoldError, new_plugin
+
+            try:
+                folder = new_plugin(args.name, args.dir)
+            except ScaffoldError as exc:
+                fail(str(exc))
+            print(f"wrote {folder}/: cd {folder} && pip install -e '.[test]' && pytest")
+            return 0
         if args.command == "rotate-key":
             return rotate_key(args.state)
         if args.command in ("inspect", "list", "call", "read", "prompt"):
