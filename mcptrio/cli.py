@@ -100,6 +100,8 @@ def make_parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-requests", type=int, metavar="N",
                        help="http: requests handled at once per process, listen streams included; beyond, 503 "
                             "(default 2000)")
+    serve.add_argument("--reload", action="store_true",
+                       help="development: load a plugin again when its source changes (needs watchfiles)")
     serve.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker's inherited socket
     auth_options.add_flags(serve)
     serve.add_argument("--config", type=Path, metavar="FILE", help="TOML file with [serve] settings")
@@ -282,6 +284,9 @@ def serve(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown transport {options['transport']!r} (choose from {', '.join(TRANSPORTS)})")
     if options["response_mode"] not in RESPONSE_MODES:
         raise UsageError(f"unknown response_mode {options['response_mode']!r} (choose from {', '.join(RESPONSE_MODES)})")
+    if args.reload and options["workers"] > 1:
+        raise UsageError("--reload is for one process: drop --workers")
+    options["reload"] = args.reload
     if options["transport"] != "http" and (options["workers"] > 1 or options["stateless_only"]):
         raise UsageError("--workers and --stateless-only are for --transport http")
     if options["transport"] == "stdio" and options["state"] is not None:
@@ -305,7 +310,13 @@ def serve(args: argparse.Namespace) -> int:
     gc.collect()
     gc.freeze()
     if options["transport"] == "stdio":
-        trio.run(lambda: serve_stdio(app, shutdown_trigger=wait_for_signals))
+        failure: BaseException | None = None
+        try:
+            trio.run(_stdio, app, options)
+        except* plugins.PluginError as group:  # (--reload without watchfiles, say)
+            failure = group.exceptions[0]
+        if failure is not None:
+            raise failure
         # What is written after serving (exit hooks: an OpenTelemetry exporter's last flush, say)
         # must not reach the client as if it were a message: stdout stays on stderr until exit.
         sys.stdout.flush()
@@ -314,6 +325,16 @@ def serve(args: argparse.Namespace) -> int:
     from . import network_cli  # imported only for network transports: keeps stdio start-up fast
 
     return network_cli.serve(app, options, args.argv)
+
+
+async def _stdio(app: Any, options: dict[str, Any]) -> None:
+    async with trio.open_nursery() as nursery:
+        if options["reload"]:
+            from . import reload
+
+            await nursery.start(reload.watch, app, options["plugins"], options["prefixes"])
+        await serve_stdio(app, shutdown_trigger=wait_for_signals)
+        nursery.cancel_scope.cancel()
 
 
 def list_plugins() -> int:

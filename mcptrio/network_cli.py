@@ -9,6 +9,7 @@ from typing import Any
 import trio
 
 from .app import App
+from .plugins import PluginError
 from .serve import ServeError, wait_for_signals
 from .state import StateUnavailable
 from .transports.http import HttpConfig, serve_http
@@ -39,19 +40,25 @@ def serve(app: App, options: dict[str, Any], argv: list[str]) -> int:
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            url = await nursery.start(lambda task_status: server(
-                app, host=host, port=port, config=config, shutdown_trigger=trigger,
-                task_status=task_status, **extra))
-            where = f" (state shared through {options['state']})" if options["state"] is not None else ""
-            if options["listen_fd"] is None:
-                log.info("serving %s at %s%s", ", ".join(app.plugins), url, where)
-            else:
-                log.info("worker serving %s%s", ", ".join(app.plugins), where)
+            if options.get("reload"):
+                from . import reload
+
+                await nursery.start(reload.watch, app, options["plugins"], options["prefixes"])
+            async with trio.open_nursery() as serving:
+                url = await serving.start(lambda task_status: server(
+                    app, host=host, port=port, config=config, shutdown_trigger=trigger,
+                    task_status=task_status, **extra))
+                where = f" (state shared through {options['state']})" if options["state"] is not None else ""
+                if options["listen_fd"] is None:
+                    log.info("serving %s at %s%s", ", ".join(app.plugins), url, where)
+                else:
+                    log.info("worker serving %s%s", ", ".join(app.plugins), where)
+            nursery.cancel_scope.cancel()  # served and drained: stop watching for changes too
 
     failure: BaseException | None = None
     try:
         trio.run(main)
-    except* StateUnavailable as group:  # (a bare one too)
+    except* (StateUnavailable, PluginError) as group:  # (a bare one too)
         failure = group.exceptions[0]
     if failure is not None:
         raise ServeError(str(failure))

@@ -201,6 +201,14 @@ class App(Registry):
         self._handler = None
         return added
 
+    def take_handlers(self, fresh: Registry) -> None:
+        """Serve ``fresh``'s tools, resources, prompts, middleware and hooks from now on, all at
+        once (``--reload``): requests already running finish with what they started with."""
+        self.tools, self.resources, self.templates = fresh.tools, fresh.resources, fresh.templates
+        self.prompts, self.middleware = fresh.prompts, fresh.middleware
+        self.notification_hooks = fresh.notification_hooks
+        self._handler = None
+
     def use_builtin(self, rank: int, middleware: Middleware) -> None:
         """Add a built-in feature's middleware at ``rank`` (the constants above), outside the user's."""
         self._builtin.append((rank, middleware))

@@ -1,0 +1,82 @@
+"""``mcptrio serve --reload``: when a loaded plugin's source changes, load it again in the
+running process and swap the app's handlers at once.  Sessions and calls in flight carry on;
+clients hear ``list_changed``.  A plugin that fails to import or register is reported in one
+line, and the last good version keeps serving."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import sys
+from pathlib import Path
+import trio
+
+from .app import App
+from .plugins import PluginError, _entry_points, build_app
+
+log = logging.getLogger("mcptrio.reload")
+
+
+def _package_of(name: str) -> str:
+    entry = _entry_points().get(name)
+    if entry is None:
+        raise PluginError(f"failed to load plugin {name!r}: no such plugin")
+    return entry.value.split(":")[0].split(".")[0]
+
+
+def source_folders(names: list[str]) -> dict[str, Path]:
+    """The top-level package (or module) of each plugin, and the folder its source is in."""
+    out: dict[str, Path] = {}
+    for name in names:
+        package = _package_of(name)
+        spec = importlib.util.find_spec(package)
+        if spec is None or spec.origin is None:
+            raise PluginError(f"cannot --reload plugin {name!r}: its source ({package}) is not a file")
+        locations = list(spec.submodule_search_locations or [])
+        out[package] = Path(locations[0]) if locations else Path(spec.origin).parent
+    return out
+
+
+def reload_plugins(app: App, names: list[str], prefixes: dict[str, str], packages: list[str]) -> None:
+    """Import the plugins afresh and hand their handlers to ``app``; PluginError leaves it as it was."""
+    saved = {key: module for key, module in sys.modules.items()
+             if any(key == p or key.startswith(p + ".") for p in packages)}
+    for key in saved:
+        del sys.modules[key]
+    try:
+        fresh = build_app(names, prefixes=prefixes)
+    except BaseException:
+        for key in [k for k in sys.modules if any(k == p or k.startswith(p + ".") for p in packages)]:
+            del sys.modules[key]
+        sys.modules.update(saved)  # the modules the running handlers came from
+        raise
+    app.take_handlers(fresh)
+
+
+async def watch(app: App, names: list[str], prefixes: dict[str, str], *,
+                task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    """Reload on every change of a plugin's Python source, until cancelled."""
+    try:
+        from watchfiles import awatch
+    except ImportError:
+        raise PluginError("--reload needs watchfiles: pip install 'mcptrio[dev]'") from None
+    folders = source_folders(names)
+    log.info("watching %s for changes", ", ".join(str(folder) for folder in folders.values()))
+    ready = False
+    async for changes in awatch(*folders.values(), debounce=100, step=20, yield_on_timeout=True,
+                                rust_timeout=200):
+        if not ready:
+            ready = True
+            task_status.started()
+        if not any(path.endswith(".py") for _, path in changes):
+            continue  # (nothing, or not Python source)
+        try:
+            reload_plugins(app, names, prefixes, list(folders))
+        except PluginError as exc:
+            log.error("reload failed, the previous version keeps serving: %s", exc)
+            continue
+        log.info("reloaded %s", ", ".join(names))
+        await app.notify_tools_changed()
+        await app.notify_prompts_changed()
+        await app.notify_resources_changed()
+
