@@ -50,17 +50,30 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
         capabilities["sampling"] = {}
     if roots is not None:
         capabilities["roots"] = {}
-    async with _end(target, token, headers) as end:
-        raw = RawClient(end, era=era or "modern", capabilities=capabilities, handlers=handlers,
-                        client_info=client_info or CLIENT_INFO, cancel_when_cancelled=True)
-        async with trio.open_nursery() as nursery:
-            await nursery.start(raw.run)
-            client = Client(raw)
-            await _handshake(client, era)
-            try:
-                yield client
-            finally:
-                nursery.cancel_scope.cancel()
+    try:
+        async with _end(target, token, headers) as end:
+            raw = RawClient(end, era=era or "modern", capabilities=capabilities, handlers=handlers,
+                            client_info=client_info or CLIENT_INFO, cancel_when_cancelled=True)
+            async with trio.open_nursery() as nursery:
+                await nursery.start(raw.run)
+                client = Client(raw)
+                await _handshake(client, era)
+                try:
+                    yield client
+                finally:
+                    nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:  # the nurseries' wrapping: one error comes out as itself
+        leaves = _leaves(group)
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise
+
+
+def _leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:
+    out: list[BaseException] = []
+    for exc in group.exceptions:
+        out.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
+    return out
 
 
 async def _handshake(client: Client, era: str | None) -> None:

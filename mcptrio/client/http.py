@@ -76,8 +76,10 @@ class HttpEnd:
                         await self._events(response)
                     elif response.status_code == 202:
                         return
-                    else:
+                    elif response.status_code == 200:
                         await self._deliver(await response.aread(), response.status_code)
+                    else:  # refused before any handler ran: the error answers this request, id or not
+                        await self._refused(request_id, response.status_code, await response.aread())
         except Exception as exc:  # the connection failed: the request gets an error answer
             error = {"code": -32000, "message": f"HTTP request failed: {type(exc).__name__}: {exc}",
                      "data": {"transport": True}}
@@ -103,6 +105,18 @@ class HttpEnd:
         if isinstance(message, dict) and message.get("id") == self._initialize_id and "result" in message:
             self.version = message["result"].get("protocolVersion")
         await self._out_send(message)
+
+    async def _refused(self, request_id: Any, status: int, body: bytes) -> None:
+        try:
+            message = orjson.loads(body)
+            error = message["error"] if isinstance(message, dict) and isinstance(message.get("error"), dict) else None
+        except orjson.JSONDecodeError:
+            error = None
+        if error is None:
+            error = {"code": -32000, "message": f"HTTP {status}: {body[:200].decode(errors='replace')}"}
+        error = {**error, "data": {**(error.get("data") if isinstance(error.get("data"), dict) else {}),
+                                   "httpStatus": status}}
+        await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": error})
 
     async def _out_send(self, message: Any) -> None:
         try:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from typing import Any, AsyncIterator, Awaitable, Callable
 
+import trio
+
 from .. import wire
 from ..protocol.errors import McpError
+from ..protocol.session import META_SUBSCRIPTION_ID
 from .raw import Client as RawClient
 
 Progress = Callable[[float, float | None, str | None], Any]
@@ -102,6 +106,58 @@ class Client:
     async def subscribe(self, uri: str) -> None:
         """Legacy sessions: ``notifications/resources/updated`` for ``uri`` from now on (see ``notifications``)."""
         await self.request("resources/subscribe", {"uri": uri})
+
+    @contextlib.asynccontextmanager
+    async def listen(self, **notifications: Any) -> AsyncIterator[AsyncIterator[dict[str, Any]]]:
+        """2026-07-28: open a ``subscriptions/listen`` stream for the notifications named
+        (``toolsListChanged=True``, ``resourceSubscriptions=["uri"]``, ...) and iterate over what it
+        delivers; leaving the block closes the stream."""
+        if self.era != "modern":
+            raise McpError(-32601, "subscriptions/listen is a 2026-07-28 method: use subscribe() in a legacy session")
+        seen = len(self.raw.notifications)
+        request_id, answer = await self.raw.start_request("subscriptions/listen", {"notifications": notifications})
+
+        def ours(message: dict[str, Any]) -> bool:
+            meta = (message.get("params") or {}).get("_meta") or {}
+            return meta.get(META_SUBSCRIPTION_ID) == request_id
+
+        while not any(ours(m) and m["method"] == "notifications/subscriptions/acknowledged"
+                      for m in self.raw.notifications[seen:]):  # live from the acknowledgment on
+            ended = self.raw._arrived
+            try:
+                message = answer.receive_nowait()
+            except trio.WouldBlock:
+                await ended.wait()
+                continue
+            error = message.get("error") or {"code": -32603, "message": "the stream ended before it was acknowledged"}
+            raise McpError(error.get("code", -32603), error.get("message", "listen failed"), error.get("data"))
+
+        async def delivered() -> AsyncIterator[dict[str, Any]]:
+            nonlocal seen
+            while True:
+                while seen < len(self.raw.notifications):
+                    message = self.raw.notifications[seen]
+                    seen += 1
+                    if ours(message) and message["method"] != "notifications/subscriptions/acknowledged":
+                        yield message
+                ended = self.raw._arrived
+                try:
+                    message = answer.receive_nowait()
+                except trio.WouldBlock:
+                    await ended.wait()
+                    continue
+                except trio.EndOfChannel:
+                    return
+                if "error" in message:
+                    error = message["error"]
+                    raise McpError(error.get("code", -32603), error.get("message", "listen failed"), error.get("data"))
+                return  # the server closed the stream (shutdown)
+
+        try:
+            yield delivered()
+        finally:
+            with trio.CancelScope(shield=True), trio.move_on_after(2):
+                await self.raw._tell_cancelled(request_id)
 
     async def notifications(self, method: str | None = None) -> AsyncIterator[dict[str, Any]]:
         """The server's notifications as they arrive (``method``: only those), from now on."""

@@ -139,3 +139,19 @@ async def test_a_bad_target_or_era_is_a_clear_error():
     with pytest.raises(ValueError, match="empty command line"):
         async with mcptrio.client.connect([]):
             pass
+
+
+async def test_listen_yields_the_notifications_of_its_stream():
+    app = build_app()
+    async with http_server(app) as url, mcptrio.client.connect(url) as client:
+        with trio.fail_after(10):
+            async with client.listen(toolsListChanged=True) as changes:
+                await app.notify_tools_changed()
+                first = await changes.__anext__()
+                assert first["method"] == "notifications/tools/list_changed"
+            await trio.sleep(0.1)
+            assert not app.listeners, "leaving the block closed the stream"
+    async with mcptrio.client.connect(build_app(), era="legacy") as legacy:
+        with pytest.raises(McpError, match="use subscribe"):
+            async with legacy.listen(toolsListChanged=True):
+                pass
