@@ -18,6 +18,7 @@ import attrs
 import trio
 
 from . import auth_options, logs, plugins
+from .groups import first
 from .app.admission import RateLimit
 from .runtime.limits import SessionLimits
 from .serve import ServeError, serve_stdio, wait_for_signals
@@ -139,7 +140,7 @@ def rotate_key(url: str) -> int:
     try:
         trio.run(rotate)
     except* StateUnavailable as group:
-        raise ServeError(str(group.exceptions[0])) from None
+        raise ServeError(str(first(group))) from None
     print(f"rotated the requestState sealing key at {state}")
     return 0
 
@@ -314,7 +315,7 @@ def serve(args: argparse.Namespace) -> int:
         try:
             trio.run(_stdio, app, options)
         except* plugins.PluginError as group:  # (--reload without watchfiles, say)
-            failure = group.exceptions[0]
+            failure = first(group)
         if failure is not None:
             raise failure
         # What is written after serving (exit hooks: an OpenTelemetry exporter's last flush, say)

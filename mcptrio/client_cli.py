@@ -16,6 +16,7 @@ from typing import Any
 import trio
 
 from . import wire
+from .groups import first
 from .protocol.errors import McpError
 
 LISTS = ("tools", "resources", "templates", "prompts")
@@ -78,11 +79,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         return trio.run(_run, args)
     except* ClientUsageError as group:
-        failure = _first(group)
+        failure = first(group)
     except* (OSError, ConnectionError) as group:
-        failure = ClientUsageError(f"cannot reach the server: {_first(group)}")
+        failure = ClientUsageError(f"cannot reach the server: {first(group)}")
     except* McpError as group:  # the server answered a request with an error (or could not be reached)
-        error = _first(group)
+        error = first(group)
         if isinstance(error.data, dict) and error.data.get("transport"):
             failure = ClientUsageError(f"cannot reach the server: {error.message}")
         else:
@@ -90,10 +91,6 @@ def run(args: argparse.Namespace) -> int:
     assert failure is not None
     raise failure
 
-
-def _first(group: BaseExceptionGroup[Any]) -> Any:
-    first = group.exceptions[0]
-    return _first(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 async def _run(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from typing import Any
 import trio
 
 from .app import App
+from .groups import first
 from .plugins import PluginError
 from .serve import ServeError, wait_for_signals
 from .state import StateUnavailable
@@ -59,7 +60,7 @@ def serve(app: App, options: dict[str, Any], argv: list[str]) -> int:
     try:
         trio.run(main)
     except* (StateUnavailable, PluginError) as group:  # (a bare one too)
-        failure = group.exceptions[0]
+        failure = first(group)
     if failure is not None:
         raise ServeError(str(failure))
     return 0

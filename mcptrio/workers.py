@@ -19,6 +19,7 @@ from typing import Any
 
 import trio
 
+from .groups import first
 from .serve import ServeError, wait_for_signals
 from .state import StateUnavailable
 
@@ -77,7 +78,7 @@ def supervise(options: dict[str, Any], argv: list[str]) -> int:
     try:
         trio.run(_supervise, options, argv, sock, count, url)
     except* (StateUnavailable, WorkerFailed) as group:  # (a bare one too)
-        failure = group.exceptions[0]
+        failure = first(group)
     finally:
         sock.close()
     if failure is not None:

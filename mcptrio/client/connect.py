@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Seque
 import trio
 
 from .. import wire
+from ..groups import leaves
 from ..protocol.errors import McpError
 from ..protocol.session import META_SERVER_INFO
 from ..protocol.versions import LATEST_LEGACY, LATEST_MODERN
@@ -63,17 +64,11 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
                 finally:
                     nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:  # the nurseries' wrapping: one error comes out as itself
-        leaves = _leaves(group)
-        if len(leaves) == 1:
-            raise leaves[0] from None
+        found = leaves(group)
+        if len(found) == 1:
+            raise found[0] from None
         raise
 
-
-def _leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:
-    out: list[BaseException] = []
-    for exc in group.exceptions:
-        out.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
-    return out
 
 
 async def _handshake(client: Client, era: str | None) -> None:

@@ -31,6 +31,7 @@ import trio
 from coredis.retry import NoRetryPolicy
 from coredis.tokens import PureToken
 
+from ..groups import leaves
 from .errors import StateUnavailable
 from .url import StateUrl
 
@@ -343,14 +344,8 @@ async def open_redis_state(url: StateUrl, *, prefix: str = "mcptrio", event_log_
     except _FAILURES as exc:
         raise StateUnavailable(f"cannot reach the state store at {url}: {_reason(exc)}") from None
     except BaseExceptionGroup as group:  # coredis' task group wraps what ends the block: unwrap one
-        leaves = _leaves(group)
-        if len(leaves) == 1:
-            raise leaves[0] from None
+        found = leaves(group)
+        if len(found) == 1:
+            raise found[0] from None
         raise
 
-
-def _leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:
-    out: list[BaseException] = []
-    for exc in group.exceptions:
-        out.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
-    return out
