@@ -8,6 +8,7 @@ answers ``InputRequiredResult``s from its handlers and retries (multi round-trip
 from __future__ import annotations
 
 import itertools
+import logging
 from typing import Any, Awaitable, Callable
 
 import orjson
@@ -19,6 +20,8 @@ from ..protocol.versions import LATEST_LEGACY, LATEST_MODERN
 ServerRequestHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 CLIENT_INFO = {"name": "mcptrio-testing", "version": "0"}
+
+log = logging.getLogger("mcptrio.client")
 
 
 class Client:
@@ -70,7 +73,11 @@ class Client:
         elif isinstance(message, dict) and "method" in message:
             self.notifications.append(message)
             for listener in self.on_notification:
-                outcome = listener(message)
+                try:
+                    outcome = listener(message)
+                except Exception:  # a caller's callback must not end the connection's reader
+                    log.exception("a notification callback failed on %s", message["method"])
+                    continue
                 if outcome is not None and hasattr(outcome, "__await__"):
                     assert self._nursery is not None
                     self._nursery.start_soon(_wait, outcome)
@@ -238,4 +245,7 @@ class Client:
 
 
 async def _wait(awaitable: Any) -> None:
-    await awaitable
+    try:
+        await awaitable
+    except Exception:
+        log.exception("a notification callback failed")

@@ -155,3 +155,13 @@ async def test_listen_yields_the_notifications_of_its_stream():
         with pytest.raises(McpError, match="use subscribe"):
             async with legacy.listen(toolsListChanged=True):
                 pass
+
+
+async def test_a_progress_callback_that_raises_does_not_end_the_connection(caplog):
+    def broken(progress, total, message):
+        raise RuntimeError("a bug in the caller's callback")
+
+    async with mcptrio.client.connect(build_app()) as client:
+        assert text(await client.call_tool("count", {"steps": 2}, progress=broken)) == "counted"
+        assert text(await client.call_tool("echo", {"text": "still here"})) == "still here"
+    assert "a notification callback failed" in caplog.text
