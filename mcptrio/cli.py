@@ -50,7 +50,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def make_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="mcptrio", description="Serve MCP plugins with Trio.")
+    parser = _Parser(prog="mcptrio", description="Serve MCP plugins with Trio, and use MCP servers from the shell.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     serve = commands.add_parser(
         "serve", help="serve plugins over stdio, Streamable HTTP or WebSocket",
