@@ -5,7 +5,17 @@ from .protocol.errors import McpError
 from .runtime.limits import SessionLimits
 from .serve import serve_stdio, serve_stream, wait_for_signals
 
-__version__ = "0.1.0"
+def _version() -> str:
+    """The installed distribution's version: pyproject.toml is its one source."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mcptrio")
+    except PackageNotFoundError:  # (imported from a checkout that was never installed)
+        return "0+unknown"
+
+
+__version__ = _version()
 
 __all__ = ["App", "content", "Context", "McpError", "Notification", "Param", "Registry", "Request", "SessionLimits",
            "ToolError", "serve_http", "serve_stdio", "serve_stream", "serve_websocket", "wait_for_signals"]

@@ -51,6 +51,7 @@ class _Parser(argparse.ArgumentParser):
 
 def make_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mcptrio", description="Serve MCP plugins with Trio, and use MCP servers from the shell.")
+    parser.add_argument("--version", action="version", version=f"mcptrio {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     serve = commands.add_parser(
         "serve", help="serve plugins over stdio, Streamable HTTP or WebSocket",

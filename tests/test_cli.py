@@ -219,3 +219,14 @@ def test_bad_scale_out_toml_values(tmp_path):
 def test_rotate_key_needs_a_reachable_state():
     line = one_line_error(run(["rotate-key", "--state", "redis://:secretpw@127.0.0.1:1/0"]))
     assert "cannot reach the state store at redis://:***@127.0.0.1:1/0" in line and "secretpw" not in line
+
+
+def test_version_has_one_source():
+    from importlib.metadata import version
+
+    import mcptrio
+
+    done = run(["--version"])
+    assert done.returncode == 0 and done.stdout.strip() == f"mcptrio {version('mcptrio')}"
+    assert mcptrio.__version__ == version("mcptrio")
+    assert (Path(mcptrio.__file__).parent / "py.typed").exists()
