@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import signal
 import subprocess
@@ -38,6 +39,28 @@ class Server:
             if int(fields[1]) == self.process.pid and fields[0] != "Z":
                 found.append(int(entry.name))
         return sorted(found)
+
+    def busiest_child(self) -> int:
+        """The worker holding the most client connections (established TCP to the server's port)."""
+        port = int(self.url.rsplit(":", 1)[1].split("/")[0])
+        established = set()
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            with contextlib.suppress(OSError), open(table) as rows:
+                for row in list(rows)[1:]:
+                    fields = row.split()
+                    if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":  # 01: ESTABLISHED
+                        established.add(fields[9])  # the socket's inode
+
+        def held(pid: int) -> int:
+            count = 0
+            with contextlib.suppress(OSError):
+                for fd in Path(f"/proc/{pid}/fd").iterdir():
+                    with contextlib.suppress(OSError):
+                        link = os.readlink(fd)
+                        count += link.startswith("socket:[") and link[8:-1] in established
+            return count
+
+        return max(self.children(), key=held)
 
 
 @contextlib.asynccontextmanager
