@@ -1,10 +1,14 @@
 """mcptrio: write MCP servers as plugin packages of plain async functions, served with Trio."""
 
+import functools
+
 from .app import App, Context, Notification, Param, Registry, Request, ToolError
 from .protocol.errors import McpError
 from .runtime.limits import SessionLimits
 from .serve import serve_stdio, serve_stream, wait_for_signals
 
+
+@functools.cache
 def _version() -> str:
     """The installed distribution's version: pyproject.toml is its one source."""
     from importlib.metadata import PackageNotFoundError, version
@@ -14,8 +18,6 @@ def _version() -> str:
     except PackageNotFoundError:  # (imported from a checkout that was never installed)
         return "0+unknown"
 
-
-__version__ = _version()
 
 __all__ = ["App", "content", "Context", "McpError", "Notification", "Param", "Registry", "Request", "SessionLimits",
            "ToolError", "serve_http", "serve_stdio", "serve_stream", "serve_websocket", "wait_for_signals"]
@@ -30,6 +32,8 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> object:
+    if name == "__version__":  # looked up when asked for: importing mcptrio reads no metadata
+        return _version()
     if name not in _LAZY:
         raise AttributeError(f"module 'mcptrio' has no attribute {name!r}")
     import importlib

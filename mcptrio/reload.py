@@ -9,6 +9,7 @@ import importlib.util
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 import trio
 
 from .app import App
@@ -39,18 +40,23 @@ def source_folders(names: list[str]) -> dict[str, Path]:
 
 def reload_plugins(app: App, names: list[str], prefixes: dict[str, str], packages: list[str]) -> None:
     """Import the plugins afresh and hand their handlers to ``app``; PluginError leaves it as it was."""
-    saved = {key: module for key, module in sys.modules.items()
-             if any(key == p or key.startswith(p + ".") for p in packages)}
-    for key in saved:
-        del sys.modules[key]
+    saved = _forget_modules(packages)
     try:
         fresh = build_app(names, prefixes=prefixes)
     except BaseException:
-        for key in [k for k in sys.modules if any(k == p or k.startswith(p + ".") for p in packages)]:
-            del sys.modules[key]
+        _forget_modules(packages)  # (what the failed import left half-made)
         sys.modules.update(saved)  # the modules the running handlers came from
         raise
     app.take_handlers(fresh)
+
+
+def _forget_modules(packages: list[str]) -> dict[str, Any]:
+    """Take the packages' modules out of ``sys.modules`` (so they import afresh); what was there."""
+    gone = {key: module for key, module in sys.modules.items()
+            if any(key == p or key.startswith(p + ".") for p in packages)}
+    for key in gone:
+        del sys.modules[key]
+    return gone
 
 
 async def watch(app: App, names: list[str], prefixes: dict[str, str], *,

@@ -58,7 +58,7 @@ def listen(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise StateUnavailable(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
     sock.listen(2048)
     sock.set_inheritable(True)
     return sock
@@ -67,10 +67,7 @@ def listen(host: str, port: int) -> socket.socket:
 def supervise(options: dict[str, Any], argv: list[str]) -> int:
     """Run ``options["workers"]`` workers until SIGTERM/SIGINT; 0 after a clean drain."""
     count = options["workers"]
-    try:
-        sock = listen(options["host"], options["port"])
-    except StateUnavailable as exc:
-        raise ServeError(str(exc)) from None
+    sock = listen(options["host"], options["port"])
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}{options['path']}"

@@ -113,10 +113,12 @@ async def _end(target: Any, token: Token | None, headers: dict[str, str] | None)
         async with _websocket(target, token, headers) as end:
             yield end
     else:
+        from .process import process_end
+
         command = shlex.split(target) if isinstance(target, str) else list(target)
         if not command:
             raise ValueError("an empty command line")
-        async with _process(command) as end:
+        async with process_end(command, wait=5) as end:
             yield end
 
 
@@ -137,25 +139,6 @@ async def _in_process(app: App) -> AsyncIterator[Any]:
         nursery.start_soon(serve)
         yield client_end
         await client_end.close()
-
-
-@contextlib.asynccontextmanager
-async def _process(command: list[str]) -> AsyncIterator[Any]:
-    import subprocess
-
-    from .process import ProcessEnd
-
-    process = await trio.lowlevel.open_process(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    end = ProcessEnd(process)
-    try:
-        yield end
-        await end.close()
-        with trio.move_on_after(5):
-            await process.wait()
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
 
 @contextlib.asynccontextmanager

@@ -41,6 +41,25 @@ class ProcessEnd:
 
 
 @contextlib.asynccontextmanager
+async def process_end(command: Sequence[str], *, stderr: Any = None, env: dict[str, str] | None = None,
+                      wait: float = 10) -> AsyncIterator[ProcessEnd]:
+    """Spawn ``command`` and yield the client's end of its stdio.  On exit its stdin is closed
+    (a server's signal to drain), and it gets ``wait`` seconds to exit before it is killed."""
+    process = await trio.lowlevel.open_process(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                               stderr=stderr, env=env)
+    end = ProcessEnd(process)
+    try:
+        yield end
+        await end.close()
+        with trio.move_on_after(wait):
+            await process.wait()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+@contextlib.asynccontextmanager
 async def open_process_client(command: Sequence[str], *, era: str = "legacy", initialize: bool = True,
                               stderr: Any = None, env: dict[str, str] | None = None,
                               **client_options: Any) -> AsyncIterator[Client]:
@@ -52,20 +71,13 @@ async def open_process_client(command: Sequence[str], *, era: str = "legacy", in
     On exit, stdin is closed and the process is given 10 s to exit before it is killed.
     ``client.end.process.returncode`` tells how it ended.
     """
-    process = await trio.lowlevel.open_process(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                               stderr=stderr, env=env)
-    end = ProcessEnd(process)
-    client = Client(end, era=era, **client_options)
-    try:
+    async with process_end(command, stderr=stderr, env=env) as end:
+        client = Client(end, era=era, **client_options)
         async with trio.open_nursery() as nursery:
             await nursery.start(client.run)
             if initialize and era == "legacy":
                 await client.initialize()
             yield client
-            await end.close()
+            await end.close()  # (the reader runs until the server, its input closed, exits)
             with trio.move_on_after(10):
-                await process.wait()
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+                await end.process.wait()

@@ -186,8 +186,7 @@ class Client:
         while True:
             message = await self.response(method, params, **kwargs)
             if "error" in message:
-                error = message["error"]
-                raise McpError(error["code"], error["message"], error.get("data"))
+                raise McpError.from_dict(message["error"])
             result = message["result"]
             if follow_task and result.get("resultType") == "task":
                 return await self.follow_task(result, **kwargs)
@@ -213,8 +212,7 @@ class Client:
             if status == "completed":
                 return task["result"]
             if status == "failed":
-                error = task.get("error") or {}
-                raise McpError(error.get("code", -32603), error.get("message", "the task failed"), error.get("data"))
+                raise McpError.from_dict(task.get("error"), "the task failed")
             if status == "cancelled":
                 raise McpError(-32603, f"task {task_id} was cancelled")
             if status == "input_required":

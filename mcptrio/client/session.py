@@ -121,16 +121,23 @@ class Client:
             meta = (message.get("params") or {}).get("_meta") or {}
             return meta.get(META_SUBSCRIPTION_ID) == request_id
 
+        async def answered() -> dict[str, Any] | None:
+            """The stream's answer (it ended: an error, or closed at shutdown; {} if the
+            connection ended), or None once anything else has arrived."""
+            arrived = self.raw._arrived
+            try:
+                return answer.receive_nowait()
+            except trio.WouldBlock:
+                await arrived.wait()
+                return None
+            except trio.EndOfChannel:
+                return {}
+
         while not any(ours(m) and m["method"] == "notifications/subscriptions/acknowledged"
                       for m in self.raw.notifications[seen:]):  # live from the acknowledgment on
-            ended = self.raw._arrived
-            try:
-                message = answer.receive_nowait()
-            except trio.WouldBlock:
-                await ended.wait()
-                continue
-            error = message.get("error") or {"code": -32603, "message": "the stream ended before it was acknowledged"}
-            raise McpError(error.get("code", -32603), error.get("message", "listen failed"), error.get("data"))
+            ended = await answered()
+            if ended is not None:
+                raise McpError.from_dict(ended.get("error"), "the stream ended before it was acknowledged")
 
         async def delivered() -> AsyncIterator[dict[str, Any]]:
             nonlocal seen
@@ -140,18 +147,12 @@ class Client:
                     seen += 1
                     if ours(message) and message["method"] != "notifications/subscriptions/acknowledged":
                         yield message
-                ended = self.raw._arrived
-                try:
-                    message = answer.receive_nowait()
-                except trio.WouldBlock:
-                    await ended.wait()
+                ended = await answered()
+                if ended is None:
                     continue
-                except trio.EndOfChannel:
-                    return
-                if "error" in message:
-                    error = message["error"]
-                    raise McpError(error.get("code", -32603), error.get("message", "listen failed"), error.get("data"))
-                return  # the server closed the stream (shutdown)
+                if "error" in ended:
+                    raise McpError.from_dict(ended["error"], "listen failed")
+                return  # the server closed the stream (shutdown), or the connection ended
 
         try:
             yield delivered()

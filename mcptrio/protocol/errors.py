@@ -34,6 +34,13 @@ class McpError(Exception):
         self.message = message
         self.data = data
 
+    @classmethod
+    def from_dict(cls, error: Any, message: str = "error") -> McpError:
+        """The inverse of ``to_dict``: a JSON-RPC error object (as a peer sent it) raised again.
+        ``message`` stands in for a missing one; a missing code is an internal error."""
+        error = error if isinstance(error, dict) else {}
+        return cls(error.get("code", INTERNAL_ERROR), error.get("message", message), error.get("data"))
+
     def to_dict(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.data is not None:

@@ -96,15 +96,13 @@ class RedisState:
 
     async def _pipe(self, build: Callable[[Any], list[Any]], *, transaction: bool = False) -> list[Any]:
         """Several commands in one round trip; their results in order."""
-        try:
+
+        async def run() -> list[Any]:
             async with self.client.pipeline(transaction=transaction) as pipe:
                 requests = build(pipe)
-            results = [await request for request in requests]
-        except _FAILURES as exc:
-            self._lost(exc)
-            raise StateUnavailable(f"the state store is unreachable: {_reason(exc)}") from None
-        self._back()
-        return results
+            return [await request for request in requests]
+
+        return await self._do(run())
 
     async def _do(self, command: Any) -> Any:
         """One command (or pipeline result); a broken link is StateUnavailable (retryable)."""

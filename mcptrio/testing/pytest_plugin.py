@@ -39,9 +39,8 @@ def pytest_configure(config: Any) -> None:
     config.addinivalue_line("markers", "mcp_transports(*names): memory (default), stdio, http")
 
 
-def _marked(metafunc_or_node: Any, name: str, default: tuple[str, ...], allowed: tuple[str, ...]) -> tuple[str, ...]:
-    marker = metafunc_or_node.definition.get_closest_marker(name) if hasattr(metafunc_or_node, "definition") \
-        else metafunc_or_node.get_closest_marker(name)
+def _marked(metafunc: Any, name: str, default: tuple[str, ...], allowed: tuple[str, ...]) -> tuple[str, ...]:
+    marker = metafunc.definition.get_closest_marker(name)
     values = tuple(marker.args) if marker is not None and marker.args else default
     unknown = [v for v in values if v not in allowed]
     if unknown:

@@ -138,9 +138,7 @@ async def tasks_result(app: Any, ctx: Context, params: dict[str, Any]) -> dict[s
     record = await runner.wait_done(await runner.find(params.get("taskId"), owner_of(ctx)))
     meta = {RELATED_TASK: {"taskId": record.task_id}}
     if record.error is not None and record.status == "failed":
-        error = record.error
-        raise McpError(error.get("code", errors.INTERNAL_ERROR), error.get("message", "the task failed"),
-                       error.get("data"))
+        raise McpError.from_dict(record.error, "the task failed")
     if record.status == "cancelled":
         raise errors.invalid_params("the task was cancelled; it has no result")
     result = dict(record.result or {})

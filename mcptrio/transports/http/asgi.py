@@ -31,7 +31,7 @@ from .config import HttpConfig
 from .body import read_body
 from .exchange import JSON_HEADERS, Exchange, Sink
 from .legacy_sse import LegacySseEndpoints
-from .asgi_io import HttpError, Receive, Send, accepts
+from .asgi_io import HttpError, Receive, Send, accepts, retry_later
 from .session_routes import SessionRoutes
 from .sessions import HttpSession, SessionTable
 from .watch import Watch, Watchers
@@ -127,21 +127,24 @@ class McpHttpApp(SessionRoutes):
                 await sink.respond(405, b"Method Not Allowed", [(b"allow", b"GET, POST, DELETE")])
         except HttpError as exc:
             if not sink.started:
-                body = orjson.dumps(error_message(exc.request_id, exc.error))
-                await sink.respond(exc.status, body, JSON_HEADERS + exc.headers)
+                await self._refuse(exc, sink)
         except AuthError as exc:  # a scope the token lacks, found once the body was read
             assert self.gate is not None
             await authorization.refuse(self.gate, exc, sink)
         except StateUnavailable:
             if not sink.started:
-                exc = shared_sessions.unavailable()
-                await sink.respond(exc.status, orjson.dumps(error_message(None, exc.error)), JSON_HEADERS + exc.headers)
+                await self._refuse(shared_sessions.unavailable(), sink)
         except Exception:
             log.exception("the HTTP request failed inside mcptrio")
             if not sink.started:
                 body = orjson.dumps(error_message(None, errors.internal_error()))
                 await sink.respond(500, body, JSON_HEADERS)
         await sink.send_final()
+
+    @staticmethod
+    async def _refuse(exc: HttpError, sink: Sink) -> None:
+        body = orjson.dumps(error_message(exc.request_id, exc.error))
+        await sink.respond(exc.status, body, JSON_HEADERS + exc.headers)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         """The endpoint's long-lived task: it runs the watchers' supervisor (watch.py)."""
@@ -254,8 +257,7 @@ class McpHttpApp(SessionRoutes):
 
     async def _initialize(self, value: Any, receive: Receive, sink: Sink) -> None:
         if len(self.sessions) >= self.config.max_sessions:
-            raise HttpError(503, errors.unavailable("too many sessions; retry later", 5), value.get("id"),
-                            [(b"retry-after", b"5")])
+            raise retry_later("too many sessions; retry later", value.get("id"), 5)
         session = HttpSession(self.app, self.limits, self.config, self.sessions.new_id(), self.shared)
         session.client_address = sink.client_address
         session.binding = sink.principal.binding if sink.principal is not None else None
@@ -324,9 +326,8 @@ class McpHttpApp(SessionRoutes):
         if self.requests_in_flight + len(requests) > self.config.max_requests:
             for request in requests:
                 core.protocol.finished(request.id)
-            raise HttpError(503, errors.unavailable(
-                f"server busy: {self.config.max_requests} requests in flight; retry later"),
-                requests[0].id, [(b"retry-after", b"1")])
+            raise retry_later(f"server busy: {self.config.max_requests} requests in flight; retry later",
+                              requests[0].id)
         self.requests_in_flight += len(requests)
         self.active.add(core)
         watch = Watch(receive, core, requests, exchange, sink, trio.current_time())
@@ -418,8 +419,7 @@ def _has_requests(value: Any) -> bool:
 
 
 def draining(request_id: Any = None) -> HttpError:
-    return HttpError(503, errors.unavailable("the server is draining: retry (another instance will answer)"),
-                     request_id, [(b"retry-after", b"1")])
+    return retry_later("the server is draining: retry (another instance will answer)", request_id)
 
 
 async def _close_at(deadline: float, core: HttpSession, request_id: Any) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable
 
+from ...protocol import errors
 from ...protocol.errors import McpError
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -20,6 +21,11 @@ class HttpError(Exception):
         self.error = error
         self.request_id = request_id
         self.headers = headers or []
+
+
+def retry_later(message: str, request_id: Any = None, seconds: int = 1) -> HttpError:
+    """503 with ``Retry-After`` and the retryable -31503 (draining, at capacity, state away)."""
+    return HttpError(503, errors.unavailable(message, seconds), request_id, [(b"retry-after", str(seconds).encode())])
 
 
 def accepts(headers: dict[bytes, bytes], *types: bytes) -> bool:

@@ -14,7 +14,7 @@ from ...state import StateUnavailable
 from . import authorization, shared_sessions
 from .event_log import parse_event_id
 from .exchange import Exchange, Sink
-from .asgi_io import HttpError, Receive, accepts
+from .asgi_io import HttpError, Receive, accepts, retry_later
 from .sessions import HttpSession
 
 if TYPE_CHECKING:
@@ -138,8 +138,7 @@ class SessionRoutes:
     async def _get(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> None:
         session = await self._session_for(headers, sink)
         if self.shutting_down:  # a new stream would be cut at once: reconnect elsewhere
-            raise HttpError(503, errors.unavailable("the server is draining: retry elsewhere"), None,
-                            [(b"retry-after", b"1")])
+            raise retry_later("the server is draining: retry elsewhere")
         if not accepts(headers, b"text/event-stream"):
             raise HttpError(406, errors.invalid_request("Not Acceptable: Accept must list text/event-stream"))
         standalone = session.open_standalone()

@@ -22,7 +22,7 @@ from ...protocol import errors
 from ...protocol.session import INITIALIZING, READY, error_message
 from ...state import StateUnavailable
 from . import sse
-from .asgi_io import HttpError
+from .asgi_io import HttpError, retry_later
 from .exchange import Sink
 
 if TYPE_CHECKING:
@@ -61,8 +61,7 @@ def restore(session: HttpSession, record: dict[str, Any]) -> None:
 
 
 def unavailable(request_id: Any = None) -> HttpError:
-    return HttpError(503, errors.unavailable("the shared session store is unreachable: retry shortly", 1),
-                     request_id, [(b"retry-after", b"1")])
+    return retry_later("the shared session store is unreachable: retry shortly", request_id)
 
 
 def relay_targets(session: HttpSession, value: Any) -> list[dict[str, Any]]:
