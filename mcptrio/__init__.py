@@ -1,11 +1,19 @@
 """mcptrio: write MCP servers as plugin packages of plain async functions, served with Trio."""
 
 import functools
+from typing import TYPE_CHECKING
 
 from .app import App, Context, Notification, Param, Registry, Request, ToolError
 from .protocol.errors import McpError
 from .runtime.limits import SessionLimits
 from .serve import serve_stdio, serve_stream, wait_for_signals
+
+if TYPE_CHECKING:  # the names __getattr__ provides, as a type checker sees them
+    from .app import content
+    from .transports.http import serve_http
+    from .transports.websocket import serve_websocket
+
+    __version__: str
 
 
 @functools.cache

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import re
 import sys
-from typing import Any, Awaitable, Callable, Iterable
+from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
 import attrs
 
@@ -22,6 +22,9 @@ Handler = Callable[..., Awaitable[Any]]
 Middleware = Callable[[Any, Callable[[Any], Awaitable[dict[str, Any]]]], Awaitable[dict[str, Any]]]
 # (notification) -> None; called as the notification arrives, so it must not block.
 NotificationHook = Callable[[Any], None]
+# The decorators return what they are given: a decorated function keeps its own type.
+HandlerT = TypeVar("HandlerT", bound=Handler)
+HookT = TypeVar("HookT", bound=NotificationHook)
 
 # Return types that are content, not structured output: a tool returning ``str`` is a text tool.
 TEXT_RESULT_TYPES: tuple[type, ...] = (str,)
@@ -169,7 +172,7 @@ class PromptEntry:
     scopes: frozenset[str] = frozenset()  # OAuth scopes it needs (with authorization on)
 
     def definition(self) -> dict[str, Any]:
-        out = {"name": self.name}
+        out: dict[str, Any] = {"name": self.name}
         out.update(_optional(title=self.title, description=self.description, icons=self.icons))
         if self.arguments:
             out["arguments"] = list(self.arguments)
@@ -222,12 +225,12 @@ class Registry:
         self.middleware.append(middleware)
         return middleware
 
-    def on_notification(self, method: str) -> Callable[[NotificationHook], NotificationHook]:
+    def on_notification(self, method: str) -> Callable[[HookT], HookT]:
         """Register ``def hook(notification)`` for a client notification such as
         ``notifications/roots/list_changed``; it runs as the notification arrives, so it must
         not block (start work elsewhere, or just drop a cache)."""
 
-        def register(hook: NotificationHook) -> NotificationHook:
+        def register(hook: HookT) -> HookT:
             if inspect.iscoroutinefunction(hook):
                 raise TypeError(f"notification hook {hook.__qualname__} must be a plain function (def), "
                                 "not async: it runs as the notification arrives")
@@ -240,7 +243,7 @@ class Registry:
              annotations: dict[str, Any] | None = None, icons: list[dict[str, Any]] | None = None,
              input_schema: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
              meta: dict[str, Any] | None = None, scopes: Iterable[str] = (), task: str = "never",
-             task_timeout: float | None = None, input_first: bool = False) -> Callable[[Handler], Handler]:
+             task_timeout: float | None = None, input_first: bool = False) -> Callable[[HandlerT], HandlerT]:
         """Register an async function as a tool; its signature gives the input schema.  ``scopes``:
         the OAuth scopes a token needs to call it, once the server checks tokens.
 
@@ -255,7 +258,7 @@ class Registry:
         if task_timeout is not None and not task_timeout > 0:
             raise ValueError(f"task_timeout must be a positive number of seconds, got {task_timeout!r}")
 
-        def register(fn: Handler) -> Handler:
+        def register(fn: HandlerT) -> HandlerT:
             _require_async(fn, "tool")
             signature = ToolSignature.from_function(fn, input_schema=input_schema, output_schema=output_schema,
                                                   content_types=_content_types())
@@ -270,14 +273,15 @@ class Registry:
     def resource(self, uri: str, *, name: str | None = None, title: str | None = None,
                  description: str | None = None, mime_type: str | None = None, size: int | None = None,
                  annotations: dict[str, Any] | None = None, icons: list[dict[str, Any]] | None = None,
-                 complete: dict[str, Handler] | None = None, scopes: Iterable[str] = ()) -> Callable[[Handler], Handler]:
+                 complete: dict[str, Handler] | None = None, scopes: Iterable[str] = ()) -> Callable[[HandlerT], HandlerT]:
         """Register a resource; a URI with ``{variables}`` makes it a resource template.  ``scopes``:
         the OAuth scopes a token needs to read it."""
         declared = _scopes(scopes)
 
-        def register(fn: Handler) -> Handler:
+        def register(fn: HandlerT) -> HandlerT:
             _require_async(fn, "resource")
             ctx_param = _context_parameter(fn)
+            entry: TemplateEntry | ResourceEntry
             if "{" in uri:
                 pattern, variables = compile_template(uri)
                 entry = TemplateEntry(uri, name or fn.__name__, fn, ctx_param, pattern, variables, title,
@@ -294,12 +298,12 @@ class Registry:
 
     def prompt(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
                arguments: dict[str, str] | None = None, icons: list[dict[str, Any]] | None = None,
-               complete: dict[str, Handler] | None = None, scopes: Iterable[str] = ()) -> Callable[[Handler], Handler]:
+               complete: dict[str, Handler] | None = None, scopes: Iterable[str] = ()) -> Callable[[HandlerT], HandlerT]:
         """Register a prompt; its parameters are the prompt's arguments (``arguments`` describes them).
         ``scopes``: the OAuth scopes a token needs to get it."""
         declared = _scopes(scopes)
 
-        def register(fn: Handler) -> Handler:
+        def register(fn: HandlerT) -> HandlerT:
             _require_async(fn, "prompt")
             ctx_param = _context_parameter(fn)
             entry = PromptEntry(name or fn.__name__, fn, ctx_param,

@@ -10,13 +10,17 @@ asks.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import attrs
 
 # The param naming what a method acts on, and the configuration table that adds scopes to it.
 TARGETS = {"tools/call": ("name", "tools"), "prompts/get": ("name", "prompts"),
            "resources/read": ("uri", "resources"), "resources/subscribe": ("uri", "resources")}
+
+
+def _frozen(scopes: Iterable[str]) -> frozenset[str]:
+    return frozenset(scopes)  # (converter=frozenset itself would type the parameter Iterable[_T_co])
 
 
 def _frozen_table(table: Mapping[str, Any]) -> Mapping[str, frozenset[str]]:
@@ -27,7 +31,7 @@ def _frozen_table(table: Mapping[str, Any]) -> Mapping[str, frozenset[str]]:
 class ScopePolicy:
     """The scopes of every request, those added per tool/prompt/resource, and the hierarchy."""
 
-    required: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
+    required: frozenset[str] = attrs.field(default=frozenset(), converter=_frozen)
     tools: Mapping[str, frozenset[str]] = attrs.field(factory=dict, converter=_frozen_table)
     prompts: Mapping[str, frozenset[str]] = attrs.field(factory=dict, converter=_frozen_table)
     resources: Mapping[str, frozenset[str]] = attrs.field(factory=dict, converter=_frozen_table)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar, overload
 
 import trio
 
@@ -15,6 +15,7 @@ from .raw import Client as RawClient
 
 Progress = Callable[[float, float | None, str | None], Any]
 Answer = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+T = TypeVar("T")
 
 
 class Client:
@@ -44,6 +45,14 @@ class Client:
         return self.raw.version
 
     # -- requests -----------------------------------------------------------------------------
+
+    @overload
+    async def request(self, method: str, params: dict[str, Any] | None = None,
+                      result: None = None) -> dict[str, Any]: ...
+    @overload
+    async def request(self, method: str, params: dict[str, Any] | None, result: type[T]) -> T: ...
+    @overload
+    async def request(self, method: str, params: dict[str, Any] | None = None, *, result: type[T]) -> T: ...
 
     async def request(self, method: str, params: dict[str, Any] | None = None, result: Any = None) -> Any:
         """Any request; its result structured as ``result`` (a wire class), else the plain dict.
@@ -119,7 +128,7 @@ class Client:
 
         def ours(message: dict[str, Any]) -> bool:
             meta = (message.get("params") or {}).get("_meta") or {}
-            return meta.get(META_SUBSCRIPTION_ID) == request_id
+            return bool(meta.get(META_SUBSCRIPTION_ID) == request_id)
 
         async def answered() -> dict[str, Any] | None:
             """The stream's answer (it ended: an error, or closed at shutdown; {} if the
@@ -179,7 +188,7 @@ class Client:
     def _on_notification(self, message: dict[str, Any]) -> Any:
         if message["method"] != "notifications/progress":
             return None
-        params = message.get("params") or {}
+        params: Any = message.get("params") or {}  # (JSON from the server)
         callback = self._progress.get(params.get("progressToken"))
         if callback is None:
             return None

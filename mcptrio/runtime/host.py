@@ -25,8 +25,10 @@ class Host(Protocol):
 
     identity: ServerIdentity
     limits: SessionLimits
-    # Seal 2026-07-28 requestState: the current key first, then any still accepted (rotation).
-    state_keys: Sequence[bytes]
+
+    @property
+    def state_keys(self) -> Sequence[bytes]:
+        """Seal 2026-07-28 requestState: the current key first, then any still accepted (rotation)."""
 
     @property
     def handler(self) -> RequestHandler:

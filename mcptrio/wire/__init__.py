@@ -5,7 +5,7 @@ writes one back as JSON-able values.  Types cover 2026-07-28 and the legacy 2025
 eras differ a field is optional, and checking what a given era requires is the protocol's job.
 """
 
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from cattrs.errors import StructureHandlerNotFoundError
 
@@ -146,6 +146,10 @@ from .tools import CallToolResult, ListToolsResult, Tool, ToolAnnotations
 T = TypeVar("T")
 
 
+@overload
+def structure(data: Any, cls: type[T], *, path: str | None = None) -> T: ...
+@overload
+def structure(data: Any, cls: Any, *, path: str | None = None) -> Any: ...
 def structure(data: Any, cls: Any, *, path: str | None = None) -> Any:
     """Read parsed JSON ``data`` as ``cls`` (a wire class, a union alias, ``list[...]``...).
 

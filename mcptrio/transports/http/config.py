@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import attrs
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def _hosts(hosts: Iterable[str]) -> tuple[str, ...]:
+    return tuple(hosts)  # (converter=tuple itself would type the parameter Iterable[_T_co])
 
 
 @attrs.frozen(kw_only=True)
@@ -13,7 +19,7 @@ class HttpConfig:
 
     path: str = "/mcp"
     # Host header names (any port) and Origin hosts that may reach the server: DNS-rebinding defence.
-    allowed_hosts: tuple[str, ...] = attrs.field(default=LOOPBACK_HOSTS, converter=tuple)
+    allowed_hosts: tuple[str, ...] = attrs.field(default=LOOPBACK_HOSTS, converter=_hosts)
     # Full origins ("https://app.example") allowed besides those whose host is in allowed_hosts.
     allowed_origins: tuple[str, ...] = ()
     # "auto": JSON unless the request needs a stream (notifications, server requests, a long wait);
