@@ -156,7 +156,7 @@ def read_config(path: Path | None) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"config {path} is not valid TOML: {exc}") from None
     unknown = set(data) - {"serve"}
-    serve = data.get("serve", {})
+    serve: dict[str, Any] = data.get("serve", {})
     unknown |= {f"serve.{k}" for k in set(serve) - SERVE_KEYS}
     unknown |= {f"serve.limits.{k}" for k in set(serve.get("limits", {})) - LIMIT_KEYS}
     if unknown:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Any, cast
 
 import trio
 
@@ -318,7 +318,7 @@ class Output:
             answer = await trio.to_thread.run_sync(
                 lambda: Confirm.ask(label, console=self.errors) if kind == "boolean"
                 else Prompt.ask(label, console=self.errors, choices=spec.get("enum")))
-            content[name] = answer if kind in ("boolean", "string", None) else _typed(name, answer, kind)
+            content[name] = answer if kind in ("boolean", "string", None) else _typed(name, cast(str, answer), kind)
         return {"action": "accept", "content": content}
 
 

@@ -26,7 +26,7 @@ class LineFramer:
         self._buffer = bytearray()
         self._skipping = 0  # bytes dropped from the current oversize line, 0 when not skipping
 
-    def feed(self, data: bytes) -> list[bytes | Oversize]:
+    def feed(self, data: bytes | bytearray) -> list[bytes | Oversize]:
         frames: list[bytes | Oversize] = []
         start = 0
         while True:
@@ -44,7 +44,7 @@ class LineFramer:
                 frames.append(line)
             self._buffer.clear()
 
-    def _keep(self, chunk: bytes) -> None:
+    def _keep(self, chunk: bytes | bytearray) -> None:
         if self._skipping:
             self._skipping += len(chunk)
         elif len(self._buffer) + len(chunk) > self.max_size:

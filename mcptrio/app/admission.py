@@ -57,7 +57,8 @@ class RateLimit:
 
     @classmethod
     def parse(cls, text: str, burst: int | None = None) -> RateLimit:
-        return cls(parse_rate(text), burst)
+        rate = parse_rate(text)
+        return cls(rate) if burst is None else cls(rate, burst)
 
 
 class RateLimiter:

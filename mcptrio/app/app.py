@@ -227,6 +227,7 @@ class App(Registry):
                 out[new] = attrs.evolve(entry, name=new, owner=owner) if rename else attrs.evolve(entry, owner=owner)
             return out
 
+        staged: list[tuple[dict[str, Any], dict[str, Any], str]]  # (table, entries to add, kind)
         staged = [(self.tools, claimed(plugin.tools, True), "tool"),
                   (self.prompts, claimed(plugin.prompts, True), "prompt"),
                   (self.resources, claimed(plugin.resources, False), "resource"),

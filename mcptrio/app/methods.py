@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterator, Protocol, cast
 
 import trio
 
@@ -14,7 +14,7 @@ from ..protocol.errors import McpError
 from ..protocol.session import META_SUBSCRIPTION_ID
 from ..runtime.input_required import ClientRequestFailed, InputRequired
 from . import results
-from .errors import ClientCapabilityMissing, ToolError
+from .errors import ClientCapabilityMissing, StartTask, ToolError
 from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
 from .pagination import page
 from .signature import ArgumentError, OutputError
@@ -124,7 +124,7 @@ async def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> dict[str
         ctx.task_wanted = True  # the handler runs here until it calls ctx.start_task()
         try:
             return await _run_tool(entry, ctx, params)
-        except tasks.StartTask:
+        except StartTask:
             pass
     return await tasks.start(app.tasks, ctx, entry, params, run)
 
@@ -139,7 +139,7 @@ async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> d
     _with_context(kwargs, signature.context_parameter, ctx)
     try:
         value = await entry.fn(**kwargs)
-    except (McpError, InputRequired, tasks.StartTask, trio.Cancelled):
+    except (McpError, InputRequired, StartTask, trio.Cancelled):
         raise
     except TOOL_FAILURES as exc:
         return tool_error(str(exc))
@@ -154,7 +154,7 @@ async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> d
 
 def _tool_result(name: str, signature: Any, value: Any) -> dict[str, Any]:
     if results.is_call_tool_result(value):
-        return results.to_json(value)
+        return cast("dict[str, Any]", results.to_json(value))
     if isinstance(value, dict) and "content" in value and isinstance(value["content"], list):
         return value  # already a CallToolResult in wire form
     if results.is_content_value(value):

@@ -238,7 +238,8 @@ def _fields(cls: type) -> list[tuple[str, Any, Any]]:
     except Exception as exc:
         raise UnsupportedType(f"cannot resolve the type hints of {cls.__qualname__}: {exc}") from None
     if typing.is_typeddict(cls):
-        return [(name, hint, _REQUIRED if name in cls.__required_keys__ else NO_DEFAULT)
+        required: frozenset[str] = getattr(cls, "__required_keys__")  # (is_typeddict does not narrow)
+        return [(name, hint, _REQUIRED if name in required else NO_DEFAULT)
                 for name, hint in hints.items()]
     out = []
     if attrs.has(cls):
@@ -247,7 +248,7 @@ def _fields(cls: type) -> list[tuple[str, Any, Any]]:
                 default = a.default
                 if default is attrs.NOTHING:
                     default = _REQUIRED
-                elif isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+                elif isinstance(default, attrs.Factory):  # type: ignore[arg-type]  # (a class, typed as a function)
                     default = NO_DEFAULT
                 out.append((a.name, hints.get(a.name, a.type if a.type is not None else Any), default))
         return out

@@ -99,13 +99,14 @@ class Telemetry:
     # -- the middleware -------------------------------------------------------------------
 
     async def __call__(self, request: Request, call_next: CallNext) -> dict[str, Any]:
-        meta = request.params.get("_meta")
+        meta: Any = request.params.get("_meta")  # (a JSON value: a dict when propagated is true)
         propagated = isinstance(meta, dict) and any(key in meta for key in PROPAGATED)
         if not propagated and not self.configured():
             return await call_next(request)
         started = time.perf_counter()
         ambient = otel_context.get_current()
-        parent, links = ambient, ()
+        parent = ambient
+        links: tuple[Link, ...] = ()
         if propagated:
             carrier = {key: meta[key] for key in PROPAGATED if isinstance(meta.get(key), str)}
             parent = propagate.extract(carrier, context=ambient)

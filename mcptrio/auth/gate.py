@@ -95,7 +95,7 @@ class Gate:
             status, code = 403, "insufficient_scope"
         elif isinstance(error, AuthUnavailable):
             headers.append((b"retry-after", str(error.retry_after).encode()))
-            body = {"error": "temporarily_unavailable", "error_description": str(error)}
+            body: dict[str, Any] = {"error": "temporarily_unavailable", "error_description": str(error)}
             return 503, headers + [(b"content-type", b"application/json")], orjson.dumps(body)
         else:  # pragma: no cover - every AuthError is one of the above
             status, code = 401, "invalid_token"
@@ -109,7 +109,7 @@ class Gate:
         challenge = "Bearer " + ", ".join(f'{key}="{value}"' for key, value in params)
         headers.append((b"www-authenticate", challenge.encode("latin-1", "replace")))
         headers.append((b"content-type", b"application/json"))
-        body: dict[str, Any] = {"error": code or "unauthorized", "error_description": str(error)}
+        body = {"error": code or "unauthorized", "error_description": str(error)}
         if isinstance(error, InsufficientScope):
             body["scope"] = scope
         return status, headers, orjson.dumps(body)

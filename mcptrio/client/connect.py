@@ -90,7 +90,7 @@ async def _handshake(client: Client, era: str | None) -> None:
 
 
 def _describe(client: Client, result: dict[str, Any]) -> None:
-    meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+    meta = given if isinstance(given := result.get("_meta"), dict) else {}
     info = result.get("serverInfo") or meta.get(META_SERVER_INFO)
     client.server_info = wire.structure(info, wire.Implementation) if isinstance(info, dict) else None
     client.server_capabilities = result.get("capabilities") or {}
@@ -163,10 +163,11 @@ async def _http(url: str, token: Token | None, headers: dict[str, str] | None) -
 def _bearer(httpx: Any, token: Token | None) -> Any:
     if token is None:
         return None
+    known: Token = token  # (the narrowing, for the class below)
 
-    class Bearer(httpx.Auth):  # type: ignore[misc]
+    class Bearer(httpx.Auth):  # type: ignore[misc]  # (httpx, imported when needed, is Any here)
         async def async_auth_flow(self, request: Any) -> Any:
-            value = token if isinstance(token, str) else await token()
+            value = known if isinstance(known, str) else await known()
             request.headers["authorization"] = f"Bearer {value}"
             yield request
 

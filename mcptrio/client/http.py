@@ -52,7 +52,7 @@ class HttpEnd:
         headers = {"content-type": "application/json", "accept": ACCEPT, **self.headers}
         if self.session_id is not None:
             headers["mcp-session-id"] = self.session_id
-        params = message.get("params") if isinstance(message, dict) else None
+        params: Any = message.get("params") if isinstance(message, dict) else None
         meta = params.get("_meta") if isinstance(params, dict) else None
         if isinstance(meta, dict) and META_VERSION in meta:
             method = message.get("method")
@@ -114,7 +114,7 @@ class HttpEnd:
             error = None
         if error is None:
             error = {"code": -32000, "message": f"HTTP {status}: {body[:200].decode(errors='replace')}"}
-        error = {**error, "data": {**(error.get("data") if isinstance(error.get("data"), dict) else {}),
+        error = {**error, "data": {**(data if isinstance(data := error.get("data"), dict) else {}),
                                    "httpStatus": status}}
         await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": error})
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, cast
 
 import orjson
 import trio
@@ -187,7 +187,7 @@ class Client:
             message = await self.response(method, params, **kwargs)
             if "error" in message:
                 raise McpError.from_dict(message["error"])
-            result = message["result"]
+            result: dict[str, Any] = message["result"]
             if follow_task and result.get("resultType") == "task":
                 return await self.follow_task(result, **kwargs)
             if not (resolve_input and result.get("resultType") == "input_required"):
@@ -210,7 +210,7 @@ class Client:
             task = await self.request("tasks/get", {"taskId": task_id}, follow_task=False, **kwargs)
             status = task["status"]
             if status == "completed":
-                return task["result"]
+                return cast("dict[str, Any]", task["result"])
             if status == "failed":
                 raise McpError.from_dict(task.get("error"), "the task failed")
             if status == "cancelled":

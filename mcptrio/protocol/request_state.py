@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import orjson
 
@@ -75,7 +75,7 @@ def unseal(keys: bytes | Sequence[bytes], state: Any, method: str, params: dict[
         raise errors.invalid_params("requestState belongs to a different request")
     if now > body["e"]:
         raise errors.invalid_params("requestState has expired; retry the request from the start")
-    return body["r"]
+    return cast("dict[str, Any]", body["r"])  # the responses seal() put there
 
 
 def _tampered() -> McpError:

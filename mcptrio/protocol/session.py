@@ -24,7 +24,7 @@ are never cross-wired; the runtime calls ``finished(id)`` when a worker is done.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, TypeGuard
 
 import attrs
 import orjson
@@ -118,7 +118,7 @@ class ServerIdentity:
         return info
 
 
-def _json_id(value: Any) -> bool:
+def _json_id(value: Any) -> TypeGuard[str | int]:
     return (isinstance(value, str) or isinstance(value, int)) and not isinstance(value, bool)
 
 
@@ -217,7 +217,7 @@ class ServerProtocol:
                 continue
             for event in self.receive_message(item):
                 if isinstance(event, Send):
-                    reply.replies.append(event.message)  # type: ignore[arg-type]
+                    reply.replies.append(event.message)  # type: ignore[arg-type]  # (one message: batches do not nest)
                 elif isinstance(event, Dispatch):
                     event.request.batch = reply
                     reply.pending += 1

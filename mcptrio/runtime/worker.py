@@ -150,7 +150,7 @@ class Dispatcher:
         try:
             with handle.scope:
                 responses = self._input_responses(request, input_state)
-                result = await session.host.handler(session, request, handle.deadline, responses)  # type: ignore[arg-type]
+                result = await session.host.handler(session, request, handle.deadline, responses)
                 return session.protocol.result_message(request, result)
         except InputRequired as needed:
             if request.method not in INPUT_REQUIRED_METHODS:

@@ -102,7 +102,8 @@ class RedisState:
                 requests = build(pipe)
             return [await request for request in requests]
 
-        return await self._do(run())
+        results: list[Any] = await self._do(run())
+        return results
 
     async def _do(self, command: Any) -> Any:
         """One command (or pipeline result); a broken link is StateUnavailable (retryable)."""

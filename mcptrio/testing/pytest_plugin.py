@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, cast
 
 import pytest
 import trio
@@ -60,7 +60,7 @@ def pytest_generate_tests(metafunc: Any) -> None:
 @pytest.fixture
 def mcp_setup(request: Any) -> tuple[str, str]:
     """(era, transport) of this run of an ``mcp_client`` test."""
-    return request.param
+    return cast("tuple[str, str]", request.param)
 
 
 def _plugin_names(request: Any) -> list[str]:

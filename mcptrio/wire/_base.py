@@ -35,7 +35,7 @@ def null_is_absent() -> Any:
 
 def wire_name(attribute: "attrs.Attribute[Any]") -> str:
     """The key that carries ``attribute`` on the wire."""
-    explicit = attribute.metadata.get(WIRE_NAME)
+    explicit: str | None = attribute.metadata.get(WIRE_NAME)
     if explicit is not None:
         return explicit
     if attribute.name == "meta":

@@ -138,7 +138,7 @@ def _list_factory(type_: Any) -> Callable[[Any, Any], list[Any]]:
 
 
 def _dict_factory(type_: Any) -> Callable[[Any, Any], dict[Any, Any]]:
-    structure_mapping = mapping_structure_factory(type_, converter)
+    structure_mapping: Callable[[Any, Any], dict[Any, Any]] = mapping_structure_factory(type_, converter)
 
     def structure_dict(value: Any, _: Any) -> dict[Any, Any]:
         if value.__class__ is not dict:
@@ -166,9 +166,14 @@ def _literal_factory(type_: Any) -> Callable[[Any, Any], Any]:
     return structure_literal
 
 
-converter.register_structure_hook_factory(lambda t: get_origin(t) is list, _list_factory)
-converter.register_structure_hook_factory(lambda t: get_origin(t) is dict, _dict_factory)
-converter.register_structure_hook_factory(lambda t: get_origin(t) is Literal, _literal_factory)
+def _origin_is(origin: Any) -> Callable[[Any], bool]:
+    """Is a type ``origin[...]``?  (A def: in a lambda passed straight to cattrs, mypy misreads get_origin.)"""
+    return lambda t: get_origin(t) is origin
+
+
+converter.register_structure_hook_factory(_origin_is(list), _list_factory)
+converter.register_structure_hook_factory(_origin_is(dict), _dict_factory)
+converter.register_structure_hook_factory(_origin_is(Literal), _literal_factory)
 converter.register_structure_hook_func(lambda t: t == JSONObject, _structure_json_object)
 converter.register_structure_hook_func(lambda t: t == ElicitValue, _structure_elicit_value)
 converter.register_unstructure_hook_func(lambda t: t == JSONObject, identity)
@@ -198,7 +203,7 @@ def _without_none(type_: Any) -> Any:
 
 def _structure_factory(cls: type) -> Callable[[Any, Any], Any]:
     attrs.resolve_types(cls)
-    overrides = {}
+    overrides: dict[str, Any] = {}  # (AttributeOverride: Any, or mypy matches ** to the bool parameters)
     known = set()
     for a in attrs.fields(cls):
         if a.name == "extra":
@@ -211,7 +216,8 @@ def _structure_factory(cls: type) -> Callable[[Any, Any], Any]:
         hook = converter.get_structure_hook(present) if present is not None else None
         overrides[a.name] = override(rename=key if key != a.name else None, struct_hook=hook)
     is_open = _is_open(cls)
-    generated = make_dict_structure_fn(cls, converter, _cattrs_forbid_extra_keys=not is_open, **overrides)
+    generated: Callable[[Mapping[str, Any], Any], Any] = make_dict_structure_fn(
+        cls, converter, _cattrs_forbid_extra_keys=not is_open, **overrides)
     known_keys = frozenset(known)
 
     def structure(value: Any, _: Any) -> Any:
@@ -228,7 +234,7 @@ def _structure_factory(cls: type) -> Callable[[Any, Any], Any]:
 
 def _unstructure_factory(cls: type) -> Callable[[Any], dict[str, Any]]:
     attrs.resolve_types(cls)
-    overrides = {}
+    overrides: dict[str, Any] = {}  # (as above)
     for a in attrs.fields(cls):
         if a.name == "extra":
             overrides[a.name] = override(omit=True)
@@ -240,7 +246,7 @@ def _unstructure_factory(cls: type) -> Callable[[Any], dict[str, Any]]:
         overrides[a.name] = override(
             rename=key if key != a.name else None, omit_if_default=a.default is None, unstruct_hook=hook
         )
-    generated = make_dict_unstructure_fn(cls, converter, **overrides)
+    generated: Callable[[Any], dict[str, Any]] = make_dict_unstructure_fn(cls, converter, **overrides)
     if not _is_open(cls):
         return generated
 
@@ -282,7 +288,7 @@ def _register_union(union: Any, choose: Callable[[dict[str, Any]], type]) -> Non
 
 def _register_tagged(union: Any, tag: str) -> None:
     """Structure ``union`` by the value of its ``tag`` key, the default of each member's ``tag``."""
-    members = {attrs.fields_dict(member)[tag].default: member for member in get_args(union)}
+    members: dict[Any, type] = {attrs.fields_dict(member)[tag].default: member for member in get_args(union)}
     expected = _one_of(tuple(members))
 
     def choose(value: dict[str, Any]) -> type:

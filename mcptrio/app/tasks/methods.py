@@ -16,7 +16,7 @@ unknown id gets.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 import trio
 
@@ -34,6 +34,13 @@ if TYPE_CHECKING:
 EXTENSION = "io.modelcontextprotocol/tasks"
 LEGACY_TASKS_SINCE = "2025-11-25"
 TASK_MODES = ("never", "optional", "required")
+
+
+class App(Protocol):
+    """What the tasks methods need of the App that serves them."""
+
+    tasks: TaskRunner
+    page_size: int
 
 
 def client_declares(ctx: Context) -> bool:
@@ -102,25 +109,25 @@ def _missing_extension() -> McpError:
                     {"requiredCapabilities": {"extensions": {EXTENSION: {}}}})
 
 
-def _runner(app: Any, ctx: Context) -> TaskRunner:
+def _runner(app: App, ctx: Context) -> TaskRunner:
     if ctx.era == "modern" and not client_declares(ctx):
         raise _missing_extension()
     return app.tasks
 
 
-async def tasks_get(app: Any, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_get(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     record = await _runner(app, ctx).find(params.get("taskId"), owner_of(ctx))
     return record.modern() if ctx.era == "modern" else record.legacy()
 
 
-async def tasks_update(app: Any, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_update(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     runner = _runner(app, ctx)
     record = await runner.find(params.get("taskId"), owner_of(ctx))
     await runner.update(record, params.get("inputResponses", {}))
     return {}
 
 
-async def tasks_cancel(app: Any, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_cancel(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     runner = _runner(app, ctx)
     record = await runner.find(params.get("taskId"), owner_of(ctx))
     if ctx.era == "modern":
@@ -132,7 +139,7 @@ async def tasks_cancel(app: Any, ctx: Context, params: dict[str, Any]) -> dict[s
     return record.legacy()
 
 
-async def tasks_result(app: Any, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_result(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     """2025-11-25: what the tool call would have answered, once the task has ended (blocks)."""
     runner = _runner(app, ctx)
     record = await runner.wait_done(await runner.find(params.get("taskId"), owner_of(ctx)))
@@ -146,7 +153,7 @@ async def tasks_result(app: Any, ctx: Context, params: dict[str, Any]) -> dict[s
     return result
 
 
-async def tasks_list(app: Any, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     """2025-11-25: the caller's own tasks (this session's, this principal's), oldest first."""
     from ..pagination import page
 

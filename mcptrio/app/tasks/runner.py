@@ -88,7 +88,8 @@ class TaskRunner:
 
     def _on_fanout(self, message: dict[str, Any]) -> None:
         kind = message.get("k")
-        live = self.live.get(message.get("id")) if kind in ("task-cancel", "task-update") else None
+        # (the ignore: a message without an id, None, finds no task)
+        live = self.live.get(message.get("id")) if kind in ("task-cancel", "task-update") else None  # type: ignore[arg-type]
         if live is None:
             return
         if kind == "task-cancel":

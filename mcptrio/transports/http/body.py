@@ -34,6 +34,7 @@ async def read_body(headers: dict[bytes, bytes], receive: Receive, sink: Sink, l
             if waited.cancelled_caught:
                 raise HttpError(408, errors.invalid_request(
                     f"Request Timeout: the body did not arrive within {timeout:g} s"))
+            assert message is not None  # (received: the scope was not cancelled)
         if message["type"] == "http.disconnect":
             raise HttpError(400, errors.invalid_request("client went away before sending the whole body"))
         body = message.get("body", b"")

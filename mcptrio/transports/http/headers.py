@@ -42,8 +42,8 @@ def check(headers: dict[bytes, bytes], message: dict[str, Any],
     """Raise a -32020 McpError unless the mirrored headers match the request body;
     ``header_params``: the called tool's mirrored arguments (``ToolSignature.header_params``)."""
     method = message.get("method")
-    params = message.get("params") if isinstance(message.get("params"), dict) else {}
-    meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+    params = given if isinstance(given := message.get("params"), dict) else {}
+    meta = given if isinstance(given := params.get("_meta"), dict) else {}
     body_version = meta.get("io.modelcontextprotocol/protocolVersion")
     header_version = headers.get(b"mcp-protocol-version")
     if header_version is None:
@@ -56,7 +56,7 @@ def check(headers: dict[bytes, bytes], message: dict[str, Any],
         raise mismatch("Mcp-Method header is required")
     if decode_value(header_method) != method:
         raise mismatch(f"Mcp-Method header value {header_method.decode('latin-1')!r} does not match body value {method!r}")
-    name_field = NAMED_METHODS.get(method)  # type: ignore[arg-type]
+    name_field = NAMED_METHODS.get(method)
     if name_field is not None:
         header_name = headers.get(b"mcp-name")
         if header_name is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, cast
 
 import trio
 from hypercorn.config import Config
@@ -17,6 +17,8 @@ from .authorization import resource_check
 from .config import HttpConfig
 
 if TYPE_CHECKING:
+    from hypercorn.typing import ASGIFramework  # (McpHttpApp is one, reading ASGI's TypedDicts as plain dicts)
+
     from ...app import App
 
 
@@ -75,7 +77,7 @@ async def _serve(app: App, host: str, port: int, http_config: HttpConfig, limits
 
     async with trio.open_nursery() as nursery:
         binds = await nursery.start(lambda task_status: hypercorn_serve(
-            asgi, hypercorn, shutdown_trigger=trigger, task_status=task_status, mode="asgi"))
+            cast("ASGIFramework", asgi), hypercorn, shutdown_trigger=trigger, task_status=task_status, mode="asgi"))
         url = f"{binds[0]}{http_config.path}"
         asgi.use_resource_url(url)
         task_status.started(url)

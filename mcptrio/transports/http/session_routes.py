@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import trio
 
@@ -38,6 +38,7 @@ class SessionRoutes:
     sessions: SessionTable
     _shutdown: trio.Event
     shutting_down: bool
+    _session_headers: Callable[[HttpSession], list[tuple[bytes, bytes]]]
 
 
     async def _session_for(self, headers: dict[bytes, bytes], sink: Sink) -> HttpSession:

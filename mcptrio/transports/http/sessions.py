@@ -136,7 +136,7 @@ class SessionTable:
     def touch(self, session: HttpSession) -> None:
         """The session was just used: its idle time starts again."""
         session.last_used = trio.current_time()
-        if session.session_id in self._sessions:
+        if session.session_id is not None and session.session_id in self._sessions:
             self._sessions.move_to_end(session.session_id)
 
     def remove(self, session_id: str) -> HttpSession | None:
