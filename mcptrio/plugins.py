@@ -8,6 +8,7 @@ composition is deterministic; any failure is a ``PluginError`` that names the pl
 from __future__ import annotations
 
 from importlib.metadata import EntryPoint, entry_points
+from typing import Any
 
 import attrs
 
@@ -61,12 +62,12 @@ def load(name: str) -> Registry:
     return plugin
 
 
-def build_app(names: list[str], *, prefixes: dict[str, str] | None = None, **app_options: object) -> App:
+def build_app(names: list[str], *, prefixes: dict[str, str] | None = None, **app_options: Any) -> App:
     """An App composed of the named plugins, in that order."""
     if not names:
         raise PluginError("no plugins named: pass --plugins a,b (see `mcptrio plugins`)")
     prefixes = prefixes or {}
-    app = App(**app_options)  # type: ignore[arg-type]
+    app = App(**app_options)
     for name in names:
         plugin = load(name)
         if not plugin.name:

@@ -24,9 +24,9 @@ def declared_scopes(registry: Registry, method: str, params: Any) -> frozenset[s
     if not isinstance(params, dict):
         return frozenset()
     if method == "tools/call":
-        entry: Any = registry.tools.get(params.get("name"))  # type: ignore[arg-type]
+        entry: Any = registry.tools.get(params.get("name"))  # type: ignore[arg-type]  # (no name: no entry)
     elif method == "prompts/get":
-        entry = registry.prompts.get(params.get("name"))  # type: ignore[arg-type]
+        entry = registry.prompts.get(params.get("name"))  # type: ignore[arg-type]  # (no name: no entry)
     elif method in ("resources/read", "resources/subscribe"):
         uri = params.get("uri")
         if not isinstance(uri, str):

@@ -72,7 +72,7 @@ def for_version(content: list[dict[str, Any]], version: str) -> list[dict[str, A
     """Content a client of ``version`` can parse: newer block types become a text block saying so."""
     out = []
     for block in content:
-        since = CONTENT_SINCE.get(block.get("type"))  # type: ignore[arg-type]
+        since = CONTENT_SINCE.get(block.get("type"))  # type: ignore[arg-type]  # (no type: None)
         if since is None or version >= since:
             out.append(block)
         elif block["type"] == "resource_link":
