@@ -16,26 +16,29 @@ setup_python() {
         -e . $(for p in plugins/*/ examples/plugin_package/; do printf -- '-e %s ' "$p"; done)
 }
 
-# Debian's redis-server and haproxy for the scale-out tests: installed as root when missing (CI),
-# else one line says what to install.  Held to bookworm's release series (7.0 and 2.6), which the
-# tests were written against.
+# Debian's redis-server and haproxy for the scale-out tests, and nginx for the reverse-proxy page of
+# the documentation: installed as root when missing (CI), else one line says what to install.  Held
+# to bookworm's release series (7.0, 2.6 and 1.22), which the tests were written against.
 debian_packages() {
     local missing=()
     command -v redis-server >/dev/null || missing+=(redis-server)
     command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
+    command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
     if [ ${#missing[@]} -gt 0 ]; then
         if [ "$(id -u)" != 0 ]; then
             echo "the tests need Debian's ${missing[*]}: run 'sudo apt-get install ${missing[*]}'" >&2
             exit 2
         fi
-        # (both named: one already present is left as it is)
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server haproxy >/dev/null 2>&1 || {
-            apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server haproxy >/dev/null
+        # (all named: one already present is left as it is)
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server haproxy nginx >/dev/null 2>&1 || {
+            apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server haproxy nginx >/dev/null
         }
     fi
     redis-server --version | grep -q ' v=7\.0\.' || { echo "redis-server 7.0.x expected: $(redis-server --version)" >&2; exit 2; }
     "$(command -v haproxy || echo /usr/sbin/haproxy)" -v | grep -q 'version 2\.6\.' || {
         echo "haproxy 2.6.x expected" >&2; exit 2; }
+    "$(command -v nginx || echo /usr/sbin/nginx)" -v 2>&1 | grep -q 'nginx/1\.22\.' || {
+        echo "nginx 1.22.x expected" >&2; exit 2; }
 }
 
 case "${1:-}" in
@@ -53,6 +56,8 @@ case "${1:-}" in
         npm ci --prefix conformance --no-audit --no-fund --loglevel=error
         # A real OAuth authorization server for the authorization tests (oidc-provider), pinned likewise.
         npm ci --prefix tests/auth/oidc --no-audit --no-fund --loglevel=error
+        # Mermaid for the documentation site's diagrams, served with the site (docs/hooks/mermaid_local.py).
+        npm ci --prefix docs/hooks --no-audit --no-fund --loglevel=error --ignore-scripts
         exec "$VENV/bin/python" -m pytest "$@"
         ;;
     *)

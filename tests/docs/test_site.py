@@ -86,3 +86,6 @@ def test_the_api_reference_documents_the_public_names(site: Path) -> None:
 def test_diagrams_are_mermaid(site: Path) -> None:
     html = (site / "concepts" / "architecture" / "index.html").read_text()
     assert html.count('class="mermaid"') >= 2
+    # served with the site (the test command installs the pinned copy), not fetched from a CDN
+    assert (site / "assets" / "javascripts" / "mermaid.min.js").stat().st_size > 1_000_000
+    assert 'src="../../assets/javascripts/mermaid.min.js"' in html
