@@ -32,6 +32,15 @@ def test_the_wheels_install_and_serve_without_the_checkout(tmp_path):
     wheel = next(dist.glob("mcptrio-*.whl"))
     listing = run(sys.executable, "-m", "zipfile", "-l", wheel).stdout
     assert "mcptrio/py.typed" in listing
+    assert "licenses/LICENSE" in listing
+    metadata = run(sys.executable, "-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); "
+                   "print(z.read(next(n for n in z.namelist() if n.endswith('.dist-info/METADATA'))).decode())",
+                   wheel).stdout
+    assert "License-Expression: MIT" in metadata
+    assert "Classifier: Framework :: Trio" in metadata and "Classifier: Typing :: Typed" in metadata
+    assert "Project-URL: Documentation, " in metadata and "Project-URL: Source, " in metadata
+    for extra in ("auth", "otel", "redis", "client", "dev", "docs"):
+        assert f"Provides-Extra: {extra}" in metadata, extra
 
     env_dir = tmp_path / "user"
     venv.create(env_dir, with_pip=True)
@@ -46,7 +55,9 @@ def test_the_wheels_install_and_serve_without_the_checkout(tmp_path):
     expected = f"mcptrio {version('mcptrio')}"
     assert run(mcptrio, "--version", cwd=tmp_path, env=clean).stdout.strip() == expected
     plugins = run(mcptrio, "plugins", cwd=tmp_path, env=clean).stdout
-    assert {line.split()[0] for line in plugins.splitlines()} >= {"bench", "everything", "filesystem"}
+    listed = {line.split()[0]: line.split()[1:3] for line in plugins.splitlines()}
+    assert listed.keys() >= {"bench", "everything", "filesystem"}
+    assert listed["everything"] == ["mcptrio-everything", version("mcptrio-everything")]  # distribution, version
     discover = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": "smoke", "version": "1"}}}}
