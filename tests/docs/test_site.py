@@ -14,6 +14,7 @@ import pytest
 from mcptrio.cli import make_parser
 
 from .page_runner import ROOT
+from .test_snippets import SITE_PAGES
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,7 @@ def test_every_page_of_the_nav_is_built(site: Path) -> None:
     for page in listed:
         built = site / (page[:-3] + "/index.html" if page != "index.md" else "index.html")
         assert built.exists(), page
-    on_disk = {str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")}
+    on_disk = {str(p.relative_to(ROOT / "docs")) for p in SITE_PAGES}
     assert on_disk == set(listed), "every page is in the nav, and every nav entry is a page"
 
 

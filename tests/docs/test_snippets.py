@@ -13,7 +13,8 @@ import pytest
 from .page_runner import ROOT, PageRun, SnippetFailed
 from .snippets import PYTHON, SHELL, SnippetError, parse, parse_page
 
-PAGES = sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]
+SITE_PAGES = sorted(p for p in (ROOT / "docs").rglob("*.md") if "hooks" not in p.relative_to(ROOT / "docs").parts)
+PAGES = SITE_PAGES + [ROOT / "README.md"]
 
 
 def _id(page: Path) -> str:
