@@ -34,7 +34,14 @@ REQUIRED_CAPABILITY = {
 
 
 class Context:
-    """Per-request handle passed to handlers; see the module docstring."""
+    """What a handler knows of its request and can do for it.
+
+    A tool, resource or prompt function gets one by declaring a parameter annotated ``Context``
+    (any name); it is not part of the tool's schema.  Through it the handler reports progress,
+    logs to the client, asks the client for input (elicitation, sampling, roots: in a legacy
+    session as server-to-client requests, in the 2026-07-28 era by multi round-trip), and reads
+    the request's deadline, era, client and principal.
+    """
 
     def __init__(self, session: Session, request: IncomingRequest, deadline: float,
                  input_responses: dict[str, Any] | None = None, app: Any = None) -> None:
