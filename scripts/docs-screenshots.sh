@@ -6,8 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(realpath -m "${1:?usage: docs-screenshots.sh OUT_DIR [PAGE ...]}")
 shift
-
-[ $# -gt 0 ] || pages=("" guides/middleware/ concepts/architecture/)
+if [ $# -gt 0 ]; then pages=("$@"); else pages=("" guides/middleware/ concepts/architecture/); fi
 command -v chromium >/dev/null || { echo "needs Debian's chromium: apt-get install chromium" >&2; exit 2; }
 mkdir -p "$out"
 site=$(mktemp -d)

@@ -252,6 +252,7 @@ class Registry:
         runs, or, with ``input_first``, when it calls ``await ctx.start_task()`` (input it asked
         for before, by multi round-trip, is gathered in the request; the handler then runs again
         from the top in the task, where those answers are returned as they were)."""
+        _check_called(name, "tool")
         declared = _scopes(scopes)
         if task not in ("never", "optional", "required"):
             raise ValueError(f'task must be "never", "optional" or "required", not {task!r}')
@@ -276,6 +277,7 @@ class Registry:
                  complete: dict[str, Handler] | None = None, scopes: Iterable[str] = ()) -> Callable[[HandlerT], HandlerT]:
         """Register a resource; a URI with ``{variables}`` makes it a resource template.  ``scopes``:
         the OAuth scopes a token needs to read it."""
+        _check_called(uri, "resource", "a URI")
         declared = _scopes(scopes)
 
         def register(fn: HandlerT) -> HandlerT:
@@ -301,6 +303,7 @@ class Registry:
                complete: dict[str, Handler] | None = None, scopes: Iterable[str] = ()) -> Callable[[HandlerT], HandlerT]:
         """Register a prompt; its parameters are the prompt's arguments (``arguments`` describes them).
         ``scopes``: the OAuth scopes a token needs to get it."""
+        _check_called(name, "prompt")
         declared = _scopes(scopes)
 
         def register(fn: HandlerT) -> HandlerT:
@@ -318,6 +321,15 @@ class Registry:
         if key in table:
             raise ValueError(f"{kind} {key!r} is registered twice")
         table[key] = entry
+
+
+def _check_called(first: object, kind: str, what: str = "a name") -> None:
+    """``@plugin.tool`` without parentheses hands the function itself to the decorator factory:
+    say so at once, instead of registering nothing."""
+    if first is not None and not isinstance(first, str):
+        shown = getattr(first, "__name__", repr(first))
+        raise TypeError(f"@{kind}: write @plugin.{kind}({'' if kind != 'resource' else 'URI'}) with parentheses "
+                        f"(got {shown!r} where {what} goes)")
 
 
 def _scopes(scopes: Iterable[str]) -> frozenset[str]:

@@ -311,3 +311,15 @@ async def test_context_is_injected_and_not_in_the_schema():
         assert text_of(await client.call_tool("whoami", {"shout": True})) == "legacy:2025-11-25:MCPTRIO-TESTING"
     async with open_client(app, era="modern") as client:
         assert text_of(await client.call_tool("whoami")) == "modern:2026-07-28:mcptrio-testing"
+
+
+@pytest.mark.parametrize("kind", ["tool", "prompt", "resource"])
+def test_a_decorator_used_without_parentheses_says_so(kind):
+    plugin = mcptrio.Registry("p")
+
+    async def handler() -> str:
+        return ""
+
+    with pytest.raises(TypeError, match=rf"write @plugin\.{kind}\((URI)?\) with parentheses \(got 'handler'"):
+        getattr(plugin, kind)(handler)
+    assert not plugin.tools and not plugin.prompts and not plugin.resources
