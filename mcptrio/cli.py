@@ -30,7 +30,7 @@ SERVE_KEYS = {"plugins", "transport", "host", "port", "path", "prefixes", "name"
               "rate_limit", "rate_burst", "max_tool_calls", "tool_call_wait", "auth",
               "log_level", "log_format", "access_log", "drain_timeout", "state", "workers", "orphan_timeout",
               "stateless_only", "max_requests",
-              "limits", "legacy_sse", "allowed_hosts", "allowed_origins", "response_mode"}
+              "limits", "legacy_sse", "allowed_hosts", "allowed_origins", "trusted_proxies", "response_mode"}
 RESPONSE_MODES = ("auto", "json", "sse")
 LIMIT_KEYS = {field.name for field in attrs.fields(SessionLimits)}
 
@@ -68,6 +68,9 @@ def make_parser() -> argparse.ArgumentParser:
                        help="also accept this Host/Origin name (loopback names always are; repeatable)")
     serve.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN",
                        help="also accept this exact Origin, e.g. https://app.example (repeatable)")
+    serve.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS",
+                       help="a reverse proxy (address or network, e.g. 10.0.0.0/8) whose X-Forwarded-For names "
+                            "the client, for logs and rate limits (repeatable)")
     serve.add_argument("--response-mode", choices=RESPONSE_MODES,
                        help="http: answer as JSON when possible (auto, default), always JSON, or always SSE")
     serve.add_argument("--prefix", action="append", default=[], metavar="PLUGIN=PREFIX",
@@ -201,11 +204,23 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
         "legacy_sse": bool(args.legacy_sse if args.legacy_sse is not None else config.get("legacy_sse", False)),
         "allowed_hosts": tuple(config.get("allowed_hosts", [])) + tuple(args.allowed_host),
         "allowed_origins": tuple(config.get("allowed_origins", [])) + tuple(args.allowed_origin),
+        "trusted_proxies": _networks(tuple(config.get("trusted_proxies", [])) + tuple(args.trusted_proxy)),
         "response_mode": args.response_mode or config.get("response_mode", "auto"),
         "log_level": args.log_level or config.get("log_level", "info"),
         "log_format": args.log_format or config.get("log_format", "text"),
         **scale_out(args, config),
     }
+
+
+def _networks(specs: tuple[str, ...]) -> tuple[str, ...]:
+    if specs:  # (http/ws only: stdio start-up imports nothing of HTTP)
+        from .transports.http.forwarded import parse_networks
+
+        try:
+            parse_networks(specs)
+        except ValueError as exc:
+            raise UsageError(f"--trusted-proxy: {exc}") from None
+    return specs
 
 
 def scale_out(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any]:

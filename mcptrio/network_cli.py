@@ -27,6 +27,7 @@ def serve(app: App, options: dict[str, Any], argv: list[str]) -> int:
     config = HttpConfig(path=path, legacy_sse=options["legacy_sse"], response_mode=options["response_mode"],
                         allowed_hosts=allowed_hosts(host, options["allowed_hosts"]),
                         allowed_origins=tuple(options["allowed_origins"]), orphan_timeout=options["orphan_timeout"],
+                        trusted_proxies=tuple(options["trusted_proxies"]),
                         legacy_sessions=not options["stateless_only"], max_requests=options["max_requests"])
     extra: dict[str, Any] = {"state": options["state"]}
     if options["transport"] == "http":

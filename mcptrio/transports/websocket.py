@@ -23,6 +23,7 @@ from ..auth.errors import AuthError
 from ..auth.gate import Gate
 from .http import security
 from .http.authorization import expiry_deadline, resource_check
+from .http import forwarded
 from .http.config import HttpConfig
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
         return
     limits = limits or app.limits
     config = config or HttpConfig(path=path)
+    proxies = forwarded.parse_networks(config.trusted_proxies)
     shutdown = trio.Event()
     live: set[Session] = set()
     all_ended = trio.Event()
@@ -101,7 +103,8 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
         session = Session(app, WebSocketMessageStream(connection), limits, transport="websocket")
         session.principal = principal
         remote = connection.remote  # an Endpoint (address, port), or a string for other streams
-        session.client_address = str(remote.address) if hasattr(remote, "address") else None
+        peer = str(remote.address) if hasattr(remote, "address") else None
+        session.client_address = forwarded.client_address(peer, headers.get(b"x-forwarded-for"), proxies)
         live.add(session)
         ending = trio.Event()  # the server's shutdown, or the token's expiry: the session drains
         try:

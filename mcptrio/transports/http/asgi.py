@@ -25,7 +25,7 @@ from ...protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
 from ...runtime.limits import SessionLimits
 from ...runtime.worker import SHUTDOWN
 from ...state import StateUnavailable
-from . import authorization, health, security, shared_sessions
+from . import authorization, forwarded, health, security, shared_sessions
 from . import headers as mcp_headers
 from .config import HttpConfig
 from .body import read_body
@@ -50,6 +50,7 @@ class McpHttpApp(SessionRoutes):
         self.config = config or HttpConfig()
         self.limits = limits or app.limits
         self.sessions = SessionTable(self.config)
+        self._proxies = forwarded.parse_networks(self.config.trusted_proxies)
         self.watchers = Watchers(self.config)
         self.active: set[HttpSession] = set()  # cores with requests in flight (modern and legacy)
         self.requests_in_flight = 0
@@ -86,7 +87,8 @@ class McpHttpApp(SessionRoutes):
         headers = dict(scope["headers"])
         sink = Sink(send)
         client = scope.get("client")
-        sink.client_address = client[0] if client else None
+        sink.client_address = forwarded.client_address(client[0] if client else None,
+                                                       headers.get(b"x-forwarded-for"), self._proxies)
         sink.unread_body = (headers.get(b"content-length", b"0") not in (b"0", b"")
                             or b"transfer-encoding" in headers)
         try:

@@ -6,6 +6,8 @@ from typing import Iterable
 
 import attrs
 
+from .forwarded import parse_networks
+
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
@@ -22,6 +24,8 @@ class HttpConfig:
     allowed_hosts: tuple[str, ...] = attrs.field(default=LOOPBACK_HOSTS, converter=_hosts)
     # Full origins ("https://app.example") allowed besides those whose host is in allowed_hosts.
     allowed_origins: tuple[str, ...] = ()
+    # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client (forwarded.py).
+    trusted_proxies: tuple[str, ...] = attrs.field(default=(), converter=_hosts)
     # "auto": JSON unless the request needs a stream (notifications, server requests, a long wait);
     # "json": always a single JSON body; "sse": always an event stream.
     response_mode: str = "auto"
@@ -57,6 +61,7 @@ class HttpConfig:
     ready_path: str | None = "/readyz"  # 200 when ready, 503 while draining (None: not served)
 
     def __attrs_post_init__(self) -> None:
+        parse_networks(self.trusted_proxies)  # a bad one is a ValueError naming it, here
         mcp = self.path.rstrip("/")
         for probe in (self.health_path, self.ready_path):
             if probe is not None and (not probe.startswith("/") or probe.rstrip("/") == mcp):
