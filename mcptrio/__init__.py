@@ -3,7 +3,7 @@
 import functools
 from typing import TYPE_CHECKING
 
-from .app import App, Context, Notification, Param, Registry, Request, ToolError
+from .app import App, Context, LifespanError, Notification, Param, Registry, Request, ToolError
 from .protocol.errors import McpError
 from .runtime.limits import SessionLimits
 from .serve import serve_stdio, serve_stream, wait_for_signals
@@ -27,7 +27,7 @@ def _version() -> str:
         return "0+unknown"
 
 
-__all__ = ["App", "content", "Context", "McpError", "Notification", "Param", "Registry", "Request", "SessionLimits",
+__all__ = ["App", "content", "Context", "LifespanError", "McpError", "Notification", "Param", "Registry", "Request", "SessionLimits",
            "ToolError", "serve_http", "serve_stdio", "serve_stream", "serve_websocket", "wait_for_signals"]
 
 

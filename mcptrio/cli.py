@@ -20,6 +20,7 @@ import trio
 from . import auth_options, logs, plugins
 from .groups import first
 from .app.admission import RateLimit
+from .app.lifespan import LifespanError
 from .runtime.limits import SessionLimits
 from .serve import ServeError, serve_stdio, wait_for_signals
 
@@ -330,10 +331,10 @@ def serve(args: argparse.Namespace) -> int:
         failure: BaseException | None = None
         try:
             trio.run(_stdio, app, options)
-        except* plugins.PluginError as group:  # (--reload without watchfiles, say)
+        except* (plugins.PluginError, LifespanError) as group:  # (--reload without watchfiles, say)
             failure = first(group)
         if failure is not None:
-            raise failure
+            raise ServeError(str(failure)) if isinstance(failure, LifespanError) else failure
         # What is written after serving (exit hooks: an OpenTelemetry exporter's last flush, say)
         # must not reach the client as if it were a message: stdout stays on stderr until exit.
         sys.stdout.flush()

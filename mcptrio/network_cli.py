@@ -8,7 +8,7 @@ from typing import Any
 
 import trio
 
-from .app import App
+from .app import App, LifespanError
 from .groups import first
 from .plugins import PluginError
 from .serve import ServeError, wait_for_signals
@@ -60,7 +60,7 @@ def serve(app: App, options: dict[str, Any], argv: list[str]) -> int:
     failure: BaseException | None = None
     try:
         trio.run(main)
-    except* (StateUnavailable, PluginError) as group:  # (a bare one too)
+    except* (StateUnavailable, PluginError, LifespanError) as group:  # (a bare one too)
         failure = first(group)
     if failure is not None:
         raise ServeError(str(failure))

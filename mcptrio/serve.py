@@ -40,7 +40,7 @@ async def serve_stream(app: App, stream: MessageStream, *, limits: SessionLimits
     names what carries it (``stdio``, ``memory``, ...) for logs and telemetry."""
     session = Session(app, stream, limits, transport=transport)
     shutdown = trio.Event()
-    async with trio.open_nursery() as nursery:
+    async with app.running(), trio.open_nursery() as nursery:
         if shutdown_trigger is not None:
             async def watch() -> None:
                 await shutdown_trigger()

@@ -7,9 +7,10 @@ handlers, content and pagination, and the middleware pipeline that wraps them.
 from .app import App, Notification, SessionHooks
 from .context import Context
 from .errors import ToolError
+from .lifespan import LifespanError
 from .middleware import Middleware, Request
 from .registry import Registry
 from .signature import Param
 
-__all__ = ["App", "Context", "Middleware", "Notification", "Param", "Registry", "Request", "SessionHooks",
-           "ToolError"]
+__all__ = ["App", "Context", "LifespanError", "Middleware", "Notification", "Param", "Registry", "Request",
+           "SessionHooks", "ToolError"]

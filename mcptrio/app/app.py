@@ -9,14 +9,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
 import attrs
 
 from ..protocol.session import ServerIdentity
 from ..protocol.versions import at_least
 from ..runtime.limits import SessionLimits
-from . import pipeline
+from . import lifespan, pipeline
 from ..auth import AuthConfig, ScopePolicy
 from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
@@ -105,6 +105,8 @@ class App(Registry):
         self.shared: RedisState | None = None  # the state shared with other processes, when there is one
         self.audience = Audience()
         self.plugins: list[str] = []
+        self.state: dict[str, Any] = {}  # what lifespans set up for handlers: ctx.app.state[...]
+        self._lifespan_running = False
         self.session_hooks: list[SessionHooks] = []
         self._builtin: list[tuple[int, Middleware]] = []
         self._handler: RequestHandler | None = None
@@ -216,6 +218,20 @@ class App(Registry):
 
     # -- composition ----------------------------------------------------------------------
 
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Run the lifespans of the app and its plugins around the block (``serve_*`` do this
+        themselves); inside one, a nested ``running()`` (another ``serve_*``) runs nothing more."""
+        if self._lifespan_running:
+            yield
+            return
+        self._lifespan_running = True
+        try:
+            async with lifespan.run(self, self.lifespans):
+                yield
+        finally:
+            self._lifespan_running = False
+
     def include(self, plugin: Registry, *, prefix: str | None = None) -> None:
         """Add a plugin's handlers; a clash names both owners, ``prefix`` renames tools and prompts."""
         owner = plugin.name or "plugin"
@@ -242,6 +258,7 @@ class App(Registry):
         for table, new, _ in staged:
             table.update(new)
         self.middleware.extend(plugin.middleware)
+        self.lifespans.extend(plugin.lifespans)
         for method, hooks in plugin.notification_hooks.items():
             self.notification_hooks.setdefault(method, []).extend(hooks)
         self._handler = None

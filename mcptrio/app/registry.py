@@ -14,7 +14,9 @@ from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
 import attrs
 
+from . import lifespan
 from .context import Context
+from .lifespan import Lifespan
 from .signature import ToolSignature
 
 Handler = Callable[..., Awaitable[Any]]
@@ -25,6 +27,7 @@ NotificationHook = Callable[[Any], None]
 # The decorators return what they are given: a decorated function keeps its own type.
 HandlerT = TypeVar("HandlerT", bound=Handler)
 HookT = TypeVar("HookT", bound=NotificationHook)
+LifespanT = TypeVar("LifespanT", bound=Lifespan)
 
 # Return types that are content, not structured output: a tool returning ``str`` is a text tool.
 TEXT_RESULT_TYPES: tuple[type, ...] = (str,)
@@ -216,6 +219,7 @@ class Registry:
         self.prompts: dict[str, PromptEntry] = {}
         self.middleware: list[Middleware] = []
         self.notification_hooks: dict[str, list[NotificationHook]] = {}
+        self.lifespans: list[Lifespan] = []
 
     def use(self, middleware: Middleware) -> Middleware:
         """Add a middleware ``async def mw(request, call_next)`` around every request (also a
@@ -224,6 +228,13 @@ class Registry:
             raise TypeError(f"middleware must be an async callable (request, call_next), not {middleware!r}")
         self.middleware.append(middleware)
         return middleware
+
+    def lifespan(self, fn: LifespanT) -> LifespanT:
+        """Register ``async def fn(app): ...; yield; ...``: set up before the server serves, taken
+        down after it has drained (a decorator; see ``mcptrio.app.lifespan``)."""
+        lifespan.check(fn)
+        self.lifespans.append(fn)
+        return fn
 
     def on_notification(self, method: str) -> Callable[[HookT], HookT]:
         """Register ``def hook(notification)`` for a client notification such as

@@ -122,7 +122,7 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
     gate: Gate | None = None
     if app.auth is not None:
         resource_check(app.auth, host)
-    async with trio.open_nursery() as nursery:
+    async with app.running(), trio.open_nursery() as nursery:
         server = await nursery.start(lambda task_status: ws_serve(
             handler, host, port, None, max_message_size=limits.max_message_size,
             handler_nursery=nursery, task_status=task_status))

@@ -54,7 +54,7 @@ async def serve_http(app: App, *, host: str = "127.0.0.1", port: int = 8000, pat
     http_config = config or HttpConfig(path=path)
     if app.auth is not None:
         resource_check(app.auth, host)
-    async with shared_state(app, state, http_config):
+    async with shared_state(app, state, http_config), app.running():
         await _serve(app, host, port, http_config, limits, shutdown_trigger, fd, task_status)
 
 
