@@ -73,7 +73,7 @@ class PageRun:
         suite_site = sysconfig.get_path("purelib")
         (site / "_suite.pth").write_text(f"import site; site.addsitedir({suite_site!r})\n")
         bin_dir = venv / "bin"
-        for name, entry in (("mcptrio", "mcptrio.cli:main"), ("pytest", "pytest:console_main"),
+        for name, entry in (("mcptrio", "mcptrio.cli:main"), ("pytest", "pytest:main"),
                             ("pip", "pip._internal.cli.main:main")):
             module, function = entry.split(":")
             script = bin_dir / name
