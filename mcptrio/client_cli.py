@@ -18,6 +18,7 @@ import trio
 from . import wire
 from .groups import first
 from .protocol.errors import McpError
+from .protocol.session import LOG_LEVELS
 
 LISTS = ("tools", "resources", "templates", "prompts")
 URL_SCHEMES = ("http://", "https://", "ws://", "wss://")
@@ -43,6 +44,10 @@ def add_commands(commands: Any) -> None:
         parser.add_argument("--plugins", metavar="A,B", help="serve these installed plugins in this process")
         parser.add_argument("--era", choices=("legacy", "modern"), help="default: ask with server/discover")
         parser.add_argument("--token", help="a bearer token for a protected server")
+        parser.add_argument("--cacert", metavar="FILE", help="trust the CA certificates in FILE for https:// and "
+                            "wss:// (default: SSL_CERT_FILE / SSL_CERT_DIR if set, else the usual CAs)")
+        parser.add_argument("--log-level", default="info", choices=LOG_LEVELS, metavar="LEVEL", help="the least severe log message the server "
+                            "should send: debug, info, notice, warning, error, ... (default: info; none with --json)")
         parser.add_argument("--json", action="store_true", help="machine-readable output")
         if name == "call":
             parser.add_argument("--args", dest="json_args", metavar="JSON", help="all arguments as one JSON object")
@@ -71,6 +76,14 @@ def _words(args: argparse.Namespace) -> None:
     if words and args.command not in ("call", "prompt"):
         raise ClientUsageError(f"unexpected arguments: {' '.join(words)}")
     args.arguments = words
+    args.verify = True
+    if args.cacert is not None:
+        from .client.tls import ssl_context
+
+        try:
+            args.verify = ssl_context(args.cacert)
+        except ValueError as exc:
+            raise ClientUsageError(f"--cacert: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -104,7 +117,8 @@ async def _run(args: argparse.Namespace) -> int:
     else:
         target = args.target or args.stdio
     out = Output(args.json)
-    async with connect(target, era=args.era, token=args.token, elicitation=out.elicit) as client:
+    async with connect(target, era=args.era, token=args.token, elicitation=out.elicit, verify=args.verify,
+                       log_level=None if args.json else args.log_level) as client:
         client.raw.on_notification.append(out.notification)
         return await COMMANDS[args.command](client, args, out)
 

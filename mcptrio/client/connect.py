@@ -4,23 +4,27 @@ from __future__ import annotations
 
 import contextlib
 import shlex
+import ssl
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Sequence
+from urllib.parse import urlsplit
 
 import trio
 
 from .. import wire
 from ..groups import leaves
 from ..protocol.errors import McpError
-from ..protocol.session import META_SERVER_INFO
+from ..protocol.session import LOG_LEVELS, META_SERVER_INFO
 from ..protocol.versions import LATEST_LEGACY, LATEST_MODERN
 from .raw import Client as RawClient
-from .session import Answer, Client
+from .session import TASKS_EXTENSION, Answer, Client
+from .tls import Verify, failure_reason, ssl_context
 
 if TYPE_CHECKING:
     from ..app import App
 
 Token = str | Callable[[], Awaitable[str]]
 CLIENT_INFO = {"name": "mcptrio", "version": "0"}
+CONNECT_TIMEOUT = 30.0  # seconds for a connection (and a WebSocket's handshake), as httpx's connect timeout
 
 
 @contextlib.asynccontextmanager
@@ -28,7 +32,8 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
                   elicitation: Answer | None = None, sampling: Answer | None = None,
                   roots: Answer | None = None, token: Token | None = None,
                   headers: dict[str, str] | None = None,
-                  client_info: dict[str, Any] | None = None) -> AsyncIterator[Client]:
+                  client_info: dict[str, Any] | None = None, tasks: bool | None = None,
+                  log_level: str | None = None, verify: Verify = True) -> AsyncIterator[Client]:
     """Connect to an MCP server and yield a ready ``Client``.
 
     ``target``: an ``http(s)://`` or ``ws(s)://`` URL, a command line (a list, or a string split
@@ -38,9 +43,19 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
     ``elicitation``, ``sampling``, ``roots``: async callables answering what the server asks
     (``params`` in, a result out); the client declares exactly those capabilities.
     ``token``: a bearer token, or an async callable returning one (asked before every request).
+    ``tasks``: run task tools as tasks, followed to their end by ``call_tool``: True, every tool
+    that can; None (default), only those that must; False, none (see ``Client``).
+    ``log_level``: the least severe log message the server should send (``"debug"`` …
+    ``"emergency"``): ``logging/setLevel`` in a legacy session, each request's
+    ``_meta`` in the 2026-07-28 era (whose server sends none unless asked).
+    ``verify``: which TLS certificates ``https://`` and ``wss://`` trust: an ``ssl.SSLContext``,
+    a CA file (or directory), False for none; True (default) honours ``SSL_CERT_FILE`` and
+    ``SSL_CERT_DIR`` (see ``mcptrio.client.tls.ssl_context``).
     """
     if era not in (None, "legacy", "modern"):
         raise ValueError(f"era must be 'legacy', 'modern' or None, got {era!r}")
+    if log_level is not None and log_level not in LOG_LEVELS:
+        raise ValueError(f"log_level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     handlers = {method: answer for method, answer in (("elicitation/create", elicitation),
                                                       ("sampling/createMessage", sampling),
                                                       ("roots/list", roots)) if answer is not None}
@@ -52,13 +67,14 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
     if roots is not None:
         capabilities["roots"] = {}
     try:
-        async with _end(target, token, headers) as end:
+        async with _end(target, token, headers, verify) as end:
             raw = RawClient(end, era=era or "modern", capabilities=capabilities, handlers=handlers,
                             client_info=client_info or CLIENT_INFO, cancel_when_cancelled=True)
             async with trio.open_nursery() as nursery:
                 await nursery.start(raw.run)
-                client = Client(raw)
+                client = Client(raw, tasks=tasks)
                 await _handshake(client, era)
+                await _after_handshake(client, log_level)
                 try:
                     yield client
                 finally:
@@ -89,6 +105,20 @@ async def _handshake(client: Client, era: str | None) -> None:
     _describe(client, await raw.initialize())
 
 
+async def _after_handshake(client: Client, log_level: str | None) -> None:
+    raw = client.raw
+    if raw.era == "modern":
+        raw.log_level = log_level
+        if client.tasks:  # (every request: the tasks/* methods must declare it too)
+            raw.capabilities["extensions"] = {**(raw.capabilities.get("extensions") or {}), TASKS_EXTENSION: {}}
+        return
+    open_stream = getattr(raw.end, "open_stream", None)
+    if open_stream is not None:  # HTTP: the session's GET stream (a task's questions come on it)
+        await open_stream()
+    if log_level is not None and "logging" in client.server_capabilities:
+        await raw.request("logging/setLevel", {"level": log_level})
+
+
 def _describe(client: Client, result: dict[str, Any]) -> None:
     meta = given if isinstance(given := result.get("_meta"), dict) else {}
     info = result.get("serverInfo") or meta.get(META_SERVER_INFO)
@@ -100,17 +130,18 @@ def _describe(client: Client, result: dict[str, Any]) -> None:
 
 
 @contextlib.asynccontextmanager
-async def _end(target: Any, token: Token | None, headers: dict[str, str] | None) -> AsyncIterator[Any]:
+async def _end(target: Any, token: Token | None, headers: dict[str, str] | None,
+               verify: Verify) -> AsyncIterator[Any]:
     from ..app import App
 
     if isinstance(target, App):
         async with _in_process(target) as end:
             yield end
     elif isinstance(target, str) and target.startswith(("http://", "https://")):
-        async with _http(target, token, headers) as end:
+        async with _http(target, token, headers, ssl_context(verify)) as end:
             yield end
     elif isinstance(target, str) and target.startswith(("ws://", "wss://")):
-        async with _websocket(target, token, headers) as end:
+        async with _websocket(target, token, headers, ssl_context(verify)) as end:
             yield end
     else:
         from .process import process_end
@@ -142,14 +173,16 @@ async def _in_process(app: App) -> AsyncIterator[Any]:
 
 
 @contextlib.asynccontextmanager
-async def _http(url: str, token: Token | None, headers: dict[str, str] | None) -> AsyncIterator[Any]:
+async def _http(url: str, token: Token | None, headers: dict[str, str] | None,
+                context: ssl.SSLContext) -> AsyncIterator[Any]:
     try:
         import httpx
     except ImportError:
         raise ImportError("connecting over HTTP needs httpx: pip install 'mcptrio[client]'") from None
     from .http import HttpEnd
 
-    async with httpx.AsyncClient(timeout=httpx.Timeout(30.0, read=None), trust_env=False,
+    # (trust_env off: no proxies or .netrc from the environment; SSL_CERT_FILE is in the context)
+    async with httpx.AsyncClient(timeout=httpx.Timeout(CONNECT_TIMEOUT, read=None), trust_env=False, verify=context,
                                  auth=_bearer(httpx, token)) as http, trio.open_nursery() as nursery:
         end = HttpEnd(url, http, nursery, headers)
         try:
@@ -195,12 +228,74 @@ class _WebSocketEnd:
 
 
 @contextlib.asynccontextmanager
-async def _websocket(url: str, token: Token | None, headers: dict[str, str] | None) -> AsyncIterator[Any]:
-    from trio_websocket import open_websocket_url
+async def _websocket(url: str, token: Token | None, headers: dict[str, str] | None,
+                     context: ssl.SSLContext) -> AsyncIterator[Any]:
+    """A WebSocket connection whose TCP and TLS handshakes are done here, before trio-websocket
+    gets the stream: its own TLS handshake runs late, in its reader task, and a failure there
+    (an untrusted certificate) left it waiting for its 60 s connect timeout, saying nothing why
+    (trio-websocket issue 199).  Here it fails at once and says what was wrong."""
+    from trio_websocket import HandshakeError, wrap_client_stream
 
+    parts = urlsplit(url)
+    host, secure = parts.hostname or "", parts.scheme == "wss"
+    port = parts.port or (443 if secure else 80)
+    address = f"[{host}]" if ":" in host else host
+    host_header = address if parts.port is None else f"{address}:{port}"
+    resource = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     extra = [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
     if token is not None:
         value = token if isinstance(token, str) else await token()
         extra.append((b"authorization", f"Bearer {value}".encode()))
-    async with open_websocket_url(url, subprotocols=["mcp"], extra_headers=extra) as connection:
-        yield _WebSocketEnd(connection)
+    stream = await _connected(url, host, port, context if secure else None)
+    try:
+        async with trio.open_nursery() as nursery:
+            with trio.move_on_after(CONNECT_TIMEOUT) as upgrading:
+                connection = await wrap_client_stream(nursery, stream, host_header, resource,
+                                                      subprotocols=["mcp"], extra_headers=extra)
+            if upgrading.cancelled_caught:
+                raise ConnectionError(f"{url}: no answer to the WebSocket handshake within {CONNECT_TIMEOUT:g} s")
+            try:
+                yield _WebSocketEnd(connection)
+            finally:
+                with trio.CancelScope(shield=True), trio.move_on_after(5):
+                    await connection.aclose()
+                nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:  # the reader task's refusal (HTTP 401 on the upgrade, say)
+        found = leaves(group)
+        refused = [exc for exc in found if isinstance(exc, HandshakeError)]
+        if len(found) == 1 and refused:
+            raise ConnectionError(f"{url}: {_refusal(refused[0])}") from refused[0]
+        raise
+    finally:
+        await trio.aclose_forcefully(stream)  # (closed already, unless the handshake failed)
+
+
+async def _connected(url: str, host: str, port: int,
+                     context: ssl.SSLContext | None) -> trio.SocketStream | trio.SSLStream[trio.SocketStream]:
+    """A TCP connection, with its TLS handshake done when ``context`` is given; ConnectionError
+    (what went wrong, in a line) when it fails or takes longer than CONNECT_TIMEOUT."""
+    stream: trio.SocketStream | trio.SSLStream[trio.SocketStream] | None = None
+    try:
+        with trio.fail_after(CONNECT_TIMEOUT):
+            tcp = await trio.open_tcp_stream(host, port)
+            stream = tcp
+            if context is not None:
+                stream = trio.SSLStream(tcp, context, server_hostname=host, https_compatible=True)
+                await stream.do_handshake()
+        return stream
+    except BaseException as exc:
+        if stream is not None:
+            await trio.aclose_forcefully(stream)
+        if isinstance(exc, trio.TooSlowError):
+            raise ConnectionError(f"{url}: no connection within {CONNECT_TIMEOUT:g} s") from None
+        if isinstance(exc, trio.BrokenResourceError):  # the TLS handshake failed (its cause says why)
+            raise ConnectionError(f"{url}: {failure_reason(exc)}") from exc
+        raise
+
+
+def _refusal(exc: BaseException) -> str:
+    status = getattr(exc, "status_code", None)
+    body = getattr(exc, "body", None)
+    detail = body.decode(errors="replace")[:200] if isinstance(body, bytes) else ""
+    return f"the WebSocket handshake was refused: HTTP {status} {detail}".rstrip() if status else \
+        f"the WebSocket handshake failed: {failure_reason(exc)}"

@@ -3,22 +3,56 @@
 Every message the client sends is POSTed.  The server's answer to a request — one JSON body, or
 an event stream carrying progress, logs, server→client requests and then the response — comes
 out of ``receive()`` in order.  A legacy session's id (from the ``initialize`` answer) and its
-negotiated version go on every later request; a 2026-07-28 request gets its ``Mcp-Method`` /
-``Mcp-Name`` headers from its body.  ``abort(request_id)`` closes that request's response:
-in the 2026-07-28 era that is how a client cancels.
+negotiated version go on every later request, and ``open_stream()`` opens its GET stream (what
+the server sends outside any request: a task's questions and progress, change notifications).
+A 2026-07-28 request gets its ``Mcp-Method`` / ``Mcp-Name`` / ``Mcp-Param-*`` headers from its
+body (``basic/transports/streamable-http.mdx``, and the tasks extension's routing headers).
+``abort(request_id)`` closes that request's response: in the 2026-07-28 era that is how a client
+cancels.
 """
 
 from __future__ import annotations
 
+import base64
+import re
 from typing import Any
 
 import orjson
 import trio
 
 from ..protocol.session import META_VERSION
+from .tls import failure_reason
 
 ACCEPT = "application/json, text/event-stream"
-NAME_FIELD = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+# The body field each method's Mcp-Name header carries (the tasks/* ones: SEP-2663's routing header).
+NAME_FIELD = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+              "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
+_PLAIN = re.compile(r"[\x20-\x7e]*")  # visible ASCII and space: a header value as it is
+_SENTINEL = re.compile(r"=\?base64\?.*\?=", re.DOTALL)
+
+Mirrored = list[tuple[str, tuple[str, ...]]]  # (Mcp-Param-* name, the argument's path)
+
+
+def header_value(value: Any) -> str:
+    """A value as the spec writes it in ``Mcp-Name`` / ``Mcp-Param-*``: plain when it is safe,
+    else ``=?base64?…?=`` (non-ASCII, control characters, edge whitespace, or the sentinel)."""
+    text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    if _PLAIN.fullmatch(text) and text == text.strip(" ") and not _SENTINEL.fullmatch(text):
+        return text
+    return "=?base64?" + base64.b64encode(text.encode()).decode("ascii") + "?="
+
+
+def mirrored_params(schema: Any, path: tuple[str, ...] = ()) -> Mirrored:
+    """The ``x-mcp-header`` annotations of a tool's input schema: each header name with the path
+    of the argument a 2026-07-28 HTTP ``tools/call`` mirrors in ``Mcp-Param-{name}``."""
+    found: Mirrored = []
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    for key, prop in (properties or {}).items():
+        if isinstance(prop, dict):
+            if isinstance(prop.get("x-mcp-header"), str):
+                found.append((prop["x-mcp-header"], path + (key,)))
+            found.extend(mirrored_params(prop, path + (key,)))
+    return found
 
 
 class HttpEnd:
@@ -30,8 +64,10 @@ class HttpEnd:
         self.session_id: str | None = None
         self.version: str | None = None  # the legacy session's negotiated version
         self._initialize_id: Any = None
+        self.mirrored: dict[str, Mirrored] = {}  # tool name -> its Mcp-Param-* arguments (Client fills it)
         self._in, self._out = trio.open_memory_channel[bytes](1000)
         self._open: dict[Any, trio.CancelScope] = {}
+        self._stream = trio.CancelScope()  # the legacy session's GET stream
 
     async def send(self, frame: bytes) -> None:
         message = orjson.loads(frame)
@@ -59,10 +95,23 @@ class HttpEnd:
             headers["mcp-protocol-version"] = meta[META_VERSION]
             headers["mcp-method"] = method
             name = params.get(NAME_FIELD.get(method, ""))
-            if isinstance(name, str) and name.isascii() and name.isprintable():
-                headers["mcp-name"] = name
+            if isinstance(name, str):
+                headers["mcp-name"] = header_value(name)
+            if method == "tools/call" and isinstance(name, str):
+                headers.update(self._param_headers(self.mirrored.get(name, []), params.get("arguments")))
         elif self.version is not None:
             headers["mcp-protocol-version"] = self.version
+        return headers
+
+    @staticmethod
+    def _param_headers(mirrored: Mirrored, arguments: Any) -> dict[str, str]:
+        headers = {}
+        for header, path in mirrored:
+            value = arguments
+            for key in path:
+                value = value.get(key) if isinstance(value, dict) else None
+            if value is not None and not isinstance(value, (dict, list)):  # (absent or null: omitted)
+                headers[f"mcp-param-{header.lower()}"] = header_value(value)
         return headers
 
     async def _exchange(self, frame: bytes, headers: dict[str, str], request_id: Any, scope: trio.CancelScope) -> None:
@@ -81,11 +130,37 @@ class HttpEnd:
                     else:  # refused before any handler ran: the error answers this request, id or not
                         await self._refused(request_id, response.status_code, await response.aread())
         except Exception as exc:  # the connection failed: the request gets an error answer
-            error = {"code": -32000, "message": f"HTTP request failed: {type(exc).__name__}: {exc}",
+            error = {"code": -32000, "message": f"HTTP request failed: {failure_reason(exc)}",
                      "data": {"transport": True}}
             await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": error})
         finally:
             self._open.pop(request_id, None)
+
+    async def open_stream(self) -> None:
+        """A legacy session: open its GET stream and return once the server has answered (a
+        server without one, 405, is fine: then nothing comes outside the requests)."""
+        if self.session_id is None:
+            return
+        opened = trio.Event()
+        self.nursery.start_soon(self._listen, opened)
+        with trio.move_on_after(10):  # (a server that never answers a GET: go on without it)
+            await opened.wait()
+
+    async def _listen(self, opened: trio.Event) -> None:
+        headers = {"accept": "text/event-stream", **self.headers, "mcp-session-id": self.session_id or ""}
+        if self.version is not None:
+            headers["mcp-protocol-version"] = self.version
+        try:
+            with self._stream:
+                async with self.http.stream("GET", self.url, headers=headers) as response:
+                    opened.set()
+                    if response.status_code == 200 and response.headers.get("content-type", "").startswith(
+                            "text/event-stream"):
+                        await self._events(response)
+        except Exception:  # the stream is a bonus: the requests work without it
+            pass
+        finally:
+            opened.set()
 
     async def _events(self, response: Any) -> None:
         data: list[str] = []
@@ -143,6 +218,7 @@ class HttpEnd:
                 await self.http.delete(self.url, headers=headers)
             except Exception:  # the server may be gone already: nothing to end
                 pass
+        self._stream.cancel()
         for scope in list(self._open.values()):
             scope.cancel()
         await self._in.aclose()

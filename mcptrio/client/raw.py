@@ -3,6 +3,7 @@
 It speaks both eras: ``era="legacy"`` performs the initialize handshake; ``era="modern"``
 puts the 2026-07-28 ``_meta`` envelope on every request and, with ``resolve_input=True``,
 answers ``InputRequiredResult``s from its handlers and retries (multi round-trip).
+``follow_task`` polls a task of either era to its end.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from typing import Any, Awaitable, Callable, cast
 import orjson
 import trio
 
-from ..protocol.errors import McpError
+from ..protocol.errors import METHOD_NOT_FOUND, McpError
+from ..protocol.session import META_LOG_LEVEL
 from ..protocol.versions import LATEST_LEGACY, LATEST_MODERN
 
 ServerRequestHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+TaskWatcher = Callable[[dict[str, Any]], Any]
 
 CLIENT_INFO = {"name": "mcptrio-testing", "version": "0"}
 
@@ -41,6 +44,7 @@ class Client:
         self.version = version or (LATEST_MODERN if era == "modern" else LATEST_LEGACY)
         self.capabilities = capabilities if capabilities is not None else {}
         self.handlers = handlers or {}
+        self.log_level: str | None = None  # 2026-07-28: asked on every request (_meta), when set
         self.notifications: list[dict[str, Any]] = []
         self.unmatched: list[Any] = []  # answers with a null or unknown id, batch arrays
         self.initialize_result: dict[str, Any] | None = None
@@ -121,6 +125,8 @@ class Client:
             merged.setdefault("io.modelcontextprotocol/protocolVersion", self.version)
             merged.setdefault("io.modelcontextprotocol/clientCapabilities", self.capabilities)
             merged.setdefault("io.modelcontextprotocol/clientInfo", self.client_info)
+            if self.log_level is not None:
+                merged.setdefault(META_LOG_LEVEL, self.log_level)
         merged.update(meta or {})
         if merged:
             params["_meta"] = merged
@@ -174,13 +180,14 @@ class Client:
             pass
 
     async def request(self, method: str, params: dict[str, Any] | None = None, *,
-                      resolve_input: bool = False, follow_task: bool = True, **kwargs: Any) -> dict[str, Any]:
+                      resolve_input: bool = False, follow_task: bool = True, on_task: TaskWatcher | None = None,
+                      **kwargs: Any) -> dict[str, Any]:
         """The result of a request; an error response raises ``McpError``.
 
         ``resolve_input``: answer an ``InputRequiredResult`` through ``handlers`` and retry.
-        ``follow_task``: a ``CreateTaskResult`` (2026-07-28 tasks extension) is polled to its end
-        with the server's interval, its ``inputRequests`` answered through ``handlers``; the
-        task's result is returned (a failed task raises its error) as if no task had happened.
+        ``follow_task``: a ``CreateTaskResult`` (2026-07-28 tasks extension) is followed to its
+        end (``follow_task()``, ``on_task`` seeing each state) and its result returned as if no
+        task had happened.
         """
         params = dict(params or {})
         while True:
@@ -189,25 +196,58 @@ class Client:
                 raise McpError.from_dict(message["error"])
             result: dict[str, Any] = message["result"]
             if follow_task and result.get("resultType") == "task":
-                return await self.follow_task(result, **kwargs)
+                return await self.follow_task(result, on_task=on_task, **kwargs)
             if not (resolve_input and result.get("resultType") == "input_required"):
                 return result
             answers = {}
             for key, request in (result.get("inputRequests") or {}).items():
-                answers[key] = await self.handlers[request["method"]](request.get("params", {}))
+                answers[key] = await self._answer(request)
             params["inputResponses"] = answers
             if "requestState" in result:
                 params["requestState"] = result["requestState"]
             else:
                 params.pop("requestState", None)
 
-    async def follow_task(self, task: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        """Poll task ``task`` (a ``CreateTaskResult``) until it ends; its result."""
+    async def _answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answer an input request (multi round-trip, a task's ``inputRequests``) by a handler."""
+        handler = self.handlers.get(request.get("method", ""))
+        if handler is None:
+            raise McpError(METHOD_NOT_FOUND, f"the server asks {request.get('method')!r}, and this client "
+                                             "has no handler for it")
+        return await handler(request.get("params", {}))
+
+    async def follow_task(self, task: dict[str, Any], *, on_task: TaskWatcher | None = None,
+                          **kwargs: Any) -> dict[str, Any]:
+        """Poll a task until it ends, at the interval the server suggests; its result.
+
+        ``task``: a 2026-07-28 ``CreateTaskResult``, whose ``inputRequests`` are answered through
+        ``handlers`` (``tasks/update``), or in a legacy session the ``task`` of a 2025-11-25
+        one, whose questions come as ordinary server requests and whose result is fetched with
+        ``tasks/result``.  A failed task raises its error; a cancelled one ``McpError``.
+        ``on_task`` sees each state polled.  Cancelled meanwhile, with ``cancel_when_cancelled``,
+        the client sends ``tasks/cancel``.
+        """
+        task_id = task["taskId"]
+        try:
+            if self.era == "legacy":
+                return await self._follow_legacy(task, on_task, **kwargs)
+            return await self._follow_modern(task, on_task, **kwargs)
+        except trio.Cancelled:
+            if self.cancel_when_cancelled:
+                with trio.CancelScope(shield=True), trio.move_on_after(2):
+                    try:
+                        await self.request("tasks/cancel", {"taskId": task_id}, follow_task=False, **kwargs)
+                    except McpError:  # ended meanwhile, or gone: nothing left to cancel
+                        pass
+            raise
+
+    async def _follow_modern(self, task: dict[str, Any], on_task: TaskWatcher | None, **kwargs: Any) -> dict[str, Any]:
         task_id = task["taskId"]
         answered: set[str] = set()
         while True:
-            await trio.sleep(max(0, task.get("pollIntervalMs") or 0) / 1000)
+            await trio.sleep(_interval(task.get("pollIntervalMs")))
             task = await self.request("tasks/get", {"taskId": task_id}, follow_task=False, **kwargs)
+            await _watch(on_task, task)
             status = task["status"]
             if status == "completed":
                 return cast("dict[str, Any]", task["result"])
@@ -218,12 +258,25 @@ class Client:
             if status == "input_required":
                 answers = {}
                 for key, request in (task.get("inputRequests") or {}).items():
-                    if key not in answered:
-                        answers[key] = await self.handlers[request["method"]](request.get("params", {}))
+                    if key not in answered:  # (each key once: a later poll may still show it)
+                        answers[key] = await self._answer(request)
                         answered.add(key)
                 if answers:
                     await self.request("tasks/update", {"taskId": task_id, "inputResponses": answers},
                                        follow_task=False, **kwargs)
+
+    async def _follow_legacy(self, task: dict[str, Any], on_task: TaskWatcher | None, **kwargs: Any) -> dict[str, Any]:
+        """2025-11-25: poll ``tasks/get``; once the task has ended, or waits for input (the spec:
+        call ``tasks/result`` then, which gives the server a stream to ask on), ``tasks/result``
+        answers what the call would have."""
+        task_id = task["taskId"]
+        while task["status"] == "working":
+            await trio.sleep(_interval(task.get("pollInterval")))
+            task = await self.request("tasks/get", {"taskId": task_id}, **kwargs)
+            await _watch(on_task, task)
+        if task["status"] == "cancelled":
+            raise McpError(-32603, f"task {task_id} was cancelled")
+        return await self.request("tasks/result", {"taskId": task_id}, **kwargs)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
         return await self.request("tools/call", {"name": name, "arguments": arguments or {}}, **kwargs)
@@ -240,6 +293,25 @@ class Client:
         while len(self.unmatched) < count:
             await self._arrived.wait()
         return self.unmatched
+
+
+def _interval(suggested: Any) -> float:
+    """Seconds until the next poll: the server's suggestion (ms), at least 10 ms; 1 s without one."""
+    if not isinstance(suggested, (int, float)) or isinstance(suggested, bool):
+        return 1.0
+    return max(suggested, 10) / 1000
+
+
+async def _watch(on_task: TaskWatcher | None, task: dict[str, Any]) -> None:
+    """Show a task's state to a caller's callback, whose failure never ends the call."""
+    if on_task is None:
+        return
+    try:
+        outcome = on_task(task)
+        if outcome is not None and hasattr(outcome, "__await__"):
+            await outcome
+    except Exception:
+        log.exception("a task callback failed")
 
 
 async def _wait(awaitable: Any) -> None:

@@ -9,13 +9,17 @@ from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar, overload
 import trio
 
 from .. import wire
-from ..protocol.errors import McpError
-from ..protocol.session import META_SUBSCRIPTION_ID
+from ..protocol.errors import HEADER_MISMATCH, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError
+from ..protocol.session import META_CAPABILITIES, META_SUBSCRIPTION_ID
+from .http import mirrored_params
 from .raw import Client as RawClient
 
 Progress = Callable[[float, float | None, str | None], Any]
 Answer = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 T = TypeVar("T")
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+LEGACY_TASKS_SINCE = "2025-11-25"
 
 
 class Client:
@@ -25,12 +29,20 @@ class Client:
     from the server raises ``McpError`` with its ``code``, ``message`` and ``data``.  Cancelling
     the caller's cancel scope while a request is waiting tells the server (``notifications/
     cancelled``; over HTTP in the 2026-07-28 era, the request's response is closed).
+
+    ``tasks`` (``connect(tasks=...)``): whether a tool that can run as a task does.  True: every
+    one that can; None: those that must (2026-07-28: after the server answered ``-32021``
+    asking for the tasks extension; 2025-11-25: those listed ``taskSupport: "required"``);
+    False: none.  A task is followed to its end by ``call_tool`` (see ``RawClient.follow_task``).
     """
 
-    def __init__(self, raw: RawClient) -> None:
+    def __init__(self, raw: RawClient, *, tasks: bool | None = None) -> None:
         self.raw = raw
+        self.tasks = tasks
         self._tokens = itertools.count(1)
         self._progress: dict[Any, Progress] = {}
+        self._tools: dict[str, wire.Tool] = {}  # as last listed (task support, Mcp-Param-* headers)
+        self._task_only: set[str] = set()  # 2026-07-28 tools the server would only run as tasks
         raw.on_notification.append(self._on_notification)
         self.server_info: wire.Implementation | None = None
         self.server_capabilities: dict[str, Any] = {}
@@ -72,7 +84,13 @@ class Client:
         raise McpError(-32000, f"{method}: more than 10,000 pages")
 
     async def list_tools(self) -> list[wire.Tool]:
-        return await self._pages("tools/list", "tools", wire.ListToolsResult)
+        tools: list[wire.Tool] = await self._pages("tools/list", "tools", wire.ListToolsResult)
+        self._tools = {tool.name: tool for tool in tools}
+        mirrored = getattr(self.raw.end, "mirrored", None)  # (HTTP: the Mcp-Param-* headers of each tool)
+        if isinstance(mirrored, dict):
+            mirrored.clear()
+            mirrored.update({tool.name: found for tool in tools if (found := mirrored_params(tool.input_schema))})
+        return tools
 
     async def list_resources(self) -> list[wire.Resource]:
         return await self._pages("resources/list", "resources", wire.ListResourcesResult)
@@ -85,19 +103,84 @@ class Client:
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,
                         progress: Progress | None = None) -> wire.CallToolResult:
-        """Call a tool; ``progress(progress, total, message)`` hears its progress notifications.
-        A tool's own failure is a result with ``is_error``; a protocol error raises McpError."""
+        """Call a tool; ``progress(progress, total, message)`` hears its progress notifications
+        (a 2026-07-28 task sends none: its status messages come as ``(0, None, message)``).
+        A tool's own failure is a result with ``is_error``; a protocol error raises McpError, as
+        does a task that failed or was cancelled.  A task is followed to its end (``tasks``);
+        cancelling the caller's scope meanwhile sends ``tasks/cancel``."""
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
         token = None
+        on_task = None
         if progress is not None:
             token = f"mcptrio-progress-{next(self._tokens)}"
             self._progress[token] = progress
             params["_meta"] = {"progressToken": token}
+            on_task = _status_reporter(progress)
         try:
-            return await self.request("tools/call", params, wire.CallToolResult)
+            if self.era == "legacy":
+                answer = await self._call_legacy(params, on_task)
+            else:
+                answer = await self._call_modern(params, on_task)
+            return wire.structure(answer, wire.CallToolResult)
         finally:
             if token is not None:
                 self._progress.pop(token, None)
+
+    async def _call_modern(self, params: dict[str, Any], on_task: Any) -> dict[str, Any]:
+        name = params["name"]
+        declare = self.tasks is None and name in self._task_only
+        relisted = False
+        while True:
+            # (the extension declared on this call and its tasks/* requests only; tasks=True: on every request)
+            meta = {META_CAPABILITIES: self._with_tasks()} if declare else None
+            try:
+                return await self.raw.request("tools/call", params, resolve_input=True, on_task=on_task, meta=meta)
+            except McpError as error:
+                if error.code == MISSING_REQUIRED_CLIENT_CAPABILITY and self.tasks is None and not declare \
+                        and TASKS_EXTENSION in _required_extensions(error):
+                    declare = True  # the server runs this tool only as a task: ask again, declaring them
+                    self._task_only.add(name)
+                elif error.code == HEADER_MISMATCH and not relisted:
+                    relisted = True  # the tool's Mcp-Param-* arguments changed (the spec: list, retry)
+                    await self.list_tools()
+                else:
+                    raise
+
+    async def _call_legacy(self, params: dict[str, Any], on_task: Any) -> dict[str, Any]:
+        name = params["name"]
+        if await self._legacy_task(name, relist=False):
+            params["task"] = {}
+        try:
+            answer = await self.raw.request("tools/call", params, resolve_input=True)
+        except McpError as error:  # -32601: perhaps a tool that runs only as a task (not listed yet)
+            if error.code != METHOD_NOT_FOUND or "task" in params or not await self._legacy_task(name, relist=True):
+                raise
+            params["task"] = {}
+            answer = await self.raw.request("tools/call", params, resolve_input=True)
+        task = answer.get("task")
+        if "task" in params and isinstance(task, dict) and "content" not in answer:
+            return await self.raw.follow_task(task, on_task=on_task)
+        return answer
+
+    async def _legacy_task(self, name: str, *, relist: bool) -> bool:
+        """2025-11-25: does this call ask for a task (the server takes them, the tool is listed so)?"""
+        if self.tasks is False or self.protocol_version < LEGACY_TASKS_SINCE:
+            return False
+        offered = self.server_capabilities.get("tasks")
+        requests = offered.get("requests") if isinstance(offered, dict) else None
+        tools = requests.get("tools") if isinstance(requests, dict) else None
+        if not (isinstance(tools, dict) and "call" in tools):
+            return False
+        if relist or (self.tasks and name not in self._tools):
+            await self.list_tools()
+        tool = self._tools.get(name)
+        execution = tool.extra.get("execution") if tool is not None else None
+        support = execution.get("taskSupport") if isinstance(execution, dict) else None
+        return support == "required" or (self.tasks is True and support == "optional")
+
+    def _with_tasks(self) -> dict[str, Any]:
+        extensions = self.raw.capabilities.get("extensions") or {}
+        return {**self.raw.capabilities, "extensions": {**extensions, TASKS_EXTENSION: {}}}
 
     async def read_resource(self, uri: str) -> wire.ReadResourceResult:
         return await self.request("resources/read", {"uri": uri}, wire.ReadResourceResult)
@@ -181,11 +264,16 @@ class Client:
             await self.raw._arrived.wait()
 
     async def ping(self) -> None:
-        await self.request("ping")
+        """A round trip to the server, to see that it is there and answering: ``ping`` in a
+        legacy session; ``server/discover`` in the 2026-07-28 era, which has no ping."""
+        await self.request("ping" if self.era == "legacy" else "server/discover")
 
     # -- what the server sends --------------------------------------------------------------------
 
     def _on_notification(self, message: dict[str, Any]) -> Any:
+        if message["method"] == "notifications/tools/list_changed":
+            self._tools = {}
+            self._task_only.clear()
         if message["method"] != "notifications/progress":
             return None
         params: Any = message.get("params") or {}  # (JSON from the server)
@@ -194,3 +282,25 @@ class Client:
             return None
         return callback(params.get("progress"), params.get("total"), params.get("message"))
 
+
+
+def _required_extensions(error: McpError) -> dict[str, Any]:
+    """The extensions a -32021 error says the client must declare."""
+    data = error.data if isinstance(error.data, dict) else {}
+    required = data.get("requiredCapabilities")
+    extensions = required.get("extensions") if isinstance(required, dict) else None
+    return extensions if isinstance(extensions, dict) else {}
+
+
+def _status_reporter(progress: Progress) -> Any:
+    """A 2026-07-28 task's status messages (it has no progress notifications) to ``progress``."""
+    shown: list[str | None] = [None]
+
+    def on_task(task: dict[str, Any]) -> Any:
+        message = task.get("statusMessage")
+        if isinstance(message, str) and message != shown[0] and task.get("status") in ("working", "input_required"):
+            shown[0] = message
+            return progress(0, None, message)
+        return None
+
+    return on_task

@@ -1,0 +1,104 @@
+"""TLS for the client tests: a private CA and a certificate it signs for 127.0.0.1 and localhost
+(made with ``cryptography``, as trustme would), and ``tls_front``: a TLS-terminating relay in front
+of a plain mcptrio endpoint (HTTP or WebSocket), as a reverse proxy would be."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import ipaddress
+import ssl
+from pathlib import Path
+from typing import AsyncIterator
+from urllib.parse import urlsplit, urlunsplit
+
+import attrs
+import trio
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+
+@attrs.frozen
+class Certificates:
+    ca: Path  # the private CA's certificate (PEM): what a client trusts
+    cert: Path  # the server's certificate chain (PEM)
+    key: Path  # the server's key (PEM)
+
+    def server_context(self) -> ssl.SSLContext:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(self.cert, self.key)
+        return context
+
+
+def make_certificates(folder: Path, *, name: str = "mcptrio test CA") -> Certificates:
+    """A CA, and a server certificate it signs for 127.0.0.1 and localhost, written in ``folder``."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number())
+          .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=2))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
+                                       content_commitment=False, key_encipherment=False, data_encipherment=False,
+                                       key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
+          .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
+          .sign(ca_key, hashes.SHA256()))
+    key = ec.generate_private_key(ec.SECP256R1())
+    leaf = (x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]))
+            .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    folder.mkdir(parents=True, exist_ok=True)
+    found = Certificates(folder / "ca.pem", folder / "cert.pem", folder / "key.pem")
+    found.ca.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    found.cert.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
+    found.key.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                            serialization.NoEncryption()))
+    return found
+
+
+@contextlib.asynccontextmanager
+async def tls_front(url: str, certificates: Certificates) -> AsyncIterator[str]:
+    """Terminate TLS on a free port of 127.0.0.1 and relay the bytes to the plain ``url``'s port;
+    yields ``url`` as ``https://`` (or ``wss://``) on that port."""
+    parts = urlsplit(url)
+    assert parts.hostname is not None and parts.port is not None
+    context = certificates.server_context()
+
+    async def relay(client: trio.SSLStream[trio.SocketStream]) -> None:
+        try:
+            await client.do_handshake()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return  # the client refused the certificate: what some tests are about
+        upstream = await trio.open_tcp_stream(parts.hostname, parts.port)
+        async with client, upstream, trio.open_nursery() as nursery:
+            nursery.start_soon(_pump, client, upstream, nursery.cancel_scope)
+            nursery.start_soon(_pump, upstream, client, nursery.cancel_scope)
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(trio.serve_listeners, relay,
+                                        [trio.SSLListener(listener, context, https_compatible=True)
+                                         for listener in await trio.open_tcp_listeners(0, host="127.0.0.1")])
+        port = listeners[0].transport_listener.socket.getsockname()[1]
+        scheme = {"http": "https", "ws": "wss"}[parts.scheme]
+        yield urlunsplit((scheme, f"127.0.0.1:{port}", parts.path, parts.query, ""))
+        nursery.cancel_scope.cancel()
+
+
+async def _pump(source: trio.abc.Stream, sink: trio.abc.Stream, scope: trio.CancelScope) -> None:
+    try:
+        while data := await source.receive_some(65536):
+            await sink.send_all(data)
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        pass
+    scope.cancel()
