@@ -41,7 +41,8 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
     ``era``: ``"modern"`` (2026-07-28), ``"legacy"`` (the initialize handshake), or None: ask
     with ``server/discover`` and fall back to ``initialize`` if the server does not know it.
     ``elicitation``, ``sampling``, ``roots``: async callables answering what the server asks
-    (``params`` in, a result out); the client declares exactly those capabilities.
+    (``params`` in, a result out); the client declares exactly those capabilities (and the tasks
+    extension for a call that runs as a task).
     ``token``: a bearer token, or an async callable returning one (asked before every request).
     ``tasks``: run task tools as tasks, followed to their end by ``call_tool``: True, every tool
     that can; None (default), only those that must; False, none (see ``Client``).
