@@ -26,7 +26,9 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--auth-introspection-url", metavar="URL",
                        help=f"check opaque tokens there (as --auth-client-id, secret in ${SECRET_ENV})")
     group.add_argument("--auth-client-id", metavar="ID", help="this server's client id at the introspection endpoint")
-    group.add_argument("--auth-scopes", metavar="A,B", help="scopes every request needs")
+    group.add_argument("--auth-scopes", metavar="A,B",
+                       help="scopes every request needs, except initialize, ping, logging/setLevel and "
+                            "server/discover (a valid token is enough for those)")
     group.add_argument("--public-url", metavar="URL",
                        help="the endpoint's URL as clients use it, e.g. https://mcp.example.com/mcp (behind a proxy)")
 

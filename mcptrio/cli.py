@@ -10,14 +10,13 @@ import gc
 import logging
 import os
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any, NoReturn
 
-import attrs
 import trio
 
 from . import auth_options, logs, plugins
+from .config_file import UsageError, check_path, check_port, read_config
 from .groups import first
 from .app.admission import RateLimit
 from .app.lifespan import LifespanError
@@ -27,17 +26,7 @@ from .serve import ServeError, serve_stdio, wait_for_signals
 log = logging.getLogger("mcptrio")
 
 TRANSPORTS = ("stdio", "http", "ws")
-SERVE_KEYS = {"plugins", "transport", "host", "port", "path", "prefixes", "name", "version", "instructions", "telemetry",
-              "rate_limit", "rate_burst", "max_tool_calls", "tool_call_wait", "auth",
-              "log_level", "log_format", "access_log", "drain_timeout", "state", "workers", "orphan_timeout",
-              "stateless_only", "max_requests",
-              "limits", "legacy_sse", "allowed_hosts", "allowed_origins", "trusted_proxies", "response_mode"}
 RESPONSE_MODES = ("auto", "json", "sse")
-LIMIT_KEYS = {field.name for field in attrs.fields(SessionLimits)}
-
-
-class UsageError(Exception):
-    """A mistake on the command line or in the config file."""
 
 
 def fail(message: str) -> NoReturn:
@@ -150,24 +139,6 @@ def rotate_key(url: str) -> int:
     return 0
 
 
-def read_config(path: Path | None) -> dict[str, Any]:
-    if path is None:
-        return {}
-    try:
-        data = tomllib.loads(path.read_text())
-    except OSError as exc:
-        raise UsageError(f"cannot read config {path}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"config {path} is not valid TOML: {exc}") from None
-    unknown = set(data) - {"serve"}
-    serve: dict[str, Any] = data.get("serve", {})
-    unknown |= {f"serve.{k}" for k in set(serve) - SERVE_KEYS}
-    unknown |= {f"serve.limits.{k}" for k in set(serve.get("limits", {})) - LIMIT_KEYS}
-    if unknown:
-        raise UsageError(f"config {path}: unknown key(s): {', '.join(sorted(unknown))}")
-    return serve
-
-
 def settings(args: argparse.Namespace) -> dict[str, Any]:
     """Command-line flags over config-file values over defaults."""
     config = read_config(args.config)
@@ -192,10 +163,10 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"config limits: {exc}") from None
     return {
         "plugins": [n.strip() for n in names if n.strip()],
-        "transport": args.transport or config.get("transport", "stdio"),
+        "transport": _choice("transport", args.transport or config.get("transport", "stdio"), TRANSPORTS),
         "host": args.host or config.get("host", "127.0.0.1"),
-        "port": args.port if args.port is not None else config.get("port", 8000),
-        "path": args.path or config.get("path", "/mcp"),
+        "port": check_port(args.port if args.port is not None else config.get("port", 8000)),
+        "path": check_path(args.path or config.get("path", "/mcp")),
         "prefixes": prefixes,
         "app": {"name": config.get("name", "mcptrio"), "version": config.get("version", _version()),
                 "instructions": config.get("instructions"), "limits": limits,
@@ -206,11 +177,18 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
         "allowed_hosts": tuple(config.get("allowed_hosts", [])) + tuple(args.allowed_host),
         "allowed_origins": tuple(config.get("allowed_origins", [])) + tuple(args.allowed_origin),
         "trusted_proxies": _networks(tuple(config.get("trusted_proxies", [])) + tuple(args.trusted_proxy)),
-        "response_mode": args.response_mode or config.get("response_mode", "auto"),
+        "response_mode": _choice("response_mode", args.response_mode or config.get("response_mode", "auto"),
+                                 RESPONSE_MODES),
         "log_level": args.log_level or config.get("log_level", "info"),
         "log_format": args.log_format or config.get("log_format", "text"),
         **scale_out(args, config),
     }
+
+
+def _choice(key: str, value: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise UsageError(f"{key} must be one of {', '.join(choices)}, got {value!r}")
+    return value
 
 
 def _networks(specs: tuple[str, ...]) -> tuple[str, ...]:

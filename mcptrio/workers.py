@@ -11,6 +11,8 @@ dying); SIGTERM or SIGINT to the parent drains every child and exits 0.
 from __future__ import annotations
 
 import logging
+import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -67,6 +69,10 @@ def listen(host: str, port: int) -> socket.socket:
 def supervise(options: dict[str, Any], argv: list[str]) -> int:
     """Run ``options["workers"]`` workers until SIGTERM/SIGINT; 0 after a clean drain."""
     count = options["workers"]
+    if options["state"] is None and not os.environ.get("MCPTRIO_STATE_KEY"):
+        # (--stateless-only) Every worker seals requestState with this one key, so a client's
+        # multi-round-trip retry may reach any of them; the workers inherit it.
+        os.environ["MCPTRIO_STATE_KEY"] = secrets.token_hex(32)
     sock = listen(options["host"], options["port"])
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host

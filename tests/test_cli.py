@@ -115,6 +115,32 @@ def test_config_unknown_keys_are_errors(tmp_path):
     assert "unknown key(s): serve.colour, serve.limits.speed" in line
 
 
+@pytest.mark.parametrize(("line", "says"), [
+    ('port = "abc"', "serve.port must be a whole number, got 'abc'"),
+    ("port = -5", "port must be 0 to 65535 (0: any free port), got -5"),
+    ("host = 5", "serve.host must be a string, got 5"),
+    ('prefixes = "x"', "serve.prefixes must be a table of plugin = prefix strings, got 'x'"),
+    ("limits = 5", "serve.limits must be a table ([serve.limits]), got 5"),
+    ('path = "mcp"', "path must start with / and hold no ?, # or space, got 'mcp'"),
+    ('legacy_sse = "no"', "serve.legacy_sse must be true or false, got 'no'"),
+    ('allowed_hosts = "example.com"', "serve.allowed_hosts must be a list of strings, got 'example.com'"),
+    ("name = 3", "serve.name must be a string, got 3"),
+    ('transport = "udp"', "transport must be one of stdio, http, ws, got 'udp'"),
+    ('response_mode = "xml"', "response_mode must be one of auto, json, sse, got 'xml'"),
+    ("[serve.limits]\nmax_in_flight = 0", "serve.limits.max_in_flight must be at least 1, got 0"),
+    ('[serve.limits]\nrequest_timeout = "x"', "serve.limits.request_timeout must be a number, got 'x'"),
+])
+def test_config_values_of_the_wrong_type_are_one_line_errors(tmp_path, line, says):
+    config = tmp_path / "mcptrio.toml"
+    config.write_text(f'[serve]\nplugins = ["bench"]\n{line}\n')
+    assert says in one_line_error(run(["serve", "--config", str(config)]))
+
+
+def test_bad_port_and_path_flags_are_one_line_errors():
+    assert "port must be 0 to 65535" in one_line_error(run(["serve", "--plugins", "bench", "--port", "70000"]))
+    assert "path must start with /" in one_line_error(run(["serve", "--plugins", "bench", "--path", "mcp"]))
+
+
 def test_config_bad_toml_and_missing_file(tmp_path):
     config = tmp_path / "bad.toml"
     config.write_text("[serve\n")

@@ -101,6 +101,27 @@ async def test_stateless_only_workers_need_no_state_and_refuse_initialize(tmp_pa
             assert "only the stateless 2026-07-28 protocol" in refused.json()["error"]["message"]
 
 
+async def test_stateless_only_workers_seal_request_state_with_one_key(tmp_path):
+    """A multi-round-trip retry may reach the other worker: without --state the supervisor gives
+    every worker the same sealing key (unless MCPTRIO_STATE_KEY already does)."""
+    caps = {"elicitation": {"form": {}}}
+    async with mcptrio_serve(tmp_path, "--workers", "2", "--stateless-only", plugins="everything") as server, \
+            client() as http:
+        with trio.fail_after(60):
+            for round in range(12):  # fresh connections: the kernel hands them to either worker
+                body, headers = modern_tool("test_input_required_result_elicitation", {}, 1, capabilities=caps)
+                asked = (await http.post(server.url, json=body, headers=headers)).json()["result"]
+                assert asked["resultType"] == "input_required", asked
+                (key,) = asked["inputRequests"]
+                retry = {"inputResponses": {key: {"action": "accept", "content": {"name": f"Ada{round}"}}},
+                         "requestState": asked["requestState"]}
+                body, headers = modern_tool("test_input_required_result_elicitation", {}, 2, capabilities=caps)
+                body["params"].update(retry)
+                answer = await http.post(server.url, json=body, headers=headers)
+                assert answer.status_code == 200, answer.text
+                assert text_of(answer.json()) == f"Hello, Ada{round}!", answer.text
+
+
 @pytest.mark.parametrize("workers", ["1", "2"])
 async def test_unreachable_state_is_one_line_and_exit_2_without_the_password(tmp_path, workers):
     url = f"redis://:hunter2secret@127.0.0.1:{free_port()}/0"
