@@ -40,8 +40,11 @@ def _section(title: str, parser: argparse.ArgumentParser, summary: str | None = 
     if parser.description:
         lines += [_escape(parser.description), ""]
     rows = [_row(action) for action in parser._actions if _documented(action)]
-    if rows:
-        lines += ["| Option | Meaning | Default |", "| --- | --- | --- |", *rows]
+    if any(default for _, _, default in rows):
+        lines += ["| Option | Meaning | Default |", "| --- | --- | --- |",
+                  *(f"| {name} | {meaning} | {default} |" for name, meaning, default in rows)]
+    elif rows:  # (the defaults are in the help texts: no empty column)
+        lines += ["| Option | Meaning |", "| --- | --- |", *(f"| {name} | {meaning} |" for name, meaning, _ in rows)]
     return "\n".join(lines)
 
 
@@ -49,7 +52,7 @@ def _documented(action: argparse.Action) -> bool:
     return action.help is not argparse.SUPPRESS and not isinstance(action, argparse._SubParsersAction)
 
 
-def _row(action: argparse.Action) -> str:
+def _row(action: argparse.Action) -> tuple[str, str, str]:
     if action.option_strings:
         metavar = "" if action.nargs == 0 else " " + (action.metavar or action.dest.upper())
         if action.choices and not action.metavar:
@@ -61,7 +64,7 @@ def _row(action: argparse.Action) -> str:
     shown = "" if default in (None, False, [], argparse.SUPPRESS) or action.nargs == 0 else f"`{default}`"
     if getattr(action, "required", False) and action.option_strings:
         shown = "required"
-    return f"| {name} | {_escape(action.help or '')} | {shown} |"
+    return name, _escape(action.help or ""), shown
 
 
 def _escape(text: str) -> str:
