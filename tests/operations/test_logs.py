@@ -225,7 +225,7 @@ def test_log_level_and_no_access_log_silence_the_access_lines():
     assert "mcptrio.access" in serve_stdio("--access-log", stdin=SESSION).stderr
 
 
-@pytest.mark.parametrize("setting, says", [('log_format = "xml"', "log format"), ("log_level = 3", "log level"),
+@pytest.mark.parametrize("setting, says", [('log_format = "xml"', "log format"), ("log_level = 3", "serve.log_level must be a string, got 3"),
                                            ('log_level = "loud"', "log level"), ('access_log = "yes"', "access_log")])
 def test_bad_log_settings_are_one_line_errors(setting, says, tmp_path):
     config = tmp_path / "logs.toml"
