@@ -183,7 +183,7 @@ def bare_stdio_suite(settings: Settings, results: Results, logs: Logs, rep: int)
         cpu, client_cpu = meter.read()
         results.add("bare.stdio.pipelined_64", "mcptrio", calls / elapsed)
         results.add("bare.stdio.cpu_us_pipelined_64", "mcptrio", cpu / calls * 1e6)
-        results.phase(rep=rep, impl="bare-stdio", figure="bare.stdio.pipelined_64", calls=calls, elapsed_s=elapsed,
+        results.phase(rep=rep, impl="mcptrio", figure="bare.stdio.pipelined_64", calls=calls, elapsed_s=elapsed,
                       server_cpu_s=cpu, client_cpu_s=client_cpu)
     finally:
         server.stop()
