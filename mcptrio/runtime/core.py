@@ -71,6 +71,10 @@ class SessionCore:
         elif message is not None:
             await self.send(message, request.route)
 
+    def reply_nowait(self, request: IncomingRequest, message: dict[str, Any] | None) -> bool:
+        """Queue a request's answer if that needs no waiting; False: answer it with ``reply``."""
+        return False
+
     async def handle_event(self, event: Any, route: Any = None) -> None:
         """Act on one protocol event from a frame that arrived on ``route``."""
         if isinstance(event, Dispatch):
