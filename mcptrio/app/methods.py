@@ -114,8 +114,8 @@ async def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> dict[str
     entry = app.tools.get(name)
     if entry is None:
         raise errors.invalid_params(f"unknown tool: {name!r}")
-    if not tasks.wants_task(entry, ctx, params):
-        return await _run_tool(entry, ctx, params)
+    if (entry.task == "never" and "task" not in params) or not tasks.wants_task(entry, ctx, params):
+        return await _run_tool(entry, ctx, params)  # (the first test: the usual case, without a call)
 
     def run(task_ctx: Context) -> Awaitable[dict[str, Any]]:
         return _run_tool(entry, task_ctx, params)
@@ -153,6 +153,8 @@ async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> d
 
 
 def _tool_result(name: str, signature: Any, value: Any) -> dict[str, Any]:
+    if type(value) is str and signature.output_schema is None:
+        return {"content": [results.text_block(value)]}  # the usual case, first
     if results.is_call_tool_result(value):
         return results.to_json(value)
     if isinstance(value, dict) and "content" in value and isinstance(value["content"], list):

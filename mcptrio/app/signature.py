@@ -76,6 +76,9 @@ class ToolSignature:
         self._input_validator = input_validator
         self._output_validator = output_validator
         self._verbatim_names: frozenset[str] | None = None
+        # Every argument is passed as the client sent it (str, bool, or no hint): bind copies them.
+        self._as_sent = parameters is not None and all(
+            hint is _NO_HINT or hint is str or hint is bool for hint in (*parameters.values(), extra_hint))
         # The Rust validator answers "valid?" in well under a microsecond; the Python one, only
         # asked when the answer is no, explains which field is wrong.
         self._input_check = _fast_check(input_schema)
@@ -177,6 +180,8 @@ class ToolSignature:
                 raise ArgumentError(f"invalid arguments: {message}")
         if self.context_parameter in arguments:
             raise ArgumentError(f"invalid arguments: unexpected argument {self.context_parameter!r}")
+        if self._as_sent:
+            return dict(arguments)
         if self._parameters is None:
             if self._verbatim_names is not None:
                 # A verbatim schema may allow more than the function takes: pass only what it takes.
