@@ -1,27 +1,32 @@
-"""The dispatcher and its workers: each request runs in a worker, in a cancel scope of its own.
+"""The dispatcher and its workers: each request runs in a worker, in a cancel scope.
 
 The worker is the one place where a handler's outcome becomes a message: a result, an
 ``InputRequiredResult`` (2026-07-28), a JSON-RPC error, or nothing at all when the client
 cancelled the request.  No traceback text ever reaches the client; it goes to the log.
 
-Stream sessions (stdio, memory, WebSocket, legacy SSE) keep their workers: a worker done with
-one request waits for the next instead of ending, because starting a Trio task and entering a
-cancel scope with a deadline cost three times what the rest of an echo call does.  A worker
-serves one request at a time, under a cancel scope only it uses; a cancelled request spends
-that scope and the worker takes a new one.  Each request still runs in a copy of the reader's
-context variables (``in_context``), and its deadline is put on the scope the first time its
-handler waits for anything (a handler that never waits cannot be cancelled anyway).  A request
-whose answer must wait for room in the outbox is answered outside the scope, as over HTTP, where
-``run`` serves a request in the POST's own task.
+Stream sessions (stdio, memory, WebSocket, legacy SSE) keep their workers, because starting a
+Trio task, switching to it and entering a cancel scope with a deadline cost four times what the
+rest of an echo call does.  The reader appends each request to ``pending``; one worker at a time
+takes them in order, under a cancel scope only it uses, for as long as each handler answers
+without waiting for anything.  The moment a handler is about to wait, its worker keeps that
+request alone and another worker (a waiting one, else a new one) takes up the rest, so no
+request waits for another's handler, exactly as with a task per request; a handler that never
+waits could not have been interleaved with anything anyway.  A cancelled request spends the
+scope (the worker takes a fresh one).  Each request still runs in a copy of the reader's
+context variables (``in_context``), and its deadline is put on the scope when its handler first
+waits (one that never waits cannot be cancelled).  An answer that must wait for room in the
+outbox is sent outside the scope, as over HTTP, where ``run`` serves a request in the POST's
+own task.
 """
 
 from __future__ import annotations
 
+import collections
 import contextvars
 import logging
 import math
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 import outcome
 import trio
@@ -70,6 +75,31 @@ class _Handle:
             self.armed = True
 
 
+class _Worker:
+    """A stream session's worker: whether it is taking the pending requests, and the one it serves."""
+
+    __slots__ = ("dispatcher", "task", "taking", "handle", "abort")
+
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        self.dispatcher = dispatcher
+        self.task = current_task()
+        self.taking = True  # (started to take them)
+        self.handle: _Handle | None = None
+
+        def abort(_: Any) -> Abort:  # cancelled while idle (the session is ending)
+            dispatcher._waiting.remove(self.task)
+            return Abort.SUCCEEDED
+
+        self.abort = abort
+
+    def suspending(self) -> None:
+        """The handler of its request is about to wait for the first time: its deadline starts to
+        count, and another worker takes the pending requests."""
+        assert self.handle is not None
+        self.handle.arm()
+        self.dispatcher._hand_over(self)
+
+
 class Session(Protocol):
     """What a dispatcher needs of its session (``core.SessionCore`` is one)."""
 
@@ -90,22 +120,22 @@ class Dispatcher:
         self.nursery: trio.Nursery | None = None  # where stream sessions' workers run
         self._handles: dict[Any, _Handle] = {}
         self._drained: trio.Event | None = None  # made only while someone waits for the workers
-        self._waiting: list[Task] = []  # workers waiting for a request, the latest last
+        self._pending: collections.deque[tuple[IncomingRequest, _Handle, contextvars.Context]] = collections.deque()
+        self._taking = False  # a worker is (or is about to be) taking the pending requests
+        self._waiting: list[Task] = []  # idle workers, the latest last
         self._closed = False
 
     def start(self, request: IncomingRequest) -> bool:
-        """Give the request to a waiting worker, else to a new one in the session's nursery; False
-        when the session is at its in-flight limit.  Called from the reader: its context variables
-        are the ones the handler sees."""
+        """Queue the request for the worker taking them (waking or starting one if none is);
+        False when the session is at its in-flight limit.  Called from the reader: its context
+        variables are the ones the handler sees."""
         assert self.nursery is not None
         handle = self._admit(request, pooled=True)
         if handle is None:
             return False
-        job = (request, handle, contextvars.copy_context())
-        if self._waiting:
-            reschedule(self._waiting.pop(), outcome.Value(job))
-        else:
-            self.nursery.start_soon(self._serve, job, name=WORKER_NAME)
+        self._pending.append((request, handle, contextvars.copy_context()))
+        if not self._taking:
+            self._wake()
         return True
 
     async def run(self, request: IncomingRequest, *, arm_deadline: bool = True) -> bool:
@@ -174,76 +204,99 @@ class Dispatcher:
             self.cancel(request_id, reason)
 
     def close(self) -> None:
-        """No requests will come: waiting workers end, and busy ones when they are done."""
+        """No requests will come: idle workers end, and busy ones when they are done."""
         self._closed = True
         while self._waiting:
-            reschedule(self._waiting.pop(), outcome.Value(None))
+            reschedule(self._waiting.pop(), outcome.Value(False))
 
     def in_flight(self) -> int:
         """How many requests have a worker now."""
         return len(self._handles)
 
-    # -- a pooled worker ------------------------------------------------------------------
+    # -- stream sessions' workers ---------------------------------------------------------
 
-    async def _serve(self, job: Any) -> None:
-        while job is not None:
-            job = await self._serve_in_scope(job)
+    def _wake(self) -> None:
+        """Make a worker the one taking the pending requests: an idle one, else a new one."""
+        self._taking = True
+        if self._waiting:
+            reschedule(self._waiting.pop(), outcome.Value(True))
+        else:
+            assert self.nursery is not None
+            self.nursery.start_soon(self._serve, name=WORKER_NAME)
 
-    async def _serve_in_scope(self, job: Any) -> Any:
-        """Serve requests under one cancel scope until one is cancelled or must wait to be answered,
-        or the scope is spent; returns the next request to serve (None: end the worker)."""
-        session = self.session
-        request, handle, context = job
+    def _hand_over(self, worker: _Worker) -> None:
+        """``worker`` is about to wait: another takes the pending requests from here on."""
+        if worker.taking:
+            worker.taking = self._taking = False
+            if self._pending:
+                self._wake()
+
+    async def _serve(self) -> None:
+        worker = _Worker(self)
         try:
-            with trio.CancelScope() as scope:
-                while True:
-                    handle.scope = scope
-                    if handle.cancelled_by is not None:  # cancelled before this worker took it
-                        scope.cancel()
-                    message = await self._answer(request, handle, context)
-                    if handle.armed:
-                        scope.deadline = math.inf
-                    try:
-                        queued = session.reply_nowait(request, message)
-                    except TypeError:  # the result held something JSON cannot carry
-                        message = _unencodable(request)
-                        queued = session.reply_nowait(request, message)
-                    if not queued:
-                        break  # it waits for room in the outbox, outside the scope
+            while True:
+                await self._take(worker)
+                if not await self._idle(worker):
+                    return
+        except BaseException:
+            if worker.taking:  # (the session is ending)
+                worker.taking = self._taking = False
+            raise
+
+    async def _take(self, worker: _Worker) -> None:
+        """Serve pending requests in order, each under this worker's scope, until there are
+        none or one has to wait (for its handler, or for room in the outbox)."""
+        session = self.session
+        pending = self._pending
+        request = None
+        try:
+            while worker.taking and pending:
+                with trio.CancelScope() as scope:
+                    while worker.taking and pending:
+                        request, handle, context = pending.popleft()
+                        handle.scope = scope
+                        worker.handle = handle
+                        if handle.cancelled_by is not None:  # cancelled before it was taken
+                            scope.cancel()
+                        message = await self._answer(request, handle, context, worker.suspending)
+                        if handle.armed:
+                            scope.deadline = math.inf
+                        try:
+                            queued = session.reply_nowait(request, message)
+                        except TypeError:  # the result held something JSON cannot carry
+                            message = _unencodable(request)
+                            queued = session.reply_nowait(request, message)
+                        if not queued:
+                            break  # it waits for room in the outbox, outside the scope
+                        self._finish(request)
+                        request = None
+                        if scope.cancel_called:
+                            break  # a cancel that came after the answer: this scope is spent
+                if request is not None:
+                    if scope.cancelled_caught:
+                        message = self._cancelled(request, handle)
+                    self._hand_over(worker)
+                    await self._reply(request, message)
                     self._finish(request)
                     request = None
-                    if scope.cancel_called:
-                        break  # a cancel that came after the answer: this scope is spent
-                    job = await self._next_job()
-                    if job is None:
-                        return None
-                    request, handle, context = job
-            if request is not None:
-                if scope.cancelled_caught:
-                    message = self._cancelled(request, handle)
-                await self._reply(request, message)
         finally:
             if request is not None:
                 self._finish(request)
-        return await self._next_job()
+        if worker.taking:  # none left
+            worker.taking = self._taking = False
 
-    async def _next_job(self) -> Any:
-        """Wait for ``start`` to hand this worker a request; None: end (closed, or enough wait)."""
+    async def _idle(self, worker: _Worker) -> bool:
+        """Wait until woken to take pending requests (True), or to end (False)."""
         if self._closed or len(self._waiting) >= IDLE_WORKERS:
-            return None
-        task = current_task()
-        self._waiting.append(task)
-
-        def abort(_: Any) -> Abort:
-            self._waiting.remove(task)
-            return Abort.SUCCEEDED
-
-        return await wait_task_rescheduled(abort)
+            return False
+        self._waiting.append(worker.task)
+        worker.taking = await wait_task_rescheduled(worker.abort)
+        return worker.taking
 
     # -- what every worker does -----------------------------------------------------------
 
-    async def _answer(self, request: IncomingRequest, handle: _Handle,
-                      context: contextvars.Context | None = None) -> dict[str, Any] | None:
+    async def _answer(self, request: IncomingRequest, handle: _Handle, context: contextvars.Context | None = None,
+                      suspending: Callable[[], None] | None = None) -> dict[str, Any] | None:
         """The handler's outcome as a message; a cancellation passes through to the scope."""
         session = self.session
         input_state: dict[str, Any] = {}
@@ -251,7 +304,7 @@ class Dispatcher:
             responses = self._input_responses(request, input_state)
             call = session.host.handler(session, request, handle.deadline, responses)  # type: ignore[arg-type]
             if context is not None:
-                call = run_in_context(context, call, handle.arm)
+                call = run_in_context(context, call, suspending)
             result = await call
             return session.protocol.result_message(request, result)
         except InputRequired as needed:
