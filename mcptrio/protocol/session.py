@@ -311,7 +311,7 @@ class ServerProtocol:
     def _legacy(self, request_id: Any, method: str, params: dict[str, Any], meta: Any) -> list[Event]:
         entry = LEGACY_METHODS.get(method)
         version = self.legacy_version or versions.LATEST_LEGACY
-        if entry is None or not versions.at_least(version, entry[1]):
+        if entry is None or version < entry[1]:  # (revisions are dates: versions.at_least)
             raise errors.method_not_found(method, f"not available in protocol version {version}")
         if entry[0] == "protocol":
             return [Send(self._legacy_protocol(request_id, method, params))]

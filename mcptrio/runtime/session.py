@@ -17,6 +17,7 @@ import orjson
 import trio
 
 from ..framing import Oversize
+from ..protocol.events import Dispatch
 from .core import SessionCore
 from .limits import SessionLimits
 
@@ -96,7 +97,11 @@ class Session(SessionCore):
                 else:
                     events = self.protocol.receive(frame)
                 for event in events:
-                    await self.handle_event(event)
+                    if type(event) is Dispatch:  # (the usual event: handled here, without a call to await)
+                        if not self.dispatch(event.request):
+                            await self.refuse_busy(event.request)
+                    else:
+                        await self.handle_event(event)
             nursery.cancel_scope.cancel()
         return peer_gone
 

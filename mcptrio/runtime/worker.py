@@ -120,6 +120,7 @@ class Dispatcher:
         self.nursery: trio.Nursery | None = None  # where stream sessions' workers run
         self._handles: dict[Any, _Handle] = {}
         self._drained: trio.Event | None = None  # made only while someone waits for the workers
+        self._clock: trio.abc.Clock | None = None
         self._pending: collections.deque[tuple[IncomingRequest, _Handle, contextvars.Context]] = collections.deque()
         self._taking = False  # a worker is (or is about to be) taking the pending requests
         self._waiting: list[Task] = []  # idle workers, the latest last
@@ -166,7 +167,9 @@ class Dispatcher:
         if request.method == "subscriptions/listen":
             deadline = math.inf  # a stream lasts until the client or shutdown ends it
         else:
-            deadline = trio.current_time() + self.session.limits.request_timeout
+            if self._clock is None:
+                self._clock = trio.lowlevel.current_clock()  # (one call per request, not three)
+            deadline = self._clock.current_time() + self.session.limits.request_timeout
         scope = None if pooled else trio.CancelScope(deadline=deadline if arm_deadline else math.inf)
         handle = self._handles[request.id] = _Handle(scope, request.method, deadline)
         return handle
@@ -301,7 +304,7 @@ class Dispatcher:
         session = self.session
         input_state: dict[str, Any] = {}
         try:
-            responses = self._input_responses(request, input_state)
+            responses = self._input_responses(request, input_state) if request.era == "modern" else {}
             call = session.host.handler(session, request, handle.deadline, responses)  # type: ignore[arg-type]
             if context is not None:
                 call = run_in_context(context, call, suspending)
