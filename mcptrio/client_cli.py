@@ -3,7 +3,8 @@
 TARGET is a URL (http(s)://, ws(s)://), ``--stdio "command args"`` or ``--plugins a,b`` (served
 in this process).  Human output by default (rich tables, a progress bar, log lines, an
 elicitation asked in the terminal), ``--json`` for scripts.  Exit status: 0 success, 1 the tool
-returned ``isError``, 2 a usage or connection error.
+returned ``isError``, 2 a usage or connection error.  Needs the ``cli`` extra (rich): without it,
+each command says ``pip install 'mcptrio[cli]'`` and exits 2; ``mcptrio serve`` never imports it.
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ def _words(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        import rich  # noqa: F401 - every command's output needs it: say so now, not after connecting
+    except ImportError:
+        raise ClientUsageError("the client commands need rich: pip install 'mcptrio[cli]'") from None
     _words(args)
     failure: BaseException | None = None
     try:
