@@ -11,6 +11,11 @@ from .serve import serve_stdio, serve_stream, wait_for_signals
 @functools.cache
 def _version() -> str:
     """The installed distribution's version: pyproject.toml is its one source."""
+    from . import installed
+
+    found = installed.version("mcptrio")  # (its dist-info folder's name, without importlib.metadata)
+    if found is not None:
+        return found
     from importlib.metadata import PackageNotFoundError, version
 
     try:
