@@ -201,3 +201,21 @@ async def test_idle_workers_are_bounded(autojump_clock):
         assert len(await client.answers(100)) == 100
         await trio.testing.wait_all_tasks_blocked()
         assert 1 <= len(worker_tasks()) <= IDLE_WORKERS
+
+
+def test_run_in_context_steps_any_awaitable_in_its_context():
+    from mcptrio.runtime.in_context import run_in_context
+
+    class Later:
+        def __await__(self):
+            yield from trio.sleep(0).__await__()
+            return REQUEST_VAR.get()
+
+    async def main():
+        context = contextvars.copy_context()
+        context.run(REQUEST_VAR.set, "inside")
+        seen = []
+        assert await run_in_context(context, Later(), lambda: seen.append("waits")) == "inside"
+        assert seen == ["waits"] and REQUEST_VAR.get() == "unset"
+
+    trio.run(main)
