@@ -26,6 +26,8 @@ def figure_list(settings: Settings) -> list[Figure]:
     """The main table's figures: mcptrio and the SDK side by side."""
     figs = [
         Figure("stdio.startup_ms", "stdio: spawn → initialize answered", "ms", "lower"),
+        Figure("stdio.startup_everything_ms", "stdio: spawn → initialize answered, `serve --plugins everything` "
+               f"(median of {settings.startups} spawns)", "ms", "lower"),
         Figure("stdio.sequential", "stdio echo, sequential", "calls/s", "higher"),
     ]
     figs += [Figure(f"stdio.pipelined_{w}", f"stdio echo, {w} pipelined", "calls/s", "higher")
@@ -87,5 +89,7 @@ def baseline_list(settings: Settings) -> list[Figure]:
     for c in settings.concurrency:
         figs += load_figures(f"bare.c{c}", f"bare ASGI, {clients(c)}")
     figs += [Figure("bare.stdio.pipelined_64", "bare Trio stdio echo loop, 64 pipelined", "calls/s", "higher"),
-             Figure("bare.stdio.sequential", "bare Trio stdio echo loop, sequential", "calls/s", "higher")]
+             Figure("bare.stdio.sequential", "bare Trio stdio echo loop, sequential", "calls/s", "higher"),
+             Figure("bare.stdio.cpu_us_pipelined_64", "bare Trio stdio echo loop, CPU per call, 64 pipelined", "µs",
+                    "lower")]
     return figs

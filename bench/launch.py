@@ -42,6 +42,8 @@ class Impl:
     http_argv: Callable[[int, str], list[str]]  # (port, mode) -> argv; mode: sse | json | auto
     bare_http_argv: Callable[[int], list[str]]
     env: dict[str, str] = field(default_factory=dict)
+    # The start-up figure of issue 19: a server with every feature (mcptrio's `everything` plugin).
+    everything_argv: list[str] | None = None
     cwd: str = str(RESULTS)  # the servers' working directory: a private temporary one during a run
 
 
@@ -51,8 +53,8 @@ def make_impls(only: str | None) -> list[Impl]:
     impls = []
     if only in (None, "mcptrio"):
         mcptrio_cli = str(Path(main_python).parent / "mcptrio")
-        serve = ([mcptrio_cli, "serve", "--plugins", "bench"] if os.path.exists(mcptrio_cli)
-                 else [main_python, "-m", "mcptrio", "serve", "--plugins", "bench"])
+        command = [mcptrio_cli] if os.path.exists(mcptrio_cli) else [main_python, "-m", "mcptrio"]
+        serve = command + ["serve", "--plugins", "bench"]
         impls.append(Impl(
             "mcptrio", main_python, serve,
             # No access log, as the SDK peer runs uvicorn (access_log=False); its cost is a variant row.
@@ -61,6 +63,7 @@ def make_impls(only: str | None) -> list[Impl]:
             lambda port: [main_python, str(BENCH / "servers" / "bare_asgi.py"), "--server", "hypercorn",
                           "--port", str(port)],
             dict(env),
+            command + ["serve", "--plugins", "everything"],
         ))
     if only in (None, "sdk"):
         sdk_python = str(ensure_sdk_venv())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from figures import Figure, clients, figure_list
 from results import Results
 from settings import SDK_PIN, Settings
-from targets import targets_table
+from targets import stdio_targets_table, targets_table
 from scale_out import scale_table
 from tasks_load import tasks_table
 from variants import tuned_table, variants_table
@@ -26,18 +26,24 @@ def ratio_text(a: float | None, b: float | None, figure: Figure) -> str:
 
 
 def report(results: Results, settings: Settings, impls: list[str]) -> str:
-    lines = main_table(results, settings, impls) + bare_table(results, settings)
-    lines += tuned_table(results)
-    lines += variants_table(results)
-    lines += tasks_table(results)
-    lines += scale_table(results)
-    if "mcptrio" in impls and "sdk" in impls:
-        lines += targets_table(results, settings)
+    lines = main_table(results, settings, impls)
+    if settings.part == "all":
+        lines += bare_table(results, settings)
+        lines += tuned_table(results)
+        lines += variants_table(results)
+        lines += tasks_table(results)
+        lines += scale_table(results)
+        if "mcptrio" in impls and "sdk" in impls:
+            lines += targets_table(results, settings)
+    if "mcptrio" in impls:
+        lines += stdio_targets_table(results, settings)
     bare_stdio = results.median("bare.stdio.pipelined_64", "mcptrio")
     mine = results.median("stdio.pipelined_64", "mcptrio")
     if bare_stdio and mine:
+        bare_cpu = results.median("bare.stdio.cpu_us_pipelined_64", "mcptrio")
+        cpu = "" if bare_cpu is None else f"; the bare loop's CPU per call {bare_cpu:.1f} µs"
         lines += ["", f"stdio, 64 pipelined: bare Trio echo loop {bare_stdio:.0f} calls/s, mcptrio {mine:.0f} calls/s "
-                  f"({100 * mine / bare_stdio:.0f}% of bare)."]
+                  f"({100 * mine / bare_stdio:.0f}% of bare){cpu}."]
     if results.notes:
         lines += ["", "Notes:"] + [f"- {n}" for n in results.notes]
     return "\n".join(lines)
@@ -54,6 +60,8 @@ def main_table(results: Results, settings: Settings, impls: list[str]) -> list[s
         "| --- | ---: | ---: | ---: |",
     ]
     for figure in figure_list(settings):
+        if settings.part == "stdio" and not figure.key.startswith("stdio."):
+            continue
         a, b = results.median(figure.key, "mcptrio"), results.median(figure.key, "sdk")
         na = results.na.get(figure.key, {})
         lines.append(f"| {figure.label} ({figure.unit} {arrow[figure.better]}) | "

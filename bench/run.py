@@ -3,6 +3,7 @@
     .venv/bin/python bench/run.py              # the full run: a few minutes
     .venv/bin/python bench/run.py --smoke      # every phase with tiny counts, well under a minute
     .venv/bin/python bench/run.py --only mcptrio
+    .venv/bin/python bench/run.py --part stdio --reps 5   # stdio only: both servers and the bare floor
 
 The SDK (``mcp==2.3.0``) runs from its own virtualenv, bench/.venv-sdk, which this script
 creates from PyPI on first use.  Every server is a child process on 127.0.0.1; the load client
@@ -31,13 +32,15 @@ from client import perf  # noqa: E402
 from report import report  # noqa: E402
 from results_json import save  # noqa: E402
 from runner import run  # noqa: E402
-from settings import IMPLS, RESULTS, Settings  # noqa: E402
+from settings import IMPLS, PARTS, RESULTS, Settings  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--smoke", action="store_true", help="every phase with tiny counts (well under a minute)")
     parser.add_argument("--only", choices=IMPLS, help="measure one server only (mcptrio needs no SDK venv)")
+    parser.add_argument("--part", choices=PARTS, default="all",
+                        help="stdio: only the stdio suites and the bare stdio floor (about 20 s a repetition)")
     parser.add_argument("--reps", type=int, help="repetitions (default 3; smoke 1)")
     parser.add_argument("--seconds", type=float, help="time bound of each throughput phase (default 1.5)")
     parser.add_argument("--sessions", type=int, help="idle legacy sessions to open (default 1000)")
@@ -50,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         settings.seconds = args.seconds
     if args.sessions:
         settings.sessions = args.sessions
+    settings.part = args.part
     impls = [args.only] if args.only else list(IMPLS)
     start = perf()
     results = run(settings, args.only, args.out.parent / "logs")

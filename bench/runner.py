@@ -14,7 +14,7 @@ from measure import MachineLoad
 from results import Results
 from settings import BENCH, Settings, log
 from sources import snapshot_sources, source_state
-from stdio_workloads import bare_stdio_suite, stdio_suite
+from stdio_workloads import bare_stdio_suite, stdio_startup, stdio_suite
 from scale_out import scale_suite
 from tasks_load import tasks_suite
 from variants import HYPERCORN_EXPERIMENT, VARIANTS, variant_suite
@@ -43,7 +43,7 @@ def run(settings: Settings, only: str | None, logs_dir: Path) -> Results:
 def _run(settings: Settings, only: str | None, logs_dir: Path, workdir: Path) -> Results:
     results = Results()
     snapshot = snapshot_sources(workdir)
-    results.source_start = source_state(snapshot / "mcptrio", snapshot / "mcptrio_bench")  # what was measured
+    results.source_start = source_state(snapshot)  # what was measured
     impls = make_impls(only)
     for impl in impls:
         impl.cwd = str(workdir)
@@ -58,7 +58,14 @@ def _run(settings: Settings, only: str | None, logs_dir: Path, workdir: Path) ->
         for impl in order:
             t = perf()
             stdio_suite(impl, settings, results, logs, rep)
+            stdio_startup(impl, settings, results, logs, rep)
             log(f"  {impl.name} stdio suite: {perf() - t:.1f} s")
+        if settings.part == "stdio":
+            if any(impl.name == "mcptrio" for impl in impls):
+                t = perf()
+                bare_stdio_suite(settings, results, logs, rep)
+                log(f"  stdio floor: {perf() - t:.1f} s")
+            continue
         for impl in order:
             # The bare app right before the MCP server on the same HTTP server: "% of bare" compares
             # figures taken seconds apart, not minutes (the machine's speed drifts).

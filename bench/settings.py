@@ -16,6 +16,7 @@ RESULTS = BENCH / "results"
 HOST = "127.0.0.1"
 PATH = "/mcp"
 IMPLS = ("mcptrio", "sdk")
+PARTS = ("all", "stdio")
 TEXT = "hello"  # the echo payload
 HTTP_MODES = ("legacy_sse", "legacy_json", "modern")
 MODE_NAMES = {"legacy_sse": "legacy SSE", "legacy_json": "legacy JSON", "modern": "2026-07-28"}
@@ -34,12 +35,14 @@ class Settings:
     eof_sleep_ms: int = 200
     cancel_sleep_ms: int = 10_000
     cancel_bound: float = 3.0  # how long cancelled work gets to stop before we call it n/a
+    startups: int = 5  # spawns of `serve --plugins everything` per repetition (their median is the sample)
+    part: str = "all"  # "stdio": only the stdio suites and the stdio floor
     smoke: bool = False
 
     @classmethod
     def smoke_settings(cls) -> "Settings":
         # Time-bound phases of 0.25 s: long enough for /proc/<pid>/stat's 10 ms ticks to see CPU.
-        return cls(reps=1, seconds=0.25, warmup=0.05, max_calls=5000, sessions=100, smoke=True)
+        return cls(reps=1, seconds=0.25, warmup=0.05, max_calls=5000, sessions=100, startups=1, smoke=True)
 
     def bounds(self) -> dict[str, Any]:
         """The time and count bounds of one throughput phase, as the stdio client takes them."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -10,7 +11,7 @@ from typing import Callable
 
 import orjson
 
-from client import BenchError, StdioServer, perf, rotating, status_kib, stdio_line
+from client import BenchError, StdioServer, cpu_seconds, perf, rotating, status_kib, stdio_line
 from launch import Impl, Logs
 from measure import CpuMeter, mib
 from results import Results
@@ -77,6 +78,26 @@ def stdio_suite(impl: Impl, settings: Settings, results: Results, logs: Logs, re
     finally:
         server.stop()
     stdio_eof(impl, settings, results, logs, rep)
+
+
+def stdio_startup(impl: Impl, settings: Settings, results: Results, logs: Logs, rep: int) -> None:
+    """Spawn → initialize answered for a server with every feature (``settings.startups`` fresh
+    processes; their median is this repetition's sample), and the CPU it used until then."""
+    if impl.everything_argv is None:
+        results.add("stdio.startup_everything_ms", impl.name, None, "no such server")
+        return
+    times, cpus = [], []
+    for i in range(settings.startups):
+        server = StdioServer(impl.everything_argv, env=impl.env, stderr=logs.open(f"{impl.name}-startup-{rep}-{i}"),
+                             cwd=impl.cwd)
+        try:
+            server.initialize()
+            times.append((perf() - server.spawned_at) * 1000)
+            cpus.append(cpu_seconds(server.pid) * 1000)
+        finally:
+            server.stop()
+    results.add("stdio.startup_everything_ms", impl.name, statistics.median(times))
+    results.phase(rep=rep, impl=impl.name, figure="stdio.startup_everything", startup_ms=times, cpu_ms=cpus)
 
 
 def sleep_counters(server: StdioServer) -> dict[str, int]:
@@ -157,7 +178,12 @@ def bare_stdio_suite(settings: Settings, results: Results, logs: Logs, rep: int)
         bounds = settings.bounds()
         calls, elapsed = server.sequential(echo, **bounds)
         results.add("bare.stdio.sequential", "mcptrio", calls / elapsed)
+        meter = CpuMeter(server.pid)
         calls, elapsed = server.pipelined(echo, 64, **bounds)
+        cpu, client_cpu = meter.read()
         results.add("bare.stdio.pipelined_64", "mcptrio", calls / elapsed)
+        results.add("bare.stdio.cpu_us_pipelined_64", "mcptrio", cpu / calls * 1e6)
+        results.phase(rep=rep, impl="mcptrio", figure="bare.stdio.pipelined_64", calls=calls, elapsed_s=elapsed,
+                      server_cpu_s=cpu, client_cpu_s=client_cpu)
     finally:
         server.stop()

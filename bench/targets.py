@@ -1,4 +1,4 @@
-"""Issue 5's targets: each with the figure of this run that shows it, and whether it is met."""
+"""The targets of issues 5 and 19: each with the figure of this run that shows it, and whether it is met."""
 
 from __future__ import annotations
 
@@ -63,4 +63,28 @@ def targets_table(results: Results, settings: Settings) -> list[str]:
         lines += ["", f"Sessions: each is two POSTs (initialize, notifications/initialized), so {rate:.0f}/s is "
                   f"{2 * rate:.0f} POSTs/s, {2 * rate / bare:.0%} of what the bare ASGI app answers with "
                   f"10 clients on the same hypercorn in this run ({bare:.0f}/s)."]
+    return lines
+
+
+def stdio_targets_table(results: Results, settings: Settings) -> list[str]:
+    """Issue 19's stdio targets (mcptrio against its own floor: no SDK needed)."""
+    m = functools.partial(results.median, impl="mcptrio")
+    lines = ["", "### The stdio targets (issue 19), from this run", "",
+             "| target | this run (medians) | median of per-repetition ratios | met |",
+             "| --- | ---: | ---: | :---: |"]
+
+    def row(target: str, value: float | None, text: str, ok: bool, paired: str = "") -> None:
+        shown = "n/a" if value is None else text.format(value)
+        lines.append(f"| {target} | {shown} | {paired} | {'✓' if ok else '✗'} |")
+
+    cpu = m("stdio.cpu_us_pipelined_64")
+    row("stdio server CPU per call (64 in flight): ≤ 20 µs", cpu, "{:.1f} µs", cpu is not None and cpu <= 20)
+    value, bare = m("stdio.pipelined_64"), m("bare.stdio.pipelined_64")
+    share = value / bare if value is not None and bare else None
+    paired = results.paired_ratio("stdio.pipelined_64", "mcptrio", "bare.stdio.pipelined_64", "mcptrio")
+    row("stdio calls/s, 64 in flight: ≥ 25% of the bare Trio stdio loop", share, "{:.0%}",
+        share is not None and share >= 0.25, "" if paired is None else f"{paired:.0%}")
+    spawn = m("stdio.startup_everything_ms")
+    row("spawn → first answer, `serve --plugins everything` over stdio: ≤ 150 ms", spawn, "{:.0f} ms",
+        spawn is not None and spawn <= 150)
     return lines

@@ -3,7 +3,8 @@
 TARGET is a URL (http(s)://, ws(s)://), ``--stdio "command args"`` or ``--plugins a,b`` (served
 in this process).  Human output by default (rich tables, a progress bar, log lines, an
 elicitation asked in the terminal), ``--json`` for scripts.  Exit status: 0 success, 1 the tool
-returned ``isError``, 2 a usage or connection error.
+returned ``isError``, 2 a usage or connection error.  Needs the ``cli`` extra (rich): without it,
+each command says ``pip install 'mcptrio[cli]'`` and exits 2; ``mcptrio serve`` never imports it.
 """
 
 from __future__ import annotations
@@ -11,11 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, cast
+from typing import Any, Iterable, cast
 
 import trio
 
-from . import wire
 from .groups import first
 from .protocol.errors import McpError
 from .protocol.session import LOG_LEVELS
@@ -34,8 +34,9 @@ HELP = {"inspect": "what a server is and offers", "list": "a server's tools, res
         "call": "call a tool", "read": "read a resource", "prompt": "get a prompt"}
 
 
-def add_commands(commands: Any) -> None:
-    for name, usage in USAGE.items():
+def add_commands(commands: Any, names: Iterable[str] = USAGE) -> None:
+    for name in names:
+        usage = USAGE[name]
         parser = commands.add_parser(name, help=HELP[name],
                                      usage=f"mcptrio {name} (URL | --stdio COMMAND | --plugins A,B) {usage}".rstrip())
         parser.add_argument("words", nargs="*", metavar="ARG", help="the server's URL (http(s):// or ws(s)://), "
@@ -87,6 +88,10 @@ def _words(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        import rich  # noqa: F401 - every command's output needs it: say so now, not after connecting
+    except ImportError:
+        raise ClientUsageError("the client commands need rich: pip install 'mcptrio[cli]'") from None
     _words(args)
     failure: BaseException | None = None
     try:
@@ -131,7 +136,7 @@ async def _inspect(client: Any, args: argparse.Namespace, out: Output) -> int:
               "resources": len(await client.list_resources()) if "resources" in caps else 0,
               "templates": len(await client.list_resource_templates()) if "resources" in caps else 0,
               "prompts": len(await client.list_prompts()) if "prompts" in caps else 0}
-    info = wire.unstructure(client.server_info) if client.server_info is not None else None
+    info = _unstructure(client.server_info) if client.server_info is not None else None
     report = {"server": info, "era": client.era, "protocolVersion": client.protocol_version,
               "capabilities": caps, "instructions": client.instructions, "counts": counts}
     if out.json:
@@ -151,7 +156,7 @@ async def _list(client: Any, args: argparse.Namespace, out: Output) -> int:
              "templates": client.list_resource_templates, "prompts": client.list_prompts}[args.what]
     items = await fetch()
     if out.json:
-        out.emit([wire.unstructure(item) for item in items])
+        out.emit([_unstructure(item) for item in items])
         return 0
     from rich.table import Table
 
@@ -191,7 +196,7 @@ async def _call(client: Any, args: argparse.Namespace, out: Output) -> int:
     with out.progress() as progress:
         result = await client.call_tool(args.tool, arguments, progress=progress)
     if out.json:
-        out.emit(wire.unstructure(result))
+        out.emit(_unstructure(result))
     else:
         out.content(result.content)
         if result.structured_content is not None and not result.content:
@@ -202,7 +207,7 @@ async def _call(client: Any, args: argparse.Namespace, out: Output) -> int:
 async def _read(client: Any, args: argparse.Namespace, out: Output) -> int:
     result = await client.read_resource(args.uri)
     if out.json:
-        out.emit(wire.unstructure(result))
+        out.emit(_unstructure(result))
     else:
         for item in result.contents:
             text = getattr(item, "text", None)
@@ -214,12 +219,18 @@ async def _prompt(client: Any, args: argparse.Namespace, out: Output) -> int:
     arguments = dict(_pair(item) for item in args.arguments)
     result = await client.get_prompt(args.name, arguments)
     if out.json:
-        out.emit(wire.unstructure(result))
+        out.emit(_unstructure(result))
     else:
         for message in result.messages:
             out.console.print(f"[bold]{message.role}:[/]")
             out.content([message.content])
     return 0
+
+
+def _unstructure(value: Any) -> Any:
+    from . import wire  # (not on `mcptrio serve`'s way: the wire types are a fifth of its start-up)
+
+    return wire.unstructure(value)
 
 
 COMMANDS = {"inspect": _inspect, "list": _list, "call": _call, "read": _read, "prompt": _prompt}

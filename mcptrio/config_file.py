@@ -8,7 +8,6 @@ value quietly taken for something else.  The ``[serve.auth]`` table is checked b
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Callable
 
@@ -80,6 +79,8 @@ def read_config(path: Path | None) -> dict[str, Any]:
     """The ``[serve]`` table of the file (empty without one), every key known and well typed."""
     if path is None:
         return {}
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text())
     except OSError as exc:

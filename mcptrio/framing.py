@@ -27,22 +27,39 @@ class LineFramer:
         self._skipping = 0  # bytes dropped from the current oversize line, 0 when not skipping
 
     def feed(self, data: bytes | bytearray) -> list[bytes | Oversize]:
+        if not isinstance(data, bytes):
+            data = bytes(data)
+        pieces = data.split(b"\n")
+        if len(pieces) == 1:
+            self._keep(data)  # no newline: all of it belongs to the line being read
+            return []
         frames: list[bytes | Oversize] = []
-        start = 0
-        while True:
-            newline = data.find(b"\n", start)
-            if newline < 0:
-                self._keep(data[start:])
-                return frames
-            self._keep(data[start:newline])
-            start = newline + 1
-            if self._skipping:
-                frames.append(Oversize(self._skipping))
-                self._skipping = 0
-            elif self._buffer.strip():
-                line = bytes(self._buffer)
-                frames.append(line)
-            self._buffer.clear()
+        first = pieces[0]
+        if self._skipping or self._buffer:
+            self._keep(first)
+            self._end_line(frames)
+        else:
+            self._whole_line(first, frames)
+        for line in pieces[1:-1]:
+            self._whole_line(line, frames)
+        self._keep(pieces[-1])
+        return frames
+
+    def _whole_line(self, line: bytes, frames: list[bytes | Oversize]) -> None:
+        """A line that arrived whole: a frame unless it is blank or over the limit."""
+        if len(line) > self.max_size:
+            frames.append(Oversize(len(line)))
+        elif line and not line.isspace():
+            frames.append(line)
+
+    def _end_line(self, frames: list[bytes | Oversize]) -> None:
+        """The line being read (begun in an earlier chunk) has ended."""
+        if self._skipping:
+            frames.append(Oversize(self._skipping))
+            self._skipping = 0
+        elif self._buffer.strip():
+            frames.append(bytes(self._buffer))
+        self._buffer.clear()
 
     def _keep(self, chunk: bytes | bytearray) -> None:
         if self._skipping:

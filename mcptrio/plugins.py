@@ -7,13 +7,17 @@ composition is deterministic; any failure is a ``PluginError`` that names the pl
 
 from __future__ import annotations
 
-from importlib.metadata import EntryPoint, entry_points
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from . import installed as installed_
 from .app import App
 from .app import Registry
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 GROUP = "mcptrio.plugins"
 
@@ -31,10 +35,27 @@ class PluginInfo:
 
 
 def _entry_points() -> dict[str, EntryPoint]:
+    from importlib.metadata import entry_points
+
     found: dict[str, EntryPoint] = {}
     for entry in sorted(entry_points(group=GROUP), key=lambda e: e.name):
         found.setdefault(entry.name, entry)
     return found
+
+
+class _PathEntryPoint:
+    """A plugin's entry point found by ``installed.entry_points`` (``load`` as EntryPoint's)."""
+
+    def __init__(self, name: str, value: str) -> None:
+        self.name, self.value = name, value
+
+    def load(self) -> Any:
+        module, _, attribute = self.value.partition(":")
+        found: Any = importlib.import_module(module.strip())
+        for part in attribute.split("[")[0].strip().split("."):
+            if part:
+                found = getattr(found, part)
+        return found
 
 
 def installed() -> list[PluginInfo]:
@@ -46,8 +67,11 @@ def installed() -> list[PluginInfo]:
     return out
 
 
-def load(name: str) -> Registry:
-    entry = _entry_points().get(name)
+def load(name: str, on_path: dict[str, str] | None = None) -> Registry:
+    """The plugin ``name``: looked for in ``sys.path``'s dist-info folders (``on_path``: read once
+    per app), then by ``importlib.metadata`` (zipped eggs, other finders)."""
+    value = (on_path if on_path is not None else installed_.entry_points(GROUP)).get(name)
+    entry: Any = _PathEntryPoint(name, value) if value is not None else _entry_points().get(name)
     if entry is None:
         known = ", ".join(sorted(_entry_points())) or "none installed"
         raise PluginError(f"failed to load plugin {name!r}: no such plugin (installed: {known})")
@@ -68,8 +92,9 @@ def build_app(names: list[str], *, prefixes: dict[str, str] | None = None, **app
         raise PluginError("no plugins named: pass --plugins a,b (see `mcptrio plugins`)")
     prefixes = prefixes or {}
     app = App(**app_options)
+    on_path = installed_.entry_points(GROUP)
     for name in names:
-        plugin = load(name)
+        plugin = load(name, on_path)
         if not plugin.name:
             plugin.name = name
         try:

@@ -35,7 +35,8 @@ def test_smoke_run_prints_the_table(smoke):
     assert "bare hypercorn" in stdout
     assert "The hypercorn experiment" in stdout
     assert "### The targets (issue 5), from this run" in stdout
-    assert stdout.count("| ✓ |") + stdout.count("| ✗ |") == 14  # every target row has a verdict
+    assert "### The stdio targets (issue 19), from this run" in stdout
+    assert stdout.count("| ✓ |") + stdout.count("| ✗ |") == 14 + 3  # every target row has a verdict
     assert re.search(r"Sessions: each is two POSTs .* so \d+/s is \d+ POSTs/s, \d+% of what the bare ASGI app", stdout)
 
 
@@ -80,3 +81,20 @@ def test_every_figure_has_positive_numbers(smoke):
     phases = document["phases"]
     assert {p["impl"] for p in phases} == set(SERVERS)
     assert any(p.get("latencies_us") for p in phases)
+
+
+def test_stdio_part_alone(tmp_path):
+    """--part stdio: the stdio suites, the start-up of `serve --plugins everything` and the bare
+    stdio floor, with issue 19's targets; nothing over HTTP."""
+    out = tmp_path / "stdio.json"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, str(RUN), "--smoke", "--part", "stdio", "--only", "mcptrio", "--out", str(out)],
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, cwd=REPO, env=env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-6000:]
+    assert "### The stdio targets (issue 19), from this run" in done.stdout
+    assert "HTTP" not in done.stdout and "bare hypercorn" not in done.stdout
+    figures = {f["key"]: f for f in json.loads(out.read_text())["figures"]}
+    for key in ("stdio.pipelined_64", "stdio.startup_everything_ms", "bare.stdio.pipelined_64",
+                "bare.stdio.cpu_us_pipelined_64"):
+        assert figures[key]["samples"].get("mcptrio"), key
+    assert not figures["http.modern.c10.rps"]["samples"]

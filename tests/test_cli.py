@@ -161,6 +161,15 @@ def test_help_reads_well():
         assert flag in done.stdout
 
 
+def test_every_command_is_listed_though_a_command_defines_only_its_own_options():
+    listed = run(["--help"])
+    assert listed.returncode == 0
+    for command in ("serve", "plugins", "inspect", "list", "call", "read", "prompt", "new", "rotate-key"):
+        assert f"    {command}" in listed.stdout
+    assert "invalid choice: 'pigeon'" in one_line_error(run(["pigeon"]))
+    assert "--json" in run(["call", "--help"]).stdout and "--args" in run(["call", "--help"]).stdout
+
+
 async def test_config_file_serves_with_limits(tmp_path):
     config = tmp_path / "mcptrio.toml"
     config.write_text('[serve]\nplugins = ["bench"]\nname = "configured"\n[serve.limits]\nrequest_timeout = 0.5\n')

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
 import attrs
@@ -17,7 +18,6 @@ from ..protocol.session import ServerIdentity
 from ..protocol.versions import at_least
 from ..runtime.limits import SessionLimits
 from . import lifespan, pipeline
-from ..auth import AuthConfig, ScopePolicy
 from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
 from .authorization import ScopeCheck
@@ -29,6 +29,7 @@ from .notifications import Audience, Listener, task_session
 from .registry import Registry
 
 if TYPE_CHECKING:
+    from ..auth import AuthConfig
     from ..runtime.core import SessionCore
     from ..state.redis import RedisState
     from ..runtime.host import RequestHandler
@@ -56,6 +57,13 @@ class SessionHooks:
     def opened(self, session: SessionCore) -> None: ...
 
     def closed(self, session: SessionCore) -> None: ...
+
+
+def _otel_in_use() -> bool:
+    """Could an OpenTelemetry SDK be configured?  Only once the program, a plugin or the
+    ``opentelemetry-instrument`` launcher imported the API, or the environment names a provider."""
+    return ("opentelemetry.trace" in sys.modules or "opentelemetry.metrics" in sys.modules
+            or bool(os.environ.get("OTEL_PYTHON_TRACER_PROVIDER") or os.environ.get("OTEL_PYTHON_METER_PROVIDER")))
 
 
 def _telemetry(wanted: Any) -> Any:
@@ -110,11 +118,12 @@ class App(Registry):
         self.session_hooks: list[SessionHooks] = []
         self._builtin: list[tuple[int, Middleware]] = []
         self._handler: RequestHandler | None = None
-        self.telemetry = _telemetry(telemetry)
-        self._telemetry_auto = telemetry is None
-        if self.telemetry is not None:
-            self.use_builtin(TELEMETRY, self.telemetry)
-            self.session_hooks.append(self.telemetry)
+        self.telemetry: Any = None
+        # telemetry=None with nothing of OpenTelemetry imported yet: looked at again when a session
+        # opens and when the pipeline is built (a stdio server need not import it at all).
+        self._telemetry_auto = self._telemetry_pending = telemetry is None
+        if telemetry is not None or _otel_in_use():
+            self._start_telemetry(telemetry)
         if access_log:
             self.use_builtin(ACCESS_LOG, access_log_middleware)
         if isinstance(rate_limit, str):
@@ -125,12 +134,34 @@ class App(Registry):
         self.auth = auth
         self.tasks = tasks or TaskRunner()
         self.tasks.listeners.append(self.audience.task_changed)
-        self.scopes = ScopeCheck(self, auth.policy() if auth is not None else ScopePolicy())
+        self._scopes: ScopeCheck | None = None
         if auth is not None:
             self.use_builtin(AUTHORIZATION, self.scopes)
         self.tool_calls = ToolCallLimiter(max_tool_calls, tool_call_wait) if max_tool_calls is not None else None
         if self.tool_calls is not None:
             self.use_builtin(CONCURRENCY, self.tool_calls)
+
+    def _start_telemetry(self, wanted: Any) -> None:
+        self._telemetry_pending = False
+        self.telemetry = _telemetry(wanted)
+        if self.telemetry is not None:
+            self.use_builtin(TELEMETRY, self.telemetry)
+            self.session_hooks.append(self.telemetry)
+
+    def _telemetry_now(self) -> None:
+        """Automatic telemetry deferred at construction: on, once OpenTelemetry is in use."""
+        if self._telemetry_pending and _otel_in_use():
+            self._start_telemetry(None)
+
+    @property
+    def scopes(self) -> ScopeCheck:
+        """The scopes each request needs (``auth``'s policy and each handler's): checked in the
+        pipeline, and by HTTP before it dispatches.  Made when first asked for."""
+        if self._scopes is None:
+            from ..auth import ScopePolicy
+
+            self._scopes = ScopeCheck(self, self.auth.policy() if self.auth is not None else ScopePolicy())
+        return self._scopes
 
     @property
     def state_keys(self) -> list[bytes]:
@@ -192,7 +223,10 @@ class App(Registry):
         Telemetry that is on only because ``opentelemetry-api`` is installed (``telemetry=None``)
         joins when an SDK has been configured by the time the pipeline is built (the first
         request): with the API alone every span would be a no-op, and the pipeline it would add
-        costs about a tenth of stdio's throughput.  ``telemetry=True`` keeps it always."""
+        costs about a tenth of stdio's throughput.  ``telemetry=True`` keeps it always.  Until
+        something imports OpenTelemetry (the program, a plugin, ``opentelemetry-instrument``),
+        the App does not either: it is a tenth of a stdio server's start-up."""
+        self._telemetry_now()
         builtin = sorted(self._builtin, key=lambda item: item[0])
         skip = self.telemetry if self._telemetry_auto and self.telemetry is not None \
             and not self.telemetry.configured() else None
@@ -293,6 +327,7 @@ class App(Registry):
 
     def open_session(self, session: SessionCore) -> None:
         """The session is live: change notifications go to it from now on."""
+        self._telemetry_now()
         self.audience.sessions.add(session)
         for hooks in self.session_hooks:
             hooks.opened(session)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..auth import ScopePolicy
 from ..protocol.errors import FORBIDDEN, McpError
 
 if TYPE_CHECKING:
+    from ..auth import ScopePolicy
     from .middleware import CallNext, Request
     from .registry import Registry
 

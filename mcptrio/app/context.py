@@ -43,16 +43,18 @@ class Context:
     the request's deadline, era, client and principal.
     """
 
+    # Set on an instance only when they change (one Context is made per request).
+    _last_progress: float | None = None
+    _input_counter = 0
+    task_wanted = False  # (set by tools/call for an input_first tool the client may run as a task)
+
     def __init__(self, session: Session, request: IncomingRequest, deadline: float,
                  input_responses: dict[str, Any] | None = None, app: Any = None) -> None:
         self._session = session
         self._app = app
         self._request = request
         self.deadline = deadline
-        self._last_progress: float | None = None
         self._input_responses = input_responses or {}
-        self._input_counter = 0
-        self.task_wanted = False  # (set by tools/call for an input_first tool the client may run as a task)
 
     # -- what the request is --------------------------------------------------------------
 

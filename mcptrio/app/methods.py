@@ -109,11 +109,20 @@ def tool_error(text: str) -> dict[str, Any]:
     return {"content": [results.text_block(text)], "isError": True}
 
 
-async def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    name = _string_param(params, "name")
+def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> Awaitable[dict[str, Any]]:
+    """(Not a coroutine of its own: a call that is no task is the tool's, awaited by the worker.)"""
+    name = params.get("name")
+    if type(name) is not str:
+        name = _string_param(params, "name")
     entry = app.tools.get(name)
     if entry is None:
         raise errors.invalid_params(f"unknown tool: {name!r}")
+    if entry.task == "never" and "task" not in params:
+        return _run_tool(entry, ctx, params)  # the usual case, first
+    return _tools_call_maybe_task(app, ctx, params, entry)
+
+
+async def _tools_call_maybe_task(app: App, ctx: Context, params: dict[str, Any], entry: ToolEntry) -> dict[str, Any]:
     if not tasks.wants_task(entry, ctx, params):
         return await _run_tool(entry, ctx, params)
 
@@ -132,11 +141,13 @@ async def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> dict[str
 async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     name = entry.name
     signature = entry.signature
+    arguments = params.get("arguments")
     try:
-        kwargs = signature.bind(_object_param(params, "arguments"))
+        kwargs = signature.bind(arguments if type(arguments) is dict else _object_param(params, "arguments"))
     except ArgumentError as exc:
         return tool_error(str(exc))
-    _with_context(kwargs, signature.context_parameter, ctx)
+    if signature.context_parameter is not None:
+        kwargs[signature.context_parameter] = ctx
     try:
         value = await entry.fn(**kwargs)
     except (McpError, InputRequired, StartTask, trio.Cancelled):
@@ -147,12 +158,14 @@ async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> d
         log.exception("tool %r failed", name)
         return tool_error(f"tool {name!r} failed with an internal error ({type(exc).__name__})")
     result = _tool_result(name, signature, value)
-    if ctx.era == "legacy" and ctx.protocol_version < results.NEWEST_CONTENT_VERSION:
+    if ctx.protocol_version < results.NEWEST_CONTENT_VERSION and ctx.era == "legacy":
         result["content"] = results.for_version(result["content"], ctx.protocol_version)
     return result
 
 
 def _tool_result(name: str, signature: Any, value: Any) -> dict[str, Any]:
+    if type(value) is str and signature.output_schema is None:
+        return {"content": [{"type": "text", "text": value}]}  # the usual case, first
     if results.is_call_tool_result(value):
         return cast("dict[str, Any]", results.to_json(value))
     if isinstance(value, dict) and "content" in value and isinstance(value["content"], list):

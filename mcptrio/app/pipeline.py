@@ -7,7 +7,7 @@ raise are answered as a handler's would be (``guard``).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable
 
 from ..protocol.errors import McpError
 from ..runtime.input_required import InputRequired
@@ -25,10 +25,10 @@ log = logging.getLogger("mcptrio.app")
 def build(app: Any, middleware: list[Middleware]) -> Any:
     """The runtime's ``RequestHandler`` for ``app`` with ``middleware`` (outermost first)."""
     if not middleware:
-        async def handle(session: SessionCore, request: IncomingRequest, deadline: float,
-                         responses: dict[str, Any]) -> dict[str, Any]:
-            ctx = Context(session, request, deadline, responses, app)
-            return await METHODS[request.method](app, ctx, request.params)
+        def handle(session: SessionCore, request: IncomingRequest, deadline: float,
+                   responses: dict[str, Any]) -> Awaitable[dict[str, Any]]:
+            # (not a coroutine of its own: the worker awaits the method's)
+            return METHODS[request.method](app, Context(session, request, deadline, responses, app), request.params)
 
         return handle
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import enum
+import functools
 import inspect
 import math
 import types
@@ -16,7 +17,9 @@ import typing
 from typing import Annotated, Any, Literal, NotRequired, Required, Union
 
 import attrs
-import cattrs
+
+if typing.TYPE_CHECKING:
+    import cattrs
 
 NoneType = type(None)
 
@@ -124,8 +127,10 @@ NO_DEFAULT = object()
 
 def json_default(value: Any) -> Any:
     """``value`` as JSON for a schema's ``default``, or ``NO_DEFAULT`` when it has no JSON form."""
+    if value is None or type(value) in (str, bool, int) or (type(value) is float and math.isfinite(value)):
+        return value  # (exactly these types: an enum member that is also a str or int is unstructured)
     try:
-        data = converter.unstructure(value)
+        data = converter().unstructure(value)
     except Exception:
         return NO_DEFAULT
     return data if is_json(data) else NO_DEFAULT
@@ -264,8 +269,15 @@ def _fields(cls: type) -> list[tuple[str, Any, Any]]:
 
 # -- conversion ------------------------------------------------------------------------------
 
-converter = cattrs.Converter(unstruct_collection_overrides={collections.abc.Set: list})
-"""Structures validated JSON into the hinted Python types and back (sets become lists)."""
+@functools.cache
+def converter() -> cattrs.Converter:
+    """Structures validated JSON into the hinted Python types and back (sets become lists).
+    Made on first use: a server whose tools take and return plain JSON never imports cattrs."""
+    import cattrs
+
+    made = cattrs.Converter(unstruct_collection_overrides={collections.abc.Set: list})
+    made.register_structure_hook_func(lambda t: _scalar_members(t) is not None, _structure_scalar_union)
+    return made
 
 
 def _scalar_members(hint: Any) -> list[Any] | None:
@@ -284,5 +296,3 @@ def _structure_scalar_union(value: Any, hint: Any) -> Any:
         return int(value)
     return value
 
-
-converter.register_structure_hook_func(lambda t: _scalar_members(t) is not None, _structure_scalar_union)

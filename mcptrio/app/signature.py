@@ -16,17 +16,9 @@ import reprlib
 import types
 import typing
 from collections.abc import Callable, Iterable
-from typing import Any, Union
-from urllib.parse import urljoin
+from typing import TYPE_CHECKING, Any, Union
 
-import cattrs
 import jsonschema_rs
-import jsonschema
-import referencing
-import referencing.exceptions
-import referencing.jsonschema
-from jsonschema.exceptions import ValidationError, best_match
-from jsonschema_specifications import REGISTRY as METASCHEMAS
 
 from .context import Context
 from .schema_from_hints import (
@@ -43,6 +35,9 @@ from .schema_from_hints import (
     strip_annotated,
 )
 
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+
 __all__ = ["ArgumentError", "OutputError", "Param", "ToolSignature"]
 
 
@@ -55,7 +50,6 @@ class OutputError(ValueError):
 
 
 _NO_HINT: Any = inspect.Parameter.empty
-_NO_REMOTE = referencing.Registry()  # validators never fetch remote $refs
 _DATA_KEYWORDS = frozenset({"const", "default", "enum", "examples"})
 _SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
 
@@ -65,7 +59,8 @@ class ToolSignature:
 
     def __init__(self, *, input_schema: dict[str, Any], output_schema: dict[str, Any] | None,
                  context_parameter: str | None, wraps_output: bool, parameters: dict[str, Any] | None,
-                 extra_hint: Any, return_type: Any, input_validator: Any, output_validator: Any) -> None:
+                 extra_hint: Any, return_type: Any, input_check: Callable[[Any], bool],
+                 output_check: Callable[[Any], bool] | None) -> None:
         self.input_schema = input_schema
         self.output_schema = output_schema
         self.context_parameter = context_parameter
@@ -73,13 +68,23 @@ class ToolSignature:
         self._parameters = parameters  # name → hint; None for a verbatim input schema
         self._extra_hint = extra_hint  # hint of **kwargs values
         self._return_type = return_type
-        self._input_validator = input_validator
-        self._output_validator = output_validator
         self._verbatim_names: frozenset[str] | None = None
+        # Every argument is passed as the client sent it (str, bool, or no hint): bind copies them.
+        self._as_sent = parameters is not None and all(
+            hint is _NO_HINT or hint is str or hint is bool for hint in (*parameters.values(), extra_hint))
         # The Rust validator answers "valid?" in well under a microsecond; the Python one, only
-        # asked when the answer is no, explains which field is wrong.
-        self._input_check = _fast_check(input_schema)
-        self._output_check = _fast_check(output_schema) if output_schema is not None else None
+        # asked when the answer is no, explains which field is wrong (made then: jsonschema is a
+        # tenth of a server's start-up).
+        self._input_check = input_check
+        self._output_check = output_check
+
+    @functools.cached_property
+    def _input_validator(self) -> Any:
+        return _python_validator(self.input_schema)
+
+    @functools.cached_property
+    def _output_validator(self) -> Any:
+        return _python_validator(self.output_schema) if self.output_schema is not None else None
 
     @functools.cached_property
     def header_params(self) -> list[tuple[str, tuple[str, ...]]]:
@@ -160,9 +165,8 @@ class ToolSignature:
         signature = cls(input_schema=input_schema, output_schema=output_schema, context_parameter=context,
                    wraps_output=wraps, parameters=params, return_type=return_type,
                    extra_hint=extra[0] if extra else _NO_HINT,
-                   input_validator=_compile(name, "input schema", input_schema),
-                   output_validator=None if output_schema is None
-                   else _compile(name, "output schema", output_schema))
+                   input_check=_checked(name, "input schema", input_schema),
+                   output_check=None if output_schema is None else _checked(name, "output schema", output_schema))
         signature._verbatim_names = None if params is not None or takes_any else frozenset(accepted)
         return signature
 
@@ -177,6 +181,8 @@ class ToolSignature:
                 raise ArgumentError(f"invalid arguments: {message}")
         if self.context_parameter in arguments:
             raise ArgumentError(f"invalid arguments: unexpected argument {self.context_parameter!r}")
+        if self._as_sent:
+            return dict(arguments)
         if self._parameters is None:
             if self._verbatim_names is not None:
                 # A verbatim schema may allow more than the function takes: pass only what it takes.
@@ -190,16 +196,14 @@ class ToolSignature:
         if self.output_schema is None:
             return None
         try:
-            data = converter.unstructure(value, unstructure_as=self._return_type)
+            data = converter().unstructure(value, unstructure_as=self._return_type)
         except Exception:  # not what the annotation promised: let validate_output say so
-            data = converter.unstructure(value)
+            data = converter().unstructure(value)
         return {"result": data} if self.wraps_output else data
 
     def validate_output(self, structured: Any) -> None:
         """Raise ``OutputError`` when ``structured`` does not fit the output schema."""
-        if self._output_validator is None:
-            return
-        if self._output_check is not None and self._output_check(structured):
+        if self._output_check is None or self._output_check(structured):
             return
         if (message := _describe(self._output_validator, structured, "property")) is not None:
             raise OutputError(f"invalid structured output: {message}")
@@ -208,8 +212,14 @@ class ToolSignature:
     def _structure(key: str, value: Any, hint: Any) -> Any:
         if hint is _NO_HINT or hint is str or hint is bool:
             return value  # the input schema already checked it is a JSON string or boolean
+        if hint is int and type(value) is int:
+            return value  # (what cattrs would return, without importing it)
+        if hint is float and (type(value) is float or type(value) is int):
+            return float(value)
+        import cattrs  # (imported by converter() already: a lookup)
+
         try:
-            return converter.structure(value, hint)
+            return converter().structure(value, hint)
         except cattrs.BaseValidationError as exc:  # e.g. an attrs validator said no
             text = cattrs.transform_error(exc, path=key, format_exception=lambda e, _t: str(e))[0]
             message, found, path = text.rpartition(" @ ")
@@ -264,26 +274,56 @@ def _is_content(hint: Any, content_types: tuple[type, ...]) -> bool:
     return isinstance(hint, type) and (issubclass(hint, content_types) or hint.__name__ == "CallToolResult")
 
 
-def _compile(name: str, what: str, schema: Any) -> Any:
-    """A validator for ``schema`` in its declared dialect (default 2020-12), checked once."""
+def _checked(name: str, what: str, schema: Any) -> Callable[[Any], bool]:
+    """Check ``schema`` once (``TypeError`` unless it is a schema of its dialect, default 2020-12,
+    whose ``$ref``s resolve locally) and return jsonschema-rs's ``is_valid`` for it, or "not
+    sure" (always False: the Python validator decides) when jsonschema-rs cannot compile it."""
     if not isinstance(schema, dict):
         raise TypeError(f"{name}: the {what} must be a JSON object")
+    try:
+        # Compiling checks the schema against its meta-schema and resolves every $ref.
+        return jsonschema_rs.validator_for(schema, retriever=_refuse_remote).is_valid
+    except Exception:
+        _python_validator(schema, name, what)  # says what is wrong, or the Rust one lacks a dialect or keyword
+        return _not_sure
+
+
+def _not_sure(instance: Any) -> bool:
+    return False
+
+
+def _python_validator(schema: dict[str, Any], name: str = "", what: str = "") -> Any:
+    """jsonschema's validator for ``schema`` in its declared dialect; with ``name``, the schema is
+    checked first (``TypeError`` naming the tool and what is wrong)."""
+    import jsonschema
+    import referencing
+
     validator_cls = jsonschema.Draft202012Validator
     if "$schema" in schema:
         validator_cls = jsonschema.validators.validator_for(schema, default=None)
         if validator_cls is None:
-            raise TypeError(f"{name}: {what} uses an unsupported dialect {schema['$schema']!r}")
-    try:
-        validator_cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise TypeError(f"{name}: invalid {what}: {_one_line(exc.message)}") from None
-    if (ref := _unresolvable_ref(schema)) is not None:
-        raise TypeError(f"{name}: {what} has a $ref that does not resolve locally: {ref!r}")
-    return validator_cls(schema, registry=_NO_REMOTE)
+            if not name:
+                validator_cls = jsonschema.Draft202012Validator
+            else:
+                raise TypeError(f"{name}: {what} uses an unsupported dialect {schema['$schema']!r}")
+    if name:
+        try:
+            validator_cls.check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            raise TypeError(f"{name}: invalid {what}: {_one_line(exc.message)}") from None
+        if (ref := _unresolvable_ref(schema)) is not None:
+            raise TypeError(f"{name}: {what} has a $ref that does not resolve locally: {ref!r}")
+    return validator_cls(schema, registry=referencing.Registry())  # (validators never fetch remote $refs)
 
 
 def _unresolvable_ref(schema: dict[str, Any]) -> str | None:
     """The first ``$ref`` in ``schema`` that neither it nor the dialect meta-schemas define."""
+    from urllib.parse import urljoin
+
+    import referencing.exceptions
+    import referencing.jsonschema
+    from jsonschema_specifications import REGISTRY as METASCHEMAS
+
     spec = referencing.jsonschema.specification_with(
         schema.get("$schema", ""), default=referencing.jsonschema.DRAFT202012)
     resource = spec.create_resource(schema)
@@ -331,16 +371,10 @@ def _refuse_remote(uri: str) -> Any:
     raise ValueError(f"remote $ref not allowed: {uri}")
 
 
-def _fast_check(schema: dict[str, Any]) -> Callable[[Any], bool]:
-    """``is_valid`` of jsonschema-rs for this schema, or "not sure" (False) when it can't compile it."""
-    try:
-        return jsonschema_rs.validator_for(schema, retriever=_refuse_remote).is_valid
-    except Exception:  # a dialect or keyword it lacks: the Python validator decides alone
-        return lambda instance: False
-
-
 def _describe(validator: Any, instance: Any, noun: str) -> str | None:
     """The most relevant validation error as one line naming the field path, or None when valid."""
+    from jsonschema.exceptions import best_match
+
     error = best_match(validator.iter_errors(instance))
     if error is None:
         return None
@@ -365,6 +399,8 @@ def _describe(validator: Any, instance: Any, noun: str) -> str | None:
 
 def _refine(error: ValidationError) -> tuple[ValidationError, str | None]:
     """Look into anyOf/oneOf failures: follow the one branch whose type fit, or list the types."""
+    from jsonschema.exceptions import best_match
+
     while error.validator in ("anyOf", "oneOf") and error.context:
         branches: dict[Any, list[ValidationError]] = {}
         for sub in error.context:

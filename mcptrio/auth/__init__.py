@@ -6,11 +6,28 @@ Below the app layer and above the runtime: the transports verify a request's bea
 handlers the ``Principal``.  Nothing here imports the transports, the app or the runtime.
 """
 
-from .config import AuthConfig
-from .errors import AuthError, AuthUnavailable, InsufficientScope, InvalidToken
-from .principal import Principal
-from .scopes import ScopePolicy
-from .verifier import TokenVerifier
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .config import AuthConfig
+    from .errors import AuthError, AuthUnavailable, InsufficientScope, InvalidToken
+    from .principal import Principal
+    from .scopes import ScopePolicy
+    from .verifier import TokenVerifier
 
 __all__ = ["AuthConfig", "AuthError", "AuthUnavailable", "InsufficientScope", "InvalidToken", "Principal",
            "ScopePolicy", "TokenVerifier"]
+
+# Each imported on first use: a server without authorization (every stdio server) loads none.
+_MODULES = {"AuthConfig": ".config", "AuthError": ".errors", "AuthUnavailable": ".errors",
+            "InsufficientScope": ".errors", "InvalidToken": ".errors", "Principal": ".principal",
+            "ScopePolicy": ".scopes", "TokenVerifier": ".verifier"}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _MODULES:
+        raise AttributeError(f"module 'mcptrio.auth' has no attribute {name!r}")
+    return getattr(importlib.import_module(_MODULES[name], __name__), name)

@@ -8,9 +8,8 @@ from typing import Any, Mapping
 import attrs
 
 from .scopes import ScopePolicy
+from .secret import SECRET_ENV
 from .verifier import TokenVerifier
-
-SECRET_ENV = "MCPTRIO_AUTH_CLIENT_SECRET"
 
 
 def _scope_list(value: Any) -> tuple[str, ...]:

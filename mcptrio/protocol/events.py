@@ -51,7 +51,7 @@ class Send:
     message: dict[str, Any] | list[dict[str, Any]]
 
 
-@attrs.frozen
+@attrs.define(slots=True)  # (not frozen: one is made per request, and a frozen init costs twice as much)
 class Dispatch:
     """Run a handler for this request in its own worker."""
 

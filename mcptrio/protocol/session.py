@@ -122,6 +122,10 @@ def _json_id(value: Any) -> TypeGuard[str | int]:
     return (isinstance(value, str) or isinstance(value, int)) and not isinstance(value, bool)
 
 
+_ID_TYPES = (int, str)  # (exactly: a bool is no id) what decoded JSON ids are, checked first
+_NO_ID = object()
+
+
 def error_message(request_id: Any, error: McpError) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_dict()}
 
@@ -147,6 +151,8 @@ class ServerProtocol:
         except orjson.JSONDecodeError as exc:
             reason = "invalid UTF-8" if "utf-8" in str(exc).lower() else "invalid JSON"
             return [Send(error_message(None, McpError(errors.PARSE_ERROR, f"parse error: {reason}")))]
+        if type(message) is dict:
+            return self.receive_message(message)
         return self.receive_value(message)
 
     def receive_value(self, message: Any) -> list[Event]:
@@ -163,25 +169,25 @@ class ServerProtocol:
         """One decoded JSON value that is not a batch."""
         if not isinstance(message, dict):
             return [Send(error_message(None, errors.invalid_request("message must be a JSON object")))]
-        request_id = message.get("id")
-        has_id = "id" in message
+        request_id = message.get("id", _NO_ID)
+        has_id = request_id is not _NO_ID
         if message.get("jsonrpc") != "2.0":
             return self._refuse(message, has_id, errors.invalid_request('"jsonrpc" must be "2.0"'))
         method = message.get("method")
         if method is None:
             return self._receive_response(message)
-        if not isinstance(method, str):
+        if type(method) is not str and not isinstance(method, str):
             return self._refuse(message, has_id, errors.invalid_request('"method" must be a string'))
-        params = message.get("params", {})
+        params = message.get("params")
         if params is None:
             params = {}
         if not has_id:
             if not isinstance(params, dict):
                 return []
             return self._receive_notification(method, params)
-        if not _json_id(request_id):
+        if type(request_id) not in _ID_TYPES and not _json_id(request_id):
             return [Send(error_message(None, errors.invalid_request('"id" must be a string or an integer')))]
-        if not isinstance(params, dict):
+        if type(params) is not dict and not isinstance(params, dict):
             return [Send(error_message(request_id, errors.invalid_params('"params" must be an object')))]
         if request_id in self.in_flight:
             err = errors.invalid_request(f"request id {request_id!r} is already in flight")
@@ -305,30 +311,25 @@ class ServerProtocol:
     def _legacy(self, request_id: Any, method: str, params: dict[str, Any], meta: Any) -> list[Event]:
         entry = LEGACY_METHODS.get(method)
         version = self.legacy_version or versions.LATEST_LEGACY
-        if entry is None or not versions.at_least(version, entry[1]):
+        if entry is None or version < entry[1]:  # (revisions are dates: versions.at_least)
             raise errors.method_not_found(method, f"not available in protocol version {version}")
-        if method == "ping":
-            return [Send(self._legacy_result(request_id, {}))]
+        if entry[0] == "protocol":
+            return [Send(self._legacy_protocol(request_id, method, params))]
+        token = meta.get("progressToken") if meta else None
+        # (positional: IncomingRequest's fields in order; a call with keywords costs twice as much)
+        request = IncomingRequest(request_id, method, params, "legacy", version, self.client_capabilities,
+                                  self.client_info, None, token if token is not None and _json_id(token) else None)
+        self.in_flight.add(request_id)
+        return [Dispatch(request)]
+
+    def _legacy_protocol(self, request_id: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The answer to a legacy request this module gives by itself (ping, logging/setLevel)."""
         if method == "logging/setLevel":
             level = params.get("level")
             if level not in LOG_LEVELS:
                 raise errors.invalid_params(f'"level" must be one of {", ".join(LOG_LEVELS)}')
             self.log_level = level
-            return [Send(self._legacy_result(request_id, {}))]
-        token = meta.get("progressToken") if meta else None
-        request = IncomingRequest(
-            id=request_id,
-            method=method,
-            params=params,
-            era="legacy",
-            version=version,
-            client_capabilities=self.client_capabilities,
-            client_info=self.client_info,
-            log_level=None,
-            progress_token=token if _json_id(token) else None,
-        )
-        self.in_flight.add(request_id)
-        return [Dispatch(request)]
+        return self._legacy_result(request_id, {})
 
     @staticmethod
     def _legacy_result(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:

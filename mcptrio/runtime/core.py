@@ -71,13 +71,21 @@ class SessionCore:
         elif message is not None:
             await self.send(message, request.route)
 
+    def reply_nowait(self, request: IncomingRequest, message: dict[str, Any] | None) -> bool:
+        """Queue a request's answer if that needs no waiting; False: answer it with ``reply``."""
+        return False
+
+    def dispatch(self, request: IncomingRequest, route: Any = None) -> bool:
+        """Start a worker for a request that arrived on ``route``; False at the in-flight limit."""
+        request.route = route
+        if self.principal is not None:
+            request.principal = self.principal
+        return self.dispatcher.start(request)
+
     async def handle_event(self, event: Any, route: Any = None) -> None:
         """Act on one protocol event from a frame that arrived on ``route``."""
         if isinstance(event, Dispatch):
-            event.request.route = route
-            if self.principal is not None:
-                event.request.principal = self.principal
-            if not self.dispatcher.start(event.request):
+            if not self.dispatch(event.request, route):
                 await self.refuse_busy(event.request)
         elif isinstance(event, Send):
             await self.send(event.message, route)

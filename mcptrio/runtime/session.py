@@ -17,10 +17,12 @@ import orjson
 import trio
 
 from ..framing import Oversize
+from ..protocol.events import Dispatch
 from .core import SessionCore
 from .limits import SessionLimits
 
 if TYPE_CHECKING:
+    from ..protocol.events import IncomingRequest
     from .host import Host
     from .stream import MessageStream
 
@@ -50,6 +52,16 @@ class Session(SessionCore):
         except trio.ClosedResourceError:
             pass  # the session is ending
 
+    def reply_nowait(self, request: IncomingRequest, message: dict[str, Any] | None) -> bool:
+        if request.batch is not None:
+            return False  # (its array goes out once complete: reply)
+        if message is not None:
+            try:
+                self._outbox_send.send_nowait(orjson.dumps(message))
+            except trio.WouldBlock:
+                return False
+        return True
+
     async def run(self, shutdown: trio.Event | None = None) -> None:
         """Serve until end of input or ``shutdown``; returns after draining."""
         with self._cancel_session:
@@ -63,6 +75,7 @@ class Session(SessionCore):
                             self.dispatcher.cancel_all()  # nobody is left to answer
                         else:
                             await self.dispatcher.drain(self.limits.shutdown_grace)
+                        self.dispatcher.close()
                 await self._outbox_send.aclose()
 
     async def _read(self, shutdown: trio.Event | None) -> bool:
@@ -84,7 +97,11 @@ class Session(SessionCore):
                 else:
                     events = self.protocol.receive(frame)
                 for event in events:
-                    await self.handle_event(event)
+                    if type(event) is Dispatch:  # (the usual event: handled here, without a call to await)
+                        if not self.dispatch(event.request):
+                            await self.refuse_busy(event.request)
+                    else:
+                        await self.handle_event(event)
             nursery.cancel_scope.cancel()
         return peer_gone
 

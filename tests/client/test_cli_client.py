@@ -127,3 +127,34 @@ def test_an_elicitation_is_answered_in_a_terminal():
     assert process.returncode == 0, text
     assert "Who are you?" in text
     assert "action=accept" in text and '"username":"alice"' in text and '"email":"alice@example.org"' in text
+
+
+# rich is the `cli` extra: a blocked import (sys.modules[name] = None) is how it looks uninstalled.
+WITHOUT_RICH = """
+import sys
+sys.modules["rich"] = None
+from mcptrio.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def without_rich(*args):
+    return subprocess.run([sys.executable, "-c", WITHOUT_RICH, *args], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("command", [["inspect", "--plugins", "bench"], ["list", "--plugins", "bench", "--json"],
+                                     ["call", "--plugins", "bench", "echo", "text=hi"]])
+def test_without_the_cli_extra_a_client_command_names_it(command):
+    line = one_line_error(without_rich(*command))
+    assert line == "mcptrio: error: the client commands need rich: pip install 'mcptrio[cli]'"
+
+
+def test_without_the_cli_extra_serve_and_plugins_work():
+    listed = without_rich("plugins")
+    assert listed.returncode == 0 and "bench" in listed.stdout, listed.stderr
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    served = subprocess.run([sys.executable, "-c", WITHOUT_RICH, "serve", "--plugins", "bench"],
+                            input=json.dumps(initialize) + "\n", capture_output=True, text=True, timeout=60)
+    assert served.returncode == 0, served.stderr
+    assert json.loads(served.stdout)["result"]["serverInfo"]["name"] == "mcptrio"

@@ -1,7 +1,8 @@
 """Installed the way a user installs: the sdists and wheels of mcptrio and of every first-party
 plugin are built (``python -m build``) and checked (``twine check``), the wheels installed into a
 fresh virtualenv that cannot see this checkout (their dependencies from PyPI, held to
-constraints.txt), and the installed command is tried."""
+constraints.txt), and the installed command is tried: serving needs no extra, the client commands
+name theirs."""
 
 import json
 import os
@@ -69,3 +70,11 @@ def test_the_wheels_install_and_serve_without_the_checkout(tmp_path):
     assert "2026-07-28" in answers[1]["result"]["supportedVersions"]
     assert answers[2]["result"]["protocolVersion"] == "2025-11-25"
     assert answers[2]["result"]["serverInfo"]["name"] == "mcptrio"
+
+    # The client commands are the `cli` extra (rich), which a plain install lacks: one line says so.
+    assert run(python, "-c", "import importlib.util; print(importlib.util.find_spec('rich'))",
+               cwd=tmp_path, env=clean).stdout.strip() == "None"
+    listed = subprocess.run([str(mcptrio), "list", "--plugins", "bench"], capture_output=True, text=True,
+                            timeout=600, cwd=tmp_path, env=clean)
+    assert (listed.returncode, listed.stderr.strip()) == (
+        2, "mcptrio: error: the client commands need rich: pip install 'mcptrio[cli]'")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from typing import Any
 
@@ -313,14 +315,17 @@ async def test_with_the_api_only_baggage_still_reaches_the_handler_when_telemetr
 
 
 LATE_SDK = """
-import trio, mcptrio
+import sys, trio, mcptrio
+if sys.argv[1] == "api first":
+    from opentelemetry import trace
+from mcptrio.testing import open_client
+
+app = mcptrio.App("late")
+print("telemetry:", "on" if app.telemetry is not None else "not yet")
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from mcptrio.testing import open_client
-
-app = mcptrio.App("late")
 
 @app.tool()
 async def echo(text: str) -> str:
@@ -339,6 +344,19 @@ trio.run(main)
 """
 
 
-async def test_an_sdk_set_after_the_app_was_made_is_reported_to():
-    done = await trio.run_process([sys.executable, "-c", LATE_SDK], capture_stdout=True, capture_stderr=True)
-    assert done.stdout.decode().strip() == "['tools/call echo']", done.stderr.decode()
+@pytest.mark.parametrize("order", ["api first", "app first"])
+async def test_an_sdk_set_after_the_app_was_made_is_reported_to(order):
+    """Also when nothing had imported OpenTelemetry when the App was made (it did not either)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = await trio.run_process([sys.executable, "-c", LATE_SDK, order], capture_stdout=True,
+                                  capture_stderr=True, env=env)
+    assert done.stdout.decode().split("\n")[:2] == [
+        f"telemetry: {'on' if order == 'api first' else 'not yet'}", "['tools/call echo']"], done.stderr.decode()
+
+
+def test_a_program_that_never_imports_opentelemetry_does_not_load_it():
+    code = ("import sys, mcptrio; app = mcptrio.App('plain'); app.pipeline(); "
+            "print(app.telemetry, any(m.startswith('opentelemetry') for m in sys.modules))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert done.stdout.strip() == "None False", done.stderr
