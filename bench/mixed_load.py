@@ -2,8 +2,8 @@
 
 2026-07-28 over HTTP.  For each count of slow calls in flight (0, 100, 1,000, 10,000; a smoke run
 fewer), on a fresh server: that many ``sleep(30000)`` calls are posted, each on a connection of
-its own, until the server counts them all started (``sleep_stats``); then the server's CPU is read
-over one quiet second (what the open calls cost by themselves), and 300 ``echo`` calls are made one
+its own, until the server counts them all started (``sleep_stats``); half a second later the
+server's CPU is read over one quiet second (what the open calls cost by themselves), and 300 ``echo`` calls are made one
 after another on one more connection: their p50, p99 and max.  The slow calls are then dropped
 (the connections closed) with the server.
 
@@ -18,7 +18,6 @@ the 10,000 away with 503.  The SDK has no such cap.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import resource
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from typing import Awaitable, Callable
 from client import BenchError, connect_client, cpu_seconds, modern_post, perf
 from figures import Figure
 from launch import Impl, Logs, serving
-from measure import percentile
+from measure import machine_cpu, percentile, self_cpu
 from results import Results
 from settings import HOST, PATH, TEXT, Settings
 
@@ -35,6 +34,7 @@ SLEEP_MS = 30_000
 SLEEP = {"name": "sleep", "arguments": {"ms": SLEEP_MS}}
 OPEN_WITHIN = SLEEP_MS / 1000 - 5  # opening the slow calls took longer: the first would end while measuring
 SDK_STREAMS_AFTER = 15.0  # the SDK turns a call still running after this long into an event stream
+SETTLE = 0.5  # after the last slow call started: mcptrio (auto) makes its answer an event stream at 0.25 s
 BATCH = 40  # connections opened at once (hypercorn's listen backlog is 100; the SDK's uvicorn, 2048)
 # (column, server's --response-mode, impl, results key prefix)
 SERVERS = (("mcptrio", "auto", "mcptrio", "mixed"), ("mcptrio json", "json", "mcptrio", "mixed.json"),
@@ -62,6 +62,19 @@ def raise_fd_limit(wanted: int) -> None:
     target = hard if hard == resource.RLIM_INFINITY else min(hard, max(soft, wanted))
     if soft != resource.RLIM_INFINITY and soft < target:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+class OtherLoad:
+    """CPU the rest of the machine used meanwhile (not this client, not the server), in cores: on 2 cores,
+    a busy neighbour moves a p99 more than anything measured here."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.at, self.machine, self.own = perf(), machine_cpu()[0], self_cpu() + cpu_seconds(pid)
+
+    def cores(self) -> float:
+        own = self_cpu() + cpu_seconds(self.pid) - self.own
+        return max(0.0, machine_cpu()[0] - self.machine - own) / (perf() - self.at)
 
 
 class SlowCall(asyncio.Protocol):
@@ -159,17 +172,20 @@ async def _one(impl: Impl, column: str, mode: str, prefix: str, count: int, sett
             opened_at = perf()
             await slow.open(count, started)
             opened_s = perf() - opened_at
+            await asyncio.sleep(SETTLE)
             cpu0 = cpu_seconds(server.pid)
             await asyncio.sleep(settings.mixed_quiet)
             quiet_cpu = (cpu_seconds(server.pid) - cpu0) / settings.mixed_quiet * 100
             for _ in range(settings.mixed_warmup):
                 await control.call("echo", {"text": TEXT})
             latencies = []
+            others = OtherLoad(server.pid)
             for _ in range(settings.mixed_echoes):
                 sent = perf()
                 if await control.call("echo", {"text": TEXT}) != TEXT:
                     raise BenchError(f"{column}: echo answered a different text")
                 latencies.append(perf() - sent)
+            foreign = others.cores()
             stats = json.loads(await control.call("sleep_stats", {}))
             open_s = perf() - opened_at
         finally:
@@ -187,7 +203,7 @@ async def _one(impl: Impl, column: str, mode: str, prefix: str, count: int, sett
     results.add(f"{key}.max_ms", impl.name, latencies[-1] * 1000)
     results.add(f"{key}.quiet_cpu_pct", impl.name, quiet_cpu)
     results.phase(rep=rep, impl=impl.name, figure=key, server=column, slow_calls=count, opened_s=opened_s,
-                  open_s=open_s, quiet_cpu_pct=quiet_cpu, bytes_from_slow_calls=slow.bytes_in,
+                  open_s=open_s, quiet_cpu_pct=quiet_cpu, bytes_from_slow_calls=slow.bytes_in, foreign_cores=foreign,
                   latencies_us=[round(x * 1e6) for x in latencies])
 
 
@@ -212,4 +228,14 @@ def mixed_table(results: Results, settings: Settings) -> list[str]:
             f"calls while N sleep({SLEEP_MS}) calls are open, ms (median of repetitions)", "",
             f"| slow calls open | {head} | p99 mcptrio/SDK |", "| ---: |" + " ---: |" * (4 * len(SERVERS) + 1)] + rows + [
             "", "CPU %: the server's CPU over one second with the slow calls open and nothing else to do "
-            "(% of one core). mcptrio: default mode (auto); mcptrio json: --response-mode json; SDK: its default."]
+            "(% of one core). mcptrio: default mode (auto); mcptrio json: --response-mode json; SDK: its default."
+            + _neighbours(results)]
+
+
+def _neighbours(results: Results) -> str:
+    """How busy the rest of the machine was while the echo calls ran (2 cores: it moves every p99)."""
+    foreign = sorted(p["foreign_cores"] for p in results.phases if "foreign_cores" in p)
+    if not foreign:
+        return ""
+    return (f" Other processes' CPU during the echo calls: median {percentile(foreign, 0.5):.2f} cores, "
+            f"above 0.2 cores in {sum(f > 0.2 for f in foreign)} of {len(foreign)} measurements.")
