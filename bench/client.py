@@ -465,6 +465,19 @@ class McpHttpClient:
                              self.extra_headers)
 
 
+def modern_post(host: str, port: int, path: str, method: str, params: dict[str, Any], request_id: int,
+                name: str | None = None) -> bytes:
+    """A whole 2026-07-28 POST (head and body) as bytes, for clients that write it on a raw transport."""
+    params = {**params, "_meta": modern_meta()}
+    body = orjson.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+    headers = [f"POST {path} HTTP/1.1", f"Host: {host}:{port}", "Content-Type: application/json",
+               "Accept: application/json, text/event-stream", f"MCP-Protocol-Version: {MODERN_VERSION}",
+               f"Mcp-Method: {method}", f"Content-Length: {len(body)}"]
+    if name is not None:
+        headers.append(f"Mcp-Name: {name}")
+    return ("\r\n".join(headers) + "\r\n\r\n").encode() + body
+
+
 async def connect_client(host: str, port: int, path: str, era: str,
                          extra_headers: tuple[tuple[str, str], ...] = ()) -> McpHttpClient:
     client = McpHttpClient(await HttpConnection(host, port).connect(), path, era, extra_headers=extra_headers)

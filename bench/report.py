@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from figures import Figure, clients, figure_list
+from mixed_load import mixed_table
 from results import Results
-from settings import SDK_PIN, Settings
+from settings import SDK_PIN, SUITES, Settings
 from targets import stdio_targets_table, targets_table
 from scale_out import scale_table
 from tasks_load import tasks_table
@@ -26,16 +27,18 @@ def ratio_text(a: float | None, b: float | None, figure: Figure) -> str:
 
 
 def report(results: Results, settings: Settings, impls: list[str]) -> str:
-    lines = main_table(results, settings, impls)
-    if settings.part == "all":
+    full = set(settings.suites) == set(SUITES)
+    lines = main_table(results, settings, impls, full) if full or {"stdio", "http"} & set(settings.suites) else []
+    if "http" in settings.suites:
         lines += bare_table(results, settings)
-        lines += tuned_table(results)
-        lines += variants_table(results)
-        lines += tasks_table(results)
-        lines += scale_table(results)
-        if "mcptrio" in impls and "sdk" in impls:
-            lines += targets_table(results, settings)
-    if "mcptrio" in impls:
+    lines += tuned_table(results)
+    lines += variants_table(results)
+    lines += tasks_table(results)
+    lines += scale_table(results)
+    lines += mixed_table(results, settings)
+    if "mcptrio" in impls and "sdk" in impls and full:
+        lines += targets_table(results, settings)
+    if "mcptrio" in impls and "stdio" in settings.suites:
         lines += stdio_targets_table(results, settings)
     bare_stdio = results.median("bare.stdio.pipelined_64", "mcptrio")
     mine = results.median("stdio.pipelined_64", "mcptrio")
@@ -49,8 +52,8 @@ def report(results: Results, settings: Settings, impls: list[str]) -> str:
     return "\n".join(lines)
 
 
-def main_table(results: Results, settings: Settings, impls: list[str]) -> list[str]:
-    """Every figure: the medians of mcptrio and the SDK, and their ratio."""
+def main_table(results: Results, settings: Settings, impls: list[str], full: bool = True) -> list[str]:
+    """Every figure (of a partial run, ``--suites``: every one measured): the medians of mcptrio and the SDK, and their ratio."""
     arrow = {"higher": "↑", "lower": "↓"}
     lines = [
         f"### mcptrio ({results.source_start.get('commit', '?')}) vs official MCP Python SDK ({SDK_PIN}) — "
@@ -64,6 +67,8 @@ def main_table(results: Results, settings: Settings, impls: list[str]) -> list[s
             continue
         a, b = results.median(figure.key, "mcptrio"), results.median(figure.key, "sdk")
         na = results.na.get(figure.key, {})
+        if not full and a is None and b is None and not na:
+            continue
         lines.append(f"| {figure.label} ({figure.unit} {arrow[figure.better]}) | "
                      f"{fmt(figure, a, na.get('mcptrio')) if 'mcptrio' in impls else '—'} | "
                      f"{fmt(figure, b, na.get('sdk')) if 'sdk' in impls else '—'} | {ratio_text(a, b, figure)} |")

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from figures import baseline_list, figure_list
+from mixed_load import figures as mixed_figures
 from results import Results
 from settings import SDK_PIN, Settings
 from scale_out import FIGURES as SCALE_FIGURES
@@ -21,7 +22,8 @@ from variants import variant_figures
 
 def save(results: Results, settings: Settings, impls: list[str], out: Path, wall: float) -> None:
     figures = []
-    for figure in figure_list(settings) + baseline_list(settings) + variant_figures() + TASK_FIGURES + SCALE_FIGURES:
+    for figure in (figure_list(settings) + baseline_list(settings) + variant_figures() + TASK_FIGURES + SCALE_FIGURES
+                   + mixed_figures(settings)):
         entry: dict[str, Any] = {"key": figure.key, "label": figure.label, "unit": figure.unit,
                                  "better": figure.better, "zero_ok": figure.zero_ok,
                                  "delta": figure.delta, "samples": {}, "median": {},

@@ -4,6 +4,7 @@
     .venv/bin/python bench/run.py --smoke      # every phase with tiny counts, well under a minute
     .venv/bin/python bench/run.py --only mcptrio
     .venv/bin/python bench/run.py --part stdio --reps 5   # stdio only: both servers and the bare floor
+    .venv/bin/python bench/run.py --suites mixed   # some suites only (stdio,http,variants,floors,tasks,scale,mixed)
 
 The SDK (``mcp==2.3.0``) runs from its own virtualenv, bench/.venv-sdk, which this script
 creates from PyPI on first use.  Every server is a child process on 127.0.0.1; the load client
@@ -13,7 +14,7 @@ order flipping between repetitions; a figure is the median over repetitions.
 Prints a markdown table and writes every sample to bench/results/latest.json.
 
 The modules beside it, by what they do: settings (paths, Settings), figures (what is measured),
-launch (the servers), stdio_workloads / http_workloads / http_load (the workloads), variants
+launch (the servers), stdio_workloads / http_workloads / http_load / mixed_load (the workloads), variants
 (a server configuration against the plain one in the same run: add rows there), measure (CPU,
 RSS, percentiles, machine load), runner (the repetitions), report / targets (the tables),
 results / results_json (the samples and the JSON file), sources (one mcptrio version per run).
@@ -32,7 +33,7 @@ from client import perf  # noqa: E402
 from report import report  # noqa: E402
 from results_json import save  # noqa: E402
 from runner import run  # noqa: E402
-from settings import IMPLS, PARTS, RESULTS, Settings  # noqa: E402
+from settings import IMPLS, PARTS, RESULTS, SUITES, Settings  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, help="repetitions (default 3; smoke 1)")
     parser.add_argument("--seconds", type=float, help="time bound of each throughput phase (default 1.5)")
     parser.add_argument("--sessions", type=int, help="idle legacy sessions to open (default 1000)")
+    parser.add_argument("--suites", type=lambda text: tuple(text.split(",")), default=SUITES,
+                        help=f"comma-separated, of {','.join(SUITES)} (default: all)")
     parser.add_argument("--out", type=Path, default=RESULTS / "latest.json", help="where the samples go")
     args = parser.parse_args(argv)
     settings = Settings.smoke_settings() if args.smoke else Settings()
@@ -53,7 +56,13 @@ def main(argv: list[str] | None = None) -> int:
         settings.seconds = args.seconds
     if args.sessions:
         settings.sessions = args.sessions
+    unknown = set(args.suites) - set(SUITES)
+    if unknown:
+        parser.error(f"unknown suite(s) {', '.join(sorted(unknown))}: choose from {', '.join(SUITES)}")
+    settings.suites = args.suites
     settings.part = args.part
+    if args.part == "stdio":
+        settings.suites = ("stdio",)
     impls = [args.only] if args.only else list(IMPLS)
     start = perf()
     results = run(settings, args.only, args.out.parent / "logs")

@@ -11,6 +11,7 @@ from client import perf
 from http_workloads import bare_http_suite, http_suite
 from launch import Logs, make_impls
 from measure import MachineLoad
+from mixed_load import mixed_suite
 from results import Results
 from settings import BENCH, Settings, log
 from sources import snapshot_sources, source_state
@@ -51,11 +52,12 @@ def _run(settings: Settings, only: str | None, logs_dir: Path, workdir: Path) ->
             impl.env["PYTHONPATH"] = str(snapshot)
     machine = MachineLoad()
     logs = Logs(logs_dir)
+    suites = settings.suites
     for rep in range(settings.reps):
         results.rep = rep
         order = impls if rep % 2 == 0 else impls[::-1]
         log(f"repetition {rep + 1}/{settings.reps}: {' → '.join(i.name for i in order)}")
-        for impl in order:
+        for impl in order if "stdio" in suites else ():
             t = perf()
             stdio_suite(impl, settings, results, logs, rep)
             stdio_startup(impl, settings, results, logs, rep)
@@ -69,26 +71,34 @@ def _run(settings: Settings, only: str | None, logs_dir: Path, workdir: Path) ->
         for impl in order:
             # The bare app right before the MCP server on the same HTTP server: "% of bare" compares
             # figures taken seconds apart, not minutes (the machine's speed drifts).
-            t = perf()
-            asyncio.run(bare_http_suite(impl, settings, results, logs, rep))
-            asyncio.run(http_suite(impl, settings, results, logs, rep))
-            log(f"  {impl.name} HTTP suite with its bare floor: {perf() - t:.1f} s")
-            if impl.name == "mcptrio" and VARIANTS:  # right after the plain figures they are compared with
+            if "http" in suites:
+                t = perf()
+                asyncio.run(bare_http_suite(impl, settings, results, logs, rep))
+                asyncio.run(http_suite(impl, settings, results, logs, rep))
+                log(f"  {impl.name} HTTP suite with its bare floor: {perf() - t:.1f} s")
+            if impl.name == "mcptrio" and VARIANTS and "variants" in suites:  # right after the plain figures
                 t = perf()
                 asyncio.run(variant_suite(impl, VARIANTS, settings, results, logs, rep))
                 log(f"  {impl.name} variants: {perf() - t:.1f} s")
-        for impl in order:
-            if impl.name == "mcptrio":
+        mcptrio = [impl for impl in order if impl.name == "mcptrio"]
+        for impl in mcptrio:
+            if "floors" in suites:
                 t = perf()
                 bare_stdio_suite(settings, results, logs, rep)
                 asyncio.run(variant_suite(impl, HYPERCORN_EXPERIMENT, settings, results, logs, rep))
                 log(f"  {impl.name} stdio floor and hypercorn experiment: {perf() - t:.1f} s")
+            if "tasks" in suites:
                 t = perf()
                 asyncio.run(tasks_suite(impl, settings, results, logs, rep))
                 log(f"  {impl.name} tasks: {perf() - t:.1f} s")
+            if "scale" in suites:
                 t = perf()
                 asyncio.run(scale_suite(impl, settings, results, logs, rep))
                 log(f"  {impl.name} several workers with Redis: {perf() - t:.1f} s")
+        if "mixed" in suites:
+            t = perf()
+            asyncio.run(mixed_suite(impls, settings, results, logs, rep))
+            log(f"  fast calls among slow ones, every server: {perf() - t:.1f} s")
     machine.record(results)
     check_sources(results)
     for path in logs.files:

@@ -22,10 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from client import (CLIENT_INFO, META_CAPABILITIES, META_CLIENT_INFO, META_VERSION, MODERN_VERSION, BenchError,
-                    connect_client, cpu_seconds, free_port, perf, status_kib, tool_text)
+from client import BenchError, connect_client, cpu_seconds, free_port, modern_post, perf, status_kib, tool_text
 from figures import Figure
 from http_load import http_load, record_load
 from launch import Impl, Logs, serving
@@ -124,17 +121,6 @@ async def scale_suite(impl: Impl, settings: Settings, results: Results, logs: Lo
 
 # -- 10,000 listen streams ---------------------------------------------------------------------------
 
-def _modern_post(port: int, method: str, params: dict[str, Any], request_id: int, name: str | None = None) -> bytes:
-    params = {**params, "_meta": {META_VERSION: MODERN_VERSION, META_CAPABILITIES: {}, META_CLIENT_INFO: CLIENT_INFO}}
-    body = orjson.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-    headers = [f"POST {PATH} HTTP/1.1", f"Host: {HOST}:{port}", "Content-Type: application/json",
-               "Accept: application/json, text/event-stream", f"MCP-Protocol-Version: {MODERN_VERSION}",
-               f"Mcp-Method: {method}", f"Content-Length: {len(body)}"]
-    if name is not None:
-        headers.append(f"Mcp-Name: {name}")
-    return ("\r\n".join(headers) + "\r\n\r\n").encode() + body
-
-
 class Listeners:
     """Every open listen stream's count of notifications, and when the last one of a round came.
 
@@ -221,7 +207,7 @@ async def _listen_phase(impl: Impl, settings: Settings, results: Results, logs: 
             group.wanted_acks = batch.stop
             group.acked.clear()
             for n in batch:
-                request = _modern_post(server.port, "subscriptions/listen", params, n)
+                request = modern_post(HOST, server.port, PATH, "subscriptions/listen", params, n)
                 transport, _ = await loop.create_connection(lambda r=request: ListenStream(group, r), HOST, server.port)
                 transports.append(transport)
             await asyncio.wait_for(group.acked.wait(), 60)
@@ -256,8 +242,8 @@ async def _busy_phase(impl: Impl, settings: Settings, results: Results, logs: Lo
         writers = []
         for n in range(count):
             reader, writer = await asyncio.open_connection(HOST, server.port)
-            writer.write(_modern_post(server.port, "tools/call", {"name": "sleep", "arguments": {"ms": 60_000}}, n,
-                                      "sleep"))
+            writer.write(modern_post(HOST, server.port, PATH, "tools/call", {"name": "sleep", "arguments": {"ms": 60_000}},
+                                     n, "sleep"))
             writers.append(writer)
         await asyncio.sleep(1.0)  # every slow call has started (and turned into a stream)
         load = await http_load(server.port, None, "modern", 10, settings.seconds, settings.max_calls,

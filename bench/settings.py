@@ -19,6 +19,8 @@ IMPLS = ("mcptrio", "sdk")
 PARTS = ("all", "stdio")
 TEXT = "hello"  # the echo payload
 HTTP_MODES = ("legacy_sse", "legacy_json", "modern")
+# What one repetition runs, in this order (``run.py --suites`` picks some).
+SUITES = ("stdio", "http", "variants", "floors", "tasks", "scale", "mixed")
 MODE_NAMES = {"legacy_sse": "legacy SSE", "legacy_json": "legacy JSON", "modern": "2026-07-28"}
 
 
@@ -37,12 +39,18 @@ class Settings:
     cancel_bound: float = 3.0  # how long cancelled work gets to stop before we call it n/a
     startups: int = 5  # spawns of `serve --plugins everything` per repetition (their median is the sample)
     part: str = "all"  # "stdio": only the stdio suites and the stdio floor
+    mixed_in_flight: tuple[int, ...] = (0, 100, 1000, 10_000)  # slow calls open under the echo calls (mixed_load.py)
+    mixed_echoes: int = 300  # timed sequential echo calls per count
+    mixed_warmup: int = 20  # untimed echo calls before them
+    mixed_quiet: float = 1.0  # seconds over which the server's CPU is read with the slow calls open
+    suites: tuple[str, ...] = SUITES
     smoke: bool = False
 
     @classmethod
     def smoke_settings(cls) -> "Settings":
         # Time-bound phases of 0.25 s: long enough for /proc/<pid>/stat's 10 ms ticks to see CPU.
-        return cls(reps=1, seconds=0.25, warmup=0.05, max_calls=5000, sessions=100, startups=1, smoke=True)
+        return cls(reps=1, seconds=0.25, warmup=0.05, max_calls=5000, sessions=100, startups=1, mixed_in_flight=(0, 200),
+                   mixed_echoes=30, mixed_warmup=5, mixed_quiet=0.25, smoke=True)
 
     def bounds(self) -> dict[str, Any]:
         """The time and count bounds of one throughput phase, as the stdio client takes them."""

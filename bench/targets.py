@@ -44,6 +44,13 @@ def targets_table(results: Results, settings: Settings) -> list[str]:
     worst_p99 = max((v for v in (m(f"http.{mode}.c10.p99_ms") for mode in HTTP_MODES) if v is not None), default=None)
     row("p99 latency, 10 clients (worst HTTP mode): ≤ 25 ms", worst_p99, "{:.1f} ms",
         worst_p99 is not None and worst_p99 <= 25)
+    ratio, paired = vs_sdk("http.modern.c10.rps")
+    row("HTTP, 10 clients, each server in its default mode (2026-07-28): ≥ 3× the SDK (issue 19)", ratio, "{:.2f}×",
+        ratio is not None and ratio >= 3, paired, "{:.2f}×")
+    slow = 1000 if 1000 in settings.mixed_in_flight else max(settings.mixed_in_flight)  # (fewer in a smoke run)
+    ratio, paired = vs_sdk(f"mixed.n{slow}.p99_ms")
+    row(f"echo p99 with {slow:,} slow calls open, default modes: ≤ the SDK's (issue 19)", ratio, "{:.2f}×",
+        ratio is not None and ratio <= 1, paired, "{:.2f}×")
     spawn = m("stdio.startup_ms")
     row("spawn → first response: ≤ 350 ms", spawn, "{:.0f} ms", spawn is not None and spawn <= 350)
     kib = m("http.session_kib")

@@ -36,7 +36,8 @@ def test_smoke_run_prints_the_table(smoke):
     assert "The hypercorn experiment" in stdout
     assert "### The targets (issue 5), from this run" in stdout
     assert "### The stdio targets (issue 19), from this run" in stdout
-    assert stdout.count("| ✓ |") + stdout.count("| ✗ |") == 14 + 3  # every target row has a verdict
+    assert stdout.count("| ✓ |") + stdout.count("| ✗ |") == 16 + 3  # every target row has a verdict
+    assert "### Fast calls among slow ones" in stdout
     assert re.search(r"Sessions: each is two POSTs .* so \d+/s is \d+ POSTs/s, \d+% of what the bare ASGI app", stdout)
 
 
@@ -51,12 +52,16 @@ def test_every_figure_has_positive_numbers(smoke):
                 "tuned.bare.c10.rps", "tuned.legacy_json.c10.rps", "tuned.modern.c10.rps"}
     expected |= {f"http.{mode}.c{c}.{what}" for mode in ("legacy_sse", "legacy_json", "modern")
                  for c in (1, 10, 100) for what in ("rps", "p50_ms", "p99_ms")}
+    expected |= {f"{prefix}.n{n}.{what}" for prefix in ("mixed", "mixed.json") for n in (0, 200)
+                 for what in ("p50_ms", "p99_ms", "max_ms", "quiet_cpu_pct")}
     assert expected <= set(figures)
     cpu_seen = []
     for key, figure in figures.items():
         # The stdio floor, the hypercorn experiment, the variants (bench/variants.py) and tasks
-        # (bench/tasks_load.py: the SDK's server has none) are mcptrio's only.
-        servers = ("mcptrio",) if key.startswith(("bare.stdio.", "tuned.", "variant.", "tasks.", "scale.")) else SERVERS
+        # (bench/tasks_load.py: the SDK's server has none) are mcptrio's only, and so is mcptrio's
+        # JSON mode under slow calls (bench/mixed_load.py).
+        servers = (("mcptrio",) if key.startswith(("bare.stdio.", "tuned.", "variant.", "tasks.", "scale.", "mixed.json."))
+                   else SERVERS)
         for server in servers:
             if server in figure["na"]:
                 # A behaviour the server lacks (e.g. the SDK does not stop a legacy request whose

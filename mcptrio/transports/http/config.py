@@ -34,8 +34,12 @@ class HttpConfig:
     # A request still running after this long gets a watcher for a client that goes away
     # (watch.py); one answered sooner is never watched, which saves a task per request.
     watch_after: float = 0.01
-    # Comment lines on open streams: they reveal a disconnected client (its handler is cancelled).
+    # Comment lines on running calls' streams: they reveal a client gone without closing its connection
+    # (its handler is cancelled), and keep proxies awake.  One task writes them all, spread in time
+    # (probes.py), at most max_probe_rate a second: with more calls open, each is probed less often,
+    # but at least every keepalive_interval.  (A client that closes its connection is seen at once.)
     probe_interval: float = 0.5
+    max_probe_rate: float = 200.0
     # A legacy request whose client went away after receiving an event id runs on this long
     # (its messages logged for Last-Event-ID) before it is cancelled as abandoned.
     orphan_timeout: float = 120.0

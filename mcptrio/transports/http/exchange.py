@@ -2,9 +2,9 @@
 
 In ``auto`` mode the answer goes out as JSON when it is the first thing to send; anything sent
 before it (progress, logs, server→client requests), or a request still running after
-``stream_after`` seconds, turns the response into an event stream.  An open stream gets a
-comment line every ``probe_interval``: writing is how a vanished client becomes visible under
-hypercorn, which then reports ``http.disconnect`` and the request is cancelled.
+``stream_after`` seconds, turns the response into an event stream.  An open stream gets comment
+lines (probes.py): they keep proxies awake and reveal a client that vanished without closing its
+connection, which hypercorn then reports as ``http.disconnect`` and the request is cancelled.
 """
 
 from __future__ import annotations
@@ -297,6 +297,11 @@ class Exchange:
             self.log.append(self.stream, self._seq, b"", False, self.request_id)
             # It leaves with the first event, probe or end of the stream, whichever comes first.
             sink.hold(sse.priming(f"{self.stream}-{self._seq}", self.config.retry_ms))
+
+    @property
+    def writing(self) -> bool:
+        """A message or probe is being written now (to a client that may have stopped reading)."""
+        return self._lock.locked()
 
     async def probe(self) -> None:
         """A comment line on an open stream (keeps proxies awake, reveals a vanished client)."""

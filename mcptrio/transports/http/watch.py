@@ -2,7 +2,8 @@
 
 While a request runs, someone must wait on the ASGI ``receive`` for ``http.disconnect`` and
 cancel the request when it comes; in ``auto`` mode the same watcher turns a slow answer into an
-event stream with probes (see exchange.py).  A task per POST for that cost about a third of an
+event stream (see exchange.py), which the prober then keeps probed (probes.py), beside every
+other open stream, from one task.  A task per POST for that cost about a third of an
 echo call's time on the server, and almost every request is answered long before a watcher
 could matter.  So a POST only *registers* here; the supervisor, one task in the endpoint's
 lifespan, starts a watcher for the requests still running ``watch_after`` seconds later, and a
@@ -20,7 +21,7 @@ only ``notifications/cancelled`` or ``orphan_timeout`` without a client cancels 
 2026-07-28 era keeps disconnect = cancel, as its transport requires.
 
 Without a lifespan (an ASGI server that doesn't run one), each POST watches for itself in a
-nursery of its own, from the start.
+nursery of its own, from the start, and probes its own stream.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from ...protocol.events import IncomingRequest
 from ...runtime.worker import CLIENT
 from .config import HttpConfig
 from .exchange import Exchange, Sink
+from .probes import Prober
 
 if TYPE_CHECKING:
     from .sessions import HttpSession
@@ -66,6 +68,7 @@ class Watchers:
 
     def __init__(self, config: HttpConfig) -> None:
         self.config = config
+        self.prober = Prober(config)  # the open streams' comment lines, run beside the supervisor
         self.nursery: trio.Nursery | None = None  # set while the supervisor runs
         self._waiting: dict[Watch, None] = {}  # registration order = age order
         self._wake: trio.Event | None = None
@@ -79,6 +82,7 @@ class Watchers:
         try:
             async with trio.open_nursery() as nursery:
                 self.nursery = nursery
+                nursery.start_soon(self.prober.run, nursery)
                 task_status.started()
                 while True:
                     if not self._waiting:
@@ -104,8 +108,9 @@ class Watchers:
             self._wake.set()
 
     def discard(self, watch: Watch) -> None:
-        """The POST is over: forget it, or stop its watcher."""
+        """The POST is over: forget it, or stop its watcher (and its probes, at once)."""
         watch.over = True
+        self.prober.discard(watch.exchange)
         if watch in self._waiting:
             del self._waiting[watch]  # the usual case: answered before anyone watched
         elif watch.scope is not None:
@@ -120,33 +125,43 @@ class Watchers:
         config = self.config
         exchange = watch.exchange
         stream_after = {"auto": config.stream_after, "sse": 0.0}.get(config.response_mode, math.inf)
-        wait = max(0.0, watch.since + stream_after - trio.current_time())
         # A listen stream does no work that a gone client wastes: its comments keep proxies awake
-        # (keepalive_interval), not probe for a disconnect twice a second.  10,000 of them probed
-        # at 0.5 s would be 20,000 writes a second.
+        # (keepalive_interval), not probe for a disconnect twice a second.
         listen = all(request.method == "subscriptions/listen" for request in watch.requests)
-        interval = config.keepalive_interval if listen else config.probe_interval
         with trio.CancelScope() as watch.scope:
-            while True:
-                with trio.move_on_after(wait):
-                    while (await watch.receive())["type"] != "http.disconnect":
-                        pass
-                    break  # the client is gone
+            with trio.move_on_at(watch.since + stream_after) as streaming:  # (json mode: no timeout)
+                await _disconnected(watch.receive)
+            if streaming.cancelled_caught:  # still running: an event stream from now on, with probes
                 if not exchange.done:
                     await exchange.open_stream()
                     await exchange.probe()
-                wait = interval
-            if exchange.sink is not watch.sink or exchange.done:
-                # The server ended this response itself (SEP-1699 polling; a resuming GET may
-                # carry the stream by now): not a cancellation.
+                if self.prober.running:
+                    self.prober.add(exchange, listen=listen)
+                    try:
+                        await _disconnected(watch.receive)
+                    finally:
+                        self.prober.discard(exchange)
+                else:  # no supervisor (an ASGI server without lifespan): this POST probes for itself
+                    await self._probe_until_disconnected(watch, listen)
+        if exchange.sink is not watch.sink or exchange.done:
+            # The server ended this response itself (SEP-1699 polling; a resuming GET may
+            # carry the stream by now): not a cancellation.
+            return
+        exchange.detach(watch.sink)
+        if exchange.era == "legacy" and exchange.resumable:
+            # The client holds an event id: it may come back with Last-Event-ID, so a broken
+            # stream is not a cancel (2025-11-25 transport); its messages go to the log.
+            await self._orphaned(watch)
+            return
+        _cancel(watch)
+
+    async def _probe_until_disconnected(self, watch: Watch, listen: bool) -> None:
+        interval = self.config.keepalive_interval if listen else self.config.probe_interval
+        while True:
+            with trio.move_on_after(interval):
+                await _disconnected(watch.receive)
                 return
-            exchange.detach(watch.sink)
-            if exchange.era == "legacy" and exchange.resumable:
-                # The client holds an event id: it may come back with Last-Event-ID, so a broken
-                # stream is not a cancel (2025-11-25 transport); its messages go to the log.
-                await self._orphaned(watch)
-                return
-            _cancel(watch)
+            await watch.exchange.probe()
 
     async def _orphaned(self, watch: Watch) -> None:
         """Cancel the request(s) once no client has carried their stream for ``orphan_timeout``
@@ -162,6 +177,12 @@ class Watchers:
                 return
             with trio.move_on_at(deadline):
                 await exchange.sink_changed()
+
+
+async def _disconnected(receive: Receive) -> None:
+    """Until the client closes its connection (hypercorn's reader sees that at once)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 def _cancel(watch: Watch) -> None:
