@@ -215,7 +215,7 @@ def mixed_table(results: Results, settings: Settings) -> list[str]:
             for stat in STATS:
                 value = results.median(f"{prefix}.n{count}.{stat}", name)
                 na = results.na.get(f"{prefix}.n{count}.{stat}", {}).get(name)
-                cells.append(f"n/a ({na})" if na else "—" if value is None else
+                cells.append("n/a" if na else "—" if value is None else
                              (f"{value:.0f}" if stat == "quiet_cpu_pct" else f"{value:.2f}"))
         mine, sdk = results.median(f"mixed.n{count}.p99_ms", "mcptrio"), results.median(f"mixed.n{count}.p99_ms", "sdk")
         cells.append(f"{mine / sdk:.2f}" if mine is not None and sdk else "—")
@@ -228,7 +228,8 @@ def mixed_table(results: Results, settings: Settings) -> list[str]:
             f"calls while N sleep({SLEEP_MS}) calls are open, ms (median of repetitions)", "",
             f"| slow calls open | {head} | p99 mcptrio/SDK |", "| ---: |" + " ---: |" * (4 * len(SERVERS) + 1)] + rows + [
             "", "CPU %: the server's CPU over one second with the slow calls open and nothing else to do "
-            "(% of one core). mcptrio: default mode (auto); mcptrio json: --response-mode json; SDK: its default."
+            "(% of one core). mcptrio: default mode (auto); mcptrio json: --response-mode json; SDK: its default. "
+            "n/a: see the notes for why."
             + _neighbours(results)]
 
 
