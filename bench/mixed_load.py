@@ -81,15 +81,11 @@ class SlowCall(asyncio.Protocol):
     """One open ``sleep`` call: writes its request, then only watches what comes back (probes, an answer)."""
 
     def __init__(self, request: bytes, calls: "SlowCalls") -> None:
-        self.request = request
-        self.calls = calls
-        self.head = b""
-        self.transport: asyncio.Transport | None = None
+        self.request, self.calls = request, calls
+        self.head: bytes | None = b""  # None once the status line was read
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        transport.write(self.request)
+        transport.write(self.request)  # type: ignore[attr-defined]
 
     def data_received(self, data: bytes) -> None:
         self.calls.bytes_in += len(data)
