@@ -143,17 +143,18 @@ class Watchers:
                         self.prober.discard(exchange)
                 else:  # no supervisor (an ASGI server without lifespan): this POST probes for itself
                     await self._probe_until_disconnected(watch, listen)
-        if exchange.sink is not watch.sink or exchange.done:
-            # The server ended this response itself (SEP-1699 polling; a resuming GET may
-            # carry the stream by now): not a cancellation.
-            return
-        exchange.detach(watch.sink)
-        if exchange.era == "legacy" and exchange.resumable:
-            # The client holds an event id: it may come back with Last-Event-ID, so a broken
-            # stream is not a cancel (2025-11-25 transport); its messages go to the log.
-            await self._orphaned(watch)
-            return
-        _cancel(watch)
+            # The client is gone (the POST's end cancels this scope instead, and nothing below runs).
+            if exchange.sink is not watch.sink or exchange.done:
+                # The server ended this response itself (SEP-1699 polling; a resuming GET may
+                # carry the stream by now): not a cancellation.
+                return
+            exchange.detach(watch.sink)
+            if exchange.era == "legacy" and exchange.resumable:
+                # The client holds an event id: it may come back with Last-Event-ID, so a broken
+                # stream is not a cancel (2025-11-25 transport); its messages go to the log.
+                await self._orphaned(watch)
+                return
+            _cancel(watch)
 
     async def _probe_until_disconnected(self, watch: Watch, listen: bool) -> None:
         interval = self.config.keepalive_interval if listen else self.config.probe_interval
