@@ -65,7 +65,7 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
         return
     limits = limits or app.limits
     config = config or HttpConfig(path=path)
-    proxies = forwarded.parse_networks(config.trusted_proxies)
+    proxies = config.proxy_networks
     shutdown = trio.Event()
     live: set[Session] = set()
     all_ended = trio.Event()

@@ -50,7 +50,7 @@ class McpHttpApp(SessionRoutes):
         self.config = config or HttpConfig()
         self.limits = limits or app.limits
         self.sessions = SessionTable(self.config)
-        self._proxies = forwarded.parse_networks(self.config.trusted_proxies)
+        self._proxies = self.config.proxy_networks
         self.watchers = Watchers(self.config)
         self.active: set[HttpSession] = set()  # cores with requests in flight (modern and legacy)
         self.requests_in_flight = 0

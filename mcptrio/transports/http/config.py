@@ -6,7 +6,7 @@ from typing import Iterable
 
 import attrs
 
-from .forwarded import parse_networks
+from .forwarded import Network, parse_networks
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -26,6 +26,7 @@ class HttpConfig:
     allowed_origins: tuple[str, ...] = ()
     # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client (forwarded.py).
     trusted_proxies: tuple[str, ...] = attrs.field(default=(), converter=_hosts)
+    proxy_networks: tuple[Network, ...] = attrs.field(init=False, default=())  # trusted_proxies, parsed
     # "auto": JSON unless the request needs a stream (notifications, server requests, a long wait);
     # "json": always a single JSON body; "sse": always an event stream.
     response_mode: str = "auto"
@@ -65,7 +66,8 @@ class HttpConfig:
     ready_path: str | None = "/readyz"  # 200 when ready, 503 while draining (None: not served)
 
     def __attrs_post_init__(self) -> None:
-        parse_networks(self.trusted_proxies)  # a bad one is a ValueError naming it, here
+        # parsed once, here: a bad one is a ValueError naming it
+        object.__setattr__(self, "proxy_networks", parse_networks(self.trusted_proxies))
         mcp = self.path.rstrip("/")
         for probe in (self.health_path, self.ready_path):
             if probe is not None and (not probe.startswith("/") or probe.rstrip("/") == mcp):
