@@ -376,7 +376,7 @@ class HttpConnection:
     async def request(self, method: str, path: str, headers: Iterable[tuple[str, str]],
                       body: bytes | None = None) -> Response:
         if self.writer is None and self.server_closed:
-            # The server ended the keep-alive connection (hypercorn does after 1,000 requests,
+            # The server ended the keep-alive connection (some do: hypercorn after 1,000 requests,
             # with "Connection: close"): open a new one, as any HTTP client would.
             self.server_closed = False
             self.reconnects += 1

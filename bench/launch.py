@@ -60,7 +60,7 @@ def make_impls(only: str | None) -> list[Impl]:
             # No access log, as the SDK peer runs uvicorn (access_log=False); its cost is a variant row.
             lambda port, mode: serve + ["--transport", "http", "--host", HOST, "--port", str(port),
                                         "--response-mode", mode, "--no-access-log"],
-            lambda port: [main_python, str(BENCH / "servers" / "bare_asgi.py"), "--server", "hypercorn",
+            lambda port: [main_python, str(BENCH / "servers" / "bare_asgi.py"), "--server", "mcptrio",
                           "--port", str(port)],
             dict(env),
             command + ["serve", "--plugins", "everything"],

@@ -35,7 +35,7 @@ SLEEP = {"name": "sleep", "arguments": {"ms": SLEEP_MS}}
 OPEN_WITHIN = SLEEP_MS / 1000 - 5  # opening the slow calls took longer: the first would end while measuring
 SDK_STREAMS_AFTER = 15.0  # the SDK turns a call still running after this long into an event stream
 SETTLE = 0.5  # after the last slow call started: mcptrio (auto) makes its answer an event stream at 0.25 s
-BATCH = 40  # connections opened at once (hypercorn's listen backlog is 100; the SDK's uvicorn, 2048)
+BATCH = 40  # connections opened at once (within any listen backlog: hypercorn's is 100, the SDK's uvicorn's 2048)
 # (column, server's --response-mode, impl, results key prefix)
 SERVERS = (("mcptrio", "auto", "mcptrio", "mixed"), ("mcptrio json", "json", "mcptrio", "mixed.json"),
            ("SDK", "auto", "sdk", "mixed"))

@@ -45,7 +45,7 @@ def profile_http(out: Path, mode: str, calls: int, clients: int) -> None:
     server_mode, era = MODES[mode]
     port = free_port()
     argv = [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "mcptrio", "serve", "--plugins", "bench",
-            "--transport", "http", "--host", HOST, "--port", str(port), "--response-mode", server_mode]
+            "--transport", "http", "--host", HOST, "--port", str(port), "--response-mode", server_mode, "--no-access-log"]
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         from client import wait_for_http

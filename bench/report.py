@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from feature_costs import feature_costs_table
 from figures import Figure, clients, figure_list
 from mixed_load import mixed_table
 from results import Results
@@ -9,7 +10,7 @@ from settings import SDK_PIN, SUITES, Settings
 from targets import stdio_targets_table, targets_table
 from scale_out import scale_table
 from tasks_load import tasks_table
-from variants import tuned_table, variants_table
+from variants import hypercorn_table, variants_table
 
 
 def fmt(figure: Figure, value: float | None, na: str | None) -> str:
@@ -31,11 +32,12 @@ def report(results: Results, settings: Settings, impls: list[str]) -> str:
     lines = main_table(results, settings, impls, full) if full or {"stdio", "http"} & set(settings.suites) else []
     if "http" in settings.suites:
         lines += bare_table(results, settings)
-    lines += tuned_table(results)
+    lines += hypercorn_table(results)
     lines += variants_table(results)
     lines += tasks_table(results)
     lines += scale_table(results)
     lines += mixed_table(results, settings)
+    lines += feature_costs_table(results)
     if "mcptrio" in impls and "sdk" in impls and full:
         lines += targets_table(results, settings)
     if "mcptrio" in impls and "stdio" in settings.suites:
@@ -84,7 +86,7 @@ def bare_table(results: Results, settings: Settings) -> list[str]:
         "",
         "### Against a bare ASGI app on the same HTTP server (the floor: server + client, no MCP)",
         "",
-        "| figure | bare hypercorn | mcptrio legacy JSON | % | mcptrio 2026-07-28 | % |"
+        "| figure | bare, mcptrio's server | mcptrio legacy JSON | % | mcptrio 2026-07-28 | % |"
         " bare uvicorn | SDK legacy JSON | % | SDK 2026-07-28 | % |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]

@@ -47,7 +47,7 @@ def save(results: Results, settings: Settings, impls: list[str], out: Path, wall
             "machine_load": results.load,
             "python": platform.python_version(),
             "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
-            "bare_baselines": {"mcptrio": "hypercorn (Trio worker) + bare ASGI app; bare Trio stdio loop",
+            "bare_baselines": {"mcptrio": "mcptrio's HTTP server (h11_server.py) + bare ASGI app; bare Trio stdio loop",
                                "sdk": "uvicorn (asyncio) + bare ASGI app"},
         },
         "figures": figures,

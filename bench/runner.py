@@ -18,7 +18,7 @@ from sources import snapshot_sources, source_state
 from stdio_workloads import bare_stdio_suite, stdio_startup, stdio_suite
 from scale_out import scale_suite
 from tasks_load import tasks_suite
-from variants import HYPERCORN_EXPERIMENT, VARIANTS, variant_suite
+from variants import ON_HYPERCORN, VARIANTS, variant_suite
 
 
 def ensure_gitignore() -> None:
@@ -85,8 +85,8 @@ def _run(settings: Settings, only: str | None, logs_dir: Path, workdir: Path) ->
             if "floors" in suites:
                 t = perf()
                 bare_stdio_suite(settings, results, logs, rep)
-                asyncio.run(variant_suite(impl, HYPERCORN_EXPERIMENT, settings, results, logs, rep))
-                log(f"  {impl.name} stdio floor and hypercorn experiment: {perf() - t:.1f} s")
+                asyncio.run(variant_suite(impl, ON_HYPERCORN, settings, results, logs, rep))
+                log(f"  {impl.name} stdio floor and the same apps on hypercorn: {perf() - t:.1f} s")
             if "tasks" in suites:
                 t = perf()
                 asyncio.run(tasks_suite(impl, settings, results, logs, rep))

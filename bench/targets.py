@@ -36,10 +36,20 @@ def targets_table(results: Results, settings: Settings) -> list[str]:
         ratio, paired = vs_sdk(f"http.{mode}.c10.rps")
         row(f"HTTP {MODE_NAMES[mode]}, 10 clients: ≥ 1.2× the SDK", ratio, "{:.2f}×",
             ratio is not None and ratio >= 1.2, paired, "{:.2f}×")
+        # Issue 5's target was the framework's cost over its HTTP server: "≥ 80% of a bare ASGI app
+        # on the same hypercorn".  mcptrio's McpHttpApp on hypercorn (bench/servers/on_hypercorn.py)
+        # against the bare app there keeps that meaning; the share of the bare app on mcptrio's own,
+        # three times faster server is shown beside it, without a verdict (the floor moved).
+        value, bare = m(f"hypercorn.{mode}.c10.rps"), m("hypercorn.bare.c10.rps")
+        share = value / bare if value is not None and bare else None
+        row(f"HTTP {MODE_NAMES[mode]}, 10 clients, on hypercorn: ≥ 80% of a bare ASGI app on the same hypercorn",
+            share, "{:.0%}", share is not None and share >= 0.8,
+            results.paired_ratio(f"hypercorn.{mode}.c10.rps", "mcptrio", "hypercorn.bare.c10.rps", "mcptrio"),
+            "{:.0%}")
         value, bare = m(f"http.{mode}.c10.rps"), m("bare.c10.rps")
         share = value / bare if value is not None and bare else None
-        row(f"HTTP {MODE_NAMES[mode]}, 10 clients: ≥ 80% of bare ASGI on hypercorn", share, "{:.0%}",
-            share is not None and share >= 0.8,
+        row(f"HTTP {MODE_NAMES[mode]}, 10 clients, on mcptrio's server: share of the bare ASGI app there (reported)",
+            share, "{:.0%}", None,
             results.paired_ratio(f"http.{mode}.c10.rps", "mcptrio", "bare.c10.rps", "mcptrio"), "{:.0%}")
     worst_p99 = max((v for v in (m(f"http.{mode}.c10.p99_ms") for mode in HTTP_MODES) if v is not None), default=None)
     row("p99 latency, 10 clients (worst HTTP mode): ≤ 25 ms", worst_p99, "{:.1f} ms",
@@ -69,7 +79,7 @@ def targets_table(results: Results, settings: Settings) -> list[str]:
         # Opening a session is two POSTs on a kept-alive connection: what the floor allows.
         lines += ["", f"Sessions: each is two POSTs (initialize, notifications/initialized), so {rate:.0f}/s is "
                   f"{2 * rate:.0f} POSTs/s, {2 * rate / bare:.0%} of what the bare ASGI app answers with "
-                  f"10 clients on the same hypercorn in this run ({bare:.0f}/s)."]
+                  f"10 clients on the same HTTP server in this run ({bare:.0f}/s)."]
     return lines
 
 

@@ -105,25 +105,24 @@ VARIANTS: list[Variant] = [
 ]
 
 
-def _tuned(what: str) -> Callable[[Impl, int], list[str]]:
+def _on_hypercorn(what: str) -> Callable[[Impl, int], list[str]]:
     def argv(impl: Impl, port: int) -> list[str]:
-        line = [impl.python, str(BENCH / "servers" / "hypercorn_tuned.py")]
+        line = [impl.python, str(BENCH / "servers" / "on_hypercorn.py")]
         if what == "bare":
             return line + ["bare", "--host", HOST, "--port", str(port)]
-        return line + ["mcptrio", "serve", "--plugins", "bench", "--transport", "http", "--host", HOST,
-                       "--port", str(port), "--response-mode", "json" if what == "legacy_json" else "auto",
-                       "--no-access-log"]
+        return line + ["mcptrio", "--host", HOST, "--port", str(port),
+                       "--response-mode", "json" if what == "legacy_json" else "auto"]
     return argv
 
 
-# The hypercorn experiment (servers/hypercorn_tuned.py): the bare app and mcptrio on hypercorn
-# without two per-request costs, at 10 clients, beside the stock figures of the same run.
-HYPERCORN_EXPERIMENT = [
-    Variant("tuned.bare", "bare ASGI", "bare ASGI on tuned hypercorn (experiment)", "bare", _tuned("bare"), "bare"),
-    Variant("tuned.legacy_json", "legacy JSON", "mcptrio legacy JSON on tuned hypercorn (experiment)",
-            "http.legacy_json", _tuned("legacy_json"), "legacy"),
-    Variant("tuned.modern", "2026-07-28", "mcptrio 2026-07-28 on tuned hypercorn (experiment)", "http.modern",
-            _tuned("modern"), "modern"),
+# The same apps on stock hypercorn (servers/on_hypercorn.py), at 10 clients, beside the figures of
+# mcptrio's own HTTP server in the same run: what that server gives.
+ON_HYPERCORN = [
+    Variant("hypercorn.bare", "bare ASGI", "bare ASGI on hypercorn", "bare", _on_hypercorn("bare"), "bare"),
+    Variant("hypercorn.legacy_json", "legacy JSON", "mcptrio legacy JSON on hypercorn", "http.legacy_json",
+            _on_hypercorn("legacy_json"), "legacy"),
+    Variant("hypercorn.modern", "2026-07-28", "mcptrio 2026-07-28 on hypercorn", "http.modern",
+            _on_hypercorn("modern"), "modern"),
 ]
 
 
@@ -133,7 +132,7 @@ JWT_VERIFY = Figure("variant.auth_jwt.verify_us", "JWT check of a token not seen
 
 def variant_figures() -> list[Figure]:
     """The figures of every variant, for the JSON (after the baselines)."""
-    return [v.figure() for v in HYPERCORN_EXPERIMENT + VARIANTS] + [JWT_VERIFY]
+    return [v.figure() for v in ON_HYPERCORN + VARIANTS] + [JWT_VERIFY]
 
 
 async def variant_suite(impl: Impl, variants: list[Variant], settings: Settings, results: Results, logs: Logs,
@@ -161,26 +160,22 @@ def _ratio(a: float | None, b: float | None) -> str:
     return "—" if a is None or not b else f"{a / b:.2f}×"
 
 
-def tuned_table(results: Results) -> list[str]:
-    """The hypercorn experiment beside the stock figures of the same run (10 clients)."""
-    if results.median("tuned.bare.c10.rps", "mcptrio") is None:
+def hypercorn_table(results: Results) -> list[str]:
+    """The same apps on hypercorn beside mcptrio's own server, same run (10 clients)."""
+    if results.median("hypercorn.bare.c10.rps", "mcptrio") is None:
         return []
-    tuned_bare = results.median("tuned.bare.c10.rps", "mcptrio")
-    stock_bare = results.median("bare.c10.rps", "mcptrio")
-    lines = ["", "### The hypercorn experiment (bench/servers/hypercorn_tuned.py: not how mcptrio ships), 10 clients",
-             "", "| calls/s | stock hypercorn | % of bare | tuned hypercorn | % of bare | SDK (uvicorn) |"
-             " mcptrio/SDK, stock | mcptrio/SDK, tuned |",
+    lines = ["", "### mcptrio's HTTP server against hypercorn, the same apps (bench/servers/on_hypercorn.py), 10 clients",
+             "", "| calls/s | mcptrio's server | hypercorn | mcptrio's server / hypercorn | median of per-repetition "
+             "ratios | SDK (uvicorn) | mcptrio/SDK | on hypercorn: mcptrio/SDK |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for variant in HYPERCORN_EXPERIMENT:
-        stock = results.median(variant.baseline_key, "mcptrio")
-        tuned = results.median(variant.rps_key, "mcptrio")
+    for variant in ON_HYPERCORN:
+        own = results.median(variant.baseline_key, "mcptrio")
+        hyper = results.median(variant.rps_key, "mcptrio")
         sdk = results.median(variant.baseline_key, "sdk")
-        is_bare = variant.era == "bare"
-        stock_pct = "" if is_bare or stock is None or not stock_bare else f"{100 * stock / stock_bare:.0f}%"
-        tuned_pct = "" if is_bare or tuned is None or not tuned_bare else f"{100 * tuned / tuned_bare:.0f}%"
-        ratios = ("", "") if is_bare else (_ratio(stock, sdk), _ratio(tuned, sdk))
-        lines.append(f"| {variant.name} | {_text(stock)} | {stock_pct} | {_text(tuned)} | {tuned_pct} | {_text(sdk)} | "
-                     f"{ratios[0]} | {ratios[1]} |")
+        paired = results.paired_ratio(variant.baseline_key, "mcptrio", variant.rps_key, "mcptrio")
+        lines.append(f"| {variant.name} | {_text(own)} | {_text(hyper)} | {_ratio(own, hyper)} | "
+                     f"{'—' if paired is None else f'{paired:.2f}×'} | {_text(sdk)} | {_ratio(own, sdk)} | "
+                     f"{_ratio(hyper, sdk)} |")
     return lines
 
 

@@ -37,7 +37,7 @@ __all__ = ["App", "content", "Context", "LifespanError", "McpError", "Notificati
 
 
 _LAZY = {
-    # Imported on first use, to keep stdio start-up fast: the wire types, hypercorn, trio-websocket.
+    # Imported on first use, to keep stdio start-up fast: the wire types, the HTTP server, trio-websocket.
     "content": (".app.content", None),
     "serve_http": (".transports.http", "serve_http"),
     "serve_websocket": (".transports.websocket", "serve_websocket"),

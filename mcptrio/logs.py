@@ -1,9 +1,8 @@
 """Logging for ``mcptrio serve``: one handler on the root logger, text or JSON lines on stderr.
 
 Only the command calls ``configure``: a program that embeds mcptrio keeps its own logging setup
-(the loggers are ``mcptrio.*``; one line per request goes to ``mcptrio.access``).  Hypercorn is
-handed its ``hypercorn.error`` logger itself (``transports/http/server.py``), with no handler of
-its own, so its messages take the same way.
+(the loggers are ``mcptrio.*``; one line per request goes to ``mcptrio.access``).  httpx's
+messages (the client of an authorization server) take the same way.
 
 Structured fields travel in ``extra={"fields": {...}}``: the JSON format puts them at the top
 level of the line's object, the text format appends them as ``key=value``.
@@ -83,10 +82,10 @@ def configure(level: str = "info", fmt: str = "text", stream: IO[str] | None = N
     root = logging.getLogger()
     root.handlers = [handler]
     root.setLevel(level.upper())
-    for name in ("hypercorn.error", "hypercorn.access", "httpx", "httpcore"):
+    for name in ("httpx", "httpcore"):
         logger = logging.getLogger(name)
         logger.handlers = []
         logger.propagate = True
-        # their INFO (hypercorn's "Running on ...", httpx's line per request to the authorization
-        # server) repeats or details what mcptrio says itself: shown at debug only
+        # their INFO (httpx's line per request to the authorization server) repeats or details
+        # what mcptrio says itself: shown at debug only
         logger.setLevel(logging.DEBUG if level == "debug" else logging.WARNING)

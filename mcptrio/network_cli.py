@@ -1,4 +1,4 @@
-"""``mcptrio serve --transport http|ws``: kept apart so stdio start-up never imports hypercorn."""
+"""``mcptrio serve --transport http|ws``: kept apart so stdio start-up never imports the HTTP server."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 hypercorn's own ``-w`` is not enough: its parent cuts streams on SIGTERM, one worker's SIGTERM
 stops them all, and the app's drain never runs.  So the parent binds and listens once (``--port 0``
 and bind errors are settled before any child starts), then starts N children with exec (no fork),
-each a full mcptrio server on the inherited socket (hypercorn ``fd://``) with its own SIGTERM →
+each a full mcptrio server on the inherited socket (``--listen-fd``) with its own SIGTERM →
 drain → exit 0.  A child that dies is logged and started again (with a growing pause if it keeps
 dying); SIGTERM or SIGINT to the parent drains every child and exits 0.
 """

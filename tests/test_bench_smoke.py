@@ -32,11 +32,14 @@ def smoke(tmp_path_factory):
 def test_smoke_run_prints_the_table(smoke):
     stdout, _ = smoke
     assert "| figure | mcptrio | SDK | ratio mcptrio/SDK |" in stdout
-    assert "bare hypercorn" in stdout
-    assert "The hypercorn experiment" in stdout
+    assert "| bare, mcptrio's server |" in stdout
+    assert "### mcptrio's HTTP server against hypercorn" in stdout
+    assert "### Each feature off against on, same run, with its issue's target" in stdout
     assert "### The targets (issue 5), from this run" in stdout
     assert "### The stdio targets (issue 19), from this run" in stdout
-    assert stdout.count("| ✓ |") + stdout.count("| ✗ |") == 16 + 3  # every target row has a verdict
+    # every target row has a verdict: issue 5 and 19 (16), the stdio ones (3), the features of issues 13-16
+    # with a target that a smoke run measures (7: the 1,000-slow-calls row needs a full run)
+    assert stdout.count("| ✓ |") + stdout.count("| ✗ |") == 16 + 3 + 7
     assert "### Fast calls among slow ones" in stdout
     assert re.search(r"Sessions: each is two POSTs .* so \d+/s is \d+ POSTs/s, \d+% of what the bare ASGI app", stdout)
 
@@ -49,7 +52,7 @@ def test_every_figure_has_positive_numbers(smoke):
                 "stdio.startup_ms", "stdio.peak_rss_mib", "stdio.cancel_stop_ms", "stdio.cancel_next_ms",
                 "stdio.eof_answered", "http.sessions_per_s", "http.session_kib", "http.sessions_rss_deleted_mib",
                 "http.cancel_legacy_next_ms", "http.cancel_modern_stop_ms", "bare.c10.rps", "bare.stdio.pipelined_64",
-                "tuned.bare.c10.rps", "tuned.legacy_json.c10.rps", "tuned.modern.c10.rps"}
+                "hypercorn.bare.c10.rps", "hypercorn.legacy_json.c10.rps", "hypercorn.modern.c10.rps"}
     expected |= {f"http.{mode}.c{c}.{what}" for mode in ("legacy_sse", "legacy_json", "modern")
                  for c in (1, 10, 100) for what in ("rps", "p50_ms", "p99_ms")}
     expected |= {f"{prefix}.n{n}.{what}" for prefix in ("mixed", "mixed.json") for n in (0, 200)
@@ -57,10 +60,10 @@ def test_every_figure_has_positive_numbers(smoke):
     assert expected <= set(figures)
     cpu_seen = []
     for key, figure in figures.items():
-        # The stdio floor, the hypercorn experiment, the variants (bench/variants.py) and tasks
+        # The stdio floor, the same apps on hypercorn, the variants (bench/variants.py) and tasks
         # (bench/tasks_load.py: the SDK's server has none) are mcptrio's only, and so is mcptrio's
         # JSON mode under slow calls (bench/mixed_load.py).
-        servers = (("mcptrio",) if key.startswith(("bare.stdio.", "tuned.", "variant.", "tasks.", "scale.", "mixed.json."))
+        servers = (("mcptrio",) if key.startswith(("bare.stdio.", "hypercorn.", "variant.", "tasks.", "scale.", "mixed.json."))
                    else SERVERS)
         for server in servers:
             if server in figure["na"]:
@@ -97,7 +100,7 @@ def test_stdio_part_alone(tmp_path):
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, cwd=REPO, env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-6000:]
     assert "### The stdio targets (issue 19), from this run" in done.stdout
-    assert "HTTP" not in done.stdout and "bare hypercorn" not in done.stdout
+    assert "HTTP" not in done.stdout and "bare, mcptrio's server" not in done.stdout
     figures = {f["key"]: f for f in json.loads(out.read_text())["figures"]}
     for key in ("stdio.pipelined_64", "stdio.startup_everything_ms", "bare.stdio.pipelined_64",
                 "bare.stdio.cpu_us_pipelined_64"):

@@ -1,7 +1,8 @@
 """The floor under every HTTP figure: a minimal ASGI app answering a fixed JSON-RPC result.
 
-    python bare_asgi.py --server hypercorn --port N   # hypercorn's Trio worker, as mcptrio uses it
+    python bare_asgi.py --server mcptrio --port N     # mcptrio's own HTTP/1.1 server, as `mcptrio serve` runs it
     python bare_asgi.py --server uvicorn --port N     # uvicorn on asyncio, as the SDK uses it
+    (on stock hypercorn: on_hypercorn.py bare)
 
 It reads the request body and answers 200 ``application/json`` with a constant body the size
 of an echo answer, so its rate is what the HTTP server and the client alone can do.
@@ -36,7 +37,7 @@ async def app(scope, receive, send):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--server", choices=("hypercorn", "uvicorn"), required=True)
+    parser.add_argument("--server", choices=("mcptrio", "uvicorn"), required=True)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
@@ -46,17 +47,14 @@ def main() -> None:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
         return
     import trio
-    from hypercorn.config import Config
-    from hypercorn.trio import serve
 
-    config = Config()  # the settings mcptrio's serve_http uses (mcptrio/transports/http/server.py)
-    config.bind = [f"{args.host}:{args.port}"]
-    config.accesslog = None
-    config.errorlog = "-"
-    config.loglevel = "WARNING"
-    config.keep_alive_timeout = 30
-    config.h11_max_incomplete_size = 64 * 1024
-    trio.run(serve, app, config)
+    from mcptrio.transports.http.h11_server import H11Server
+
+    async def serve() -> None:  # the settings serve_http uses (mcptrio/transports/http/server.py)
+        listeners = await trio.open_tcp_listeners(args.port, host=args.host)
+        await H11Server(app, header_timeout=30, max_head_size=64 * 1024).serve(listeners, trio.sleep_forever)
+
+    trio.run(serve)
 
 
 if __name__ == "__main__":

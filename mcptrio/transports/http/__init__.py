@@ -1,4 +1,4 @@
-"""Streamable HTTP on hypercorn's Trio worker: both protocol eras on one endpoint."""
+"""Streamable HTTP: both protocol eras on one endpoint, an ASGI app on mcptrio's HTTP/1.1 server."""
 
 from .asgi import McpHttpApp
 from .config import HttpConfig

@@ -43,7 +43,7 @@ log = logging.getLogger("mcptrio.http")
 
 
 class McpHttpApp(SessionRoutes):
-    """ASGI app serving an App's MCP endpoint; mount it in your own hypercorn config if you like."""
+    """ASGI app serving an App's MCP endpoint; serve_http runs it on h11_server.py; any ASGI server (hypercorn) can too."""
 
     def __init__(self, app: App, config: HttpConfig | None = None, limits: SessionLimits | None = None) -> None:
         self.app = app
@@ -86,6 +86,9 @@ class McpHttpApp(SessionRoutes):
             return
         headers = dict(scope["headers"])
         sink = Sink(send)
+        extensions = scope.get("extensions")
+        if extensions:
+            sink.receive_nowait = extensions.get("mcptrio.receive_nowait")
         client = scope.get("client")
         sink.client_address = forwarded.client_address(client[0] if client else None,
                                                        headers.get(b"x-forwarded-for"), self._proxies)

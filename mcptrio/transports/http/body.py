@@ -1,4 +1,4 @@
-"""Reading a request body under hypercorn's Trio worker: bounded in size and in time."""
+"""Reading a request body: bounded in size and in time, and no timed wait for a body already in."""
 
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ async def read_body(headers: dict[bytes, bytes], receive: Receive, sink: Sink, l
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise too_large(limit)  # refused before reading a byte of it
     chunks, size = [], 0
-    deadline = None  # set at the first wait: a body hypercorn has already queued needs none
-    queue = _server_queue(receive)
+    deadline = None  # set at the first wait: a body already here needs none
+    nowait = sink.receive_nowait
+    queue = None if nowait is not None else _server_queue(receive)
     while True:
-        message = _queued(queue)
+        message = nowait() if nowait is not None else _queued(queue)
         if message is None and queue is not None:
             # Hypercorn starts the app before it has queued the body of the request (about
             # every other POST): one trip through the scheduler lets it, and costs less than

@@ -4,7 +4,7 @@ In ``auto`` mode the answer goes out as JSON when it is the first thing to send;
 before it (progress, logs, server→client requests), or a request still running after
 ``stream_after`` seconds, turns the response into an event stream.  An open stream gets comment
 lines (probes.py): they keep proxies awake and reveal a client that vanished without closing its
-connection, which hypercorn then reports as ``http.disconnect`` and the request is cancelled.
+connection, which the server then reports as ``http.disconnect`` and the request is cancelled.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ class Sink:
         self.owner_sends_final = False
         self.client_address: str | None = None  # the peer's address (ASGI scope["client"]), if known
         self.principal: Any = None  # who the request's bearer token says sent it (with authorization)
+        # The server's "the body so far, without waiting" (scope extension mcptrio.receive_nowait), if it has one.
+        self.receive_nowait: Callable[[], dict[str, Any] | None] | None = None
         self._final: list[dict[str, Any]] = []
 
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:

@@ -2,10 +2,10 @@
 
 A comment (``:``) on a stream keeps proxies from closing it while it is quiet, and on a running
 call's stream it shows up a client that went away without closing its connection (its host gone,
-a NAT that forgot it): the write meets a reset and hypercorn reports ``http.disconnect``.  A client
-that closes its connection needs no write: hypercorn's reader sees it at once.
+a NAT that forgot it): the write meets a reset and the server reports ``http.disconnect``.  A client
+that closes its connection needs no write: the server's read sees it at once.
 
-With a timer per stream, every open call cost a timeout delivered through hypercorn's ``receive``
+With a timer per stream, every open call cost a timeout delivered through the ASGI ``receive``
 and a write (about 100 µs, half of it the socket's ``send``) twice a second: 1,000 open calls kept
 a fifth of a core busy, in pieces that ran between the scheduler passes of every other request,
 and 10,000 were more than a core.  Here the watchers wait for a disconnect without a timeout, and

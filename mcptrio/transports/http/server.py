@@ -1,13 +1,11 @@
-"""``serve_http``: the MCP endpoint on hypercorn's Trio worker, embeddable with ``nursery.start``."""
+"""``serve_http``: the MCP endpoint on its HTTP/1.1 server (h11_server.py), embeddable with ``nursery.start``."""
 
 from __future__ import annotations
 
-import logging
-from typing import TYPE_CHECKING, Awaitable, Callable, cast
+import socket
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 import trio
-from hypercorn.config import Config
-from hypercorn.trio import serve as hypercorn_serve
 
 from ...runtime.limits import SessionLimits
 from ...state import StateUrl
@@ -15,29 +13,22 @@ from .shared_state import shared_state
 from .asgi import McpHttpApp
 from .authorization import resource_check
 from .config import HttpConfig
+from .h11_server import H11Server
 
 if TYPE_CHECKING:
-    from hypercorn.typing import ASGIFramework  # (McpHttpApp is one, reading ASGI's TypedDicts as plain dicts)
-
     from ...app import App
 
 
-def hypercorn_config(host: str, port: int, limits: SessionLimits, http: HttpConfig, fd: int | None = None) -> Config:
-    config = Config()
+async def open_listeners(host: str, port: int, fd: int | None = None) -> list[trio.SocketListener]:
+    """The listening sockets: bound here, or the one the parent bound and listens on (``fd``: --workers)."""
     if fd is not None:
-        config.bind = [f"fd://{fd}"]  # a socket the parent bound and listens on (--workers)
-    else:
-        config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
-    # hypercorn's own messages go to its logger, configured like every other (logs.py): no
-    # handler of its own.  Its access log stays off: mcptrio logs each MCP request instead.
-    config.accesslog = None
-    config.errorlog = logging.getLogger("hypercorn.error")
-    config.graceful_timeout = limits.shutdown_grace + 1
-    # A connection must send a complete request head within this long (hypercorn's idle timer
-    # runs until the headers are in), and an idle keep-alive connection is closed after it.
-    config.keep_alive_timeout = http.header_timeout
-    config.h11_max_incomplete_size = 64 * 1024
-    return config
+        return [trio.SocketListener(trio.socket.from_stdlib_socket(socket.socket(fileno=fd)))]
+    return await trio.open_tcp_listeners(port, host=host)
+
+
+def endpoint_url(listener: trio.SocketListener, path: str) -> str:
+    host, port = listener.socket.getsockname()[:2]
+    return f"http://[{host}]:{port}{path}" if ":" in host else f"http://{host}:{port}{path}"
 
 
 async def serve_http(app: App, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp",
@@ -62,7 +53,11 @@ async def _serve(app: App, host: str, port: int, http_config: HttpConfig, limits
                  shutdown_trigger: Callable[[], Awaitable[object]] | None, fd: int | None,
                  task_status: trio.TaskStatus[str]) -> None:
     asgi = McpHttpApp(app, http_config, limits)
-    hypercorn = hypercorn_config(host, port, limits, http_config, fd)
+    # A connection must send a complete request head within header_timeout, and an idle
+    # keep-alive connection is closed after it.
+    server = H11Server(asgi, header_timeout=http_config.header_timeout, max_head_size=64 * 1024,
+                       graceful_timeout=limits.shutdown_grace + 1)
+    listeners = await open_listeners(host, port, fd)
 
     async def trigger() -> None:
         if shutdown_trigger is None:
@@ -76,9 +71,8 @@ async def _serve(app: App, host: str, port: int, http_config: HttpConfig, limits
         await asgi.shutdown()  # alone: keep accepting, so new requests get a retryable 503
 
     async with trio.open_nursery() as nursery:
-        binds = await nursery.start(lambda task_status: hypercorn_serve(
-            cast("ASGIFramework", asgi), hypercorn, shutdown_trigger=trigger, task_status=task_status, mode="asgi"))
-        url = f"{binds[0]}{http_config.path}"
+        await nursery.start(server.serve, listeners, trigger)
+        url = endpoint_url(listeners[0], http_config.path)
         asgi.use_resource_url(url)
         task_status.started(url)
     if asgi.gate is not None:

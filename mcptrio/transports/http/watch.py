@@ -181,7 +181,7 @@ class Watchers:
 
 
 async def _disconnected(receive: Receive) -> None:
-    """Until the client closes its connection (hypercorn's reader sees that at once)."""
+    """Until the client closes its connection (the server's read for it sees that at once)."""
     while (await receive())["type"] != "http.disconnect":
         pass
 
