@@ -28,7 +28,7 @@ class FakeRequest:
     async def send(self, message):
         self.sent.append(message)
         if not message.get("more_body", True):
-            self.leave.set()  # as hypercorn and uvicorn do once the response is complete
+            self.leave.set()  # as ASGI servers do once the response is complete
 
     async def run(self, asgi):
         try:

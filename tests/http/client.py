@@ -1,4 +1,4 @@
-"""Raw HTTP helpers for the HTTP transport tests, over a real hypercorn on 127.0.0.1.
+"""Raw HTTP helpers for the HTTP transport tests, over the real HTTP server on 127.0.0.1.
 
 * ``http_server`` / ``ws_server``: run ``serve_http`` / ``serve_websocket`` for the duration of a block
   (shut down through their ``shutdown_trigger``, bounded in time);

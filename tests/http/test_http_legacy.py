@@ -1,5 +1,5 @@
 """Legacy Streamable HTTP (2025-03-26 … 2025-11-25): sessions, JSON and SSE answers, the GET
-stream, server→client requests on a POST's stream, priming events — all over real hypercorn."""
+stream, server→client requests on a POST's stream, priming events — all over the real HTTP server."""
 
 import re
 

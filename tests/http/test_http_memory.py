@@ -73,7 +73,7 @@ async def test_idle_sessions_cost_under_4kb_and_are_returned_after_delete(lifesp
 
     asgi = McpHttpApp(app)
     async with trio.open_nursery() as nursery:
-        if lifespan:  # as under hypercorn: the watchers' supervisor runs in the lifespan task
+        if lifespan:  # as under a real server: the watchers' supervisor runs in the lifespan task
             await start_lifespan(nursery, asgi)
             assert asgi.watchers.running
         for _ in range(20):  # warm caches and code paths

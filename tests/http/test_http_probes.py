@@ -1,6 +1,6 @@
 """The prober (probes.py): one task writes the comment lines of every open stream, spread in time.
 
-Through the ASGI app on a MockClock (what each POST was sent, and when), and on a real hypercorn:
+Through the ASGI app on a MockClock (what each POST was sent, and when), and on the real HTTP server:
 a running call's stream is still probed every ``probe_interval`` (within ``max_probe_rate``, and at
 least every ``keepalive_interval``), a client that goes away still has its handler cancelled, and a
 client that stopped reading holds up no other stream's probes.
@@ -106,7 +106,7 @@ async def test_a_client_that_stopped_reading_holds_up_no_other_streams_probes(ap
         async def send(self, message):
             if self.probed_at and message["type"] == "http.response.body":
                 stuck_writes.append(trio.current_time())
-                await trio.sleep_forever()  # as hypercorn's send_all with the socket's buffer full
+                await trio.sleep_forever()  # as a server's send_all with the socket's buffer full
             await super().send(message)
 
     async with trio.open_nursery() as nursery:
@@ -159,7 +159,7 @@ async def test_listen_streams_share_the_prober_at_keepalive_interval(app, autoju
         nursery.cancel_scope.cancel()
 
 
-async def test_on_hypercorn_a_streamed_call_gets_comments_and_closing_it_cancels_the_handler(app):
+async def test_over_real_http_a_streamed_call_gets_comments_and_closing_it_cancels_the_handler(app):
     """Real sockets and clock: comment lines arrive on the stream, and the close is seen."""
     config = HttpConfig(stream_after=0.05, probe_interval=0.05)
     async with http_server(app, config=config) as url, new_client() as client:

@@ -174,7 +174,7 @@ def frames_above(outer: str) -> int:
 
 @pytest.mark.parametrize("mode", ["json", "sse"])
 async def test_the_answer_leaves_from_the_top_of_the_posts_task_once_its_request_is_done(app, autojump_clock, mode):
-    """Hypercorn's writes pass through the scheduler four or five times per answer, and each
+    """A server's writes pass through the scheduler several times per answer, and each
     trip resumes every frame of the await chain; the answer is sent as the POST's task unwinds,
     so it pays for one frame of mcptrio instead of twenty, and the request has already left
     the in-flight counts when the client can read the answer and send the next one."""

@@ -1,4 +1,4 @@
-"""The 2024-11-05 HTTP+SSE transport on a real hypercorn: off by default, on with the flag."""
+"""The 2024-11-05 HTTP+SSE transport on the real HTTP server: off by default, on with the flag."""
 
 import functools
 

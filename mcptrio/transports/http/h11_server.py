@@ -7,7 +7,8 @@ from the body.  On this project's 2-core bench machine a bare ASGI app answers ~
 second under it and ~11,000 under uvicorn: the server, not MCP, set the HTTP ceiling.
 
 Here a connection is one task: it reads, runs the app in that same task, and writes each
-response (head and body) with one ``send_all``.  h11 parses and frames (its limits, its errors);
+response (head and body) with one ``send_all``.  h11 parses the requests (its limits, its
+errors); response_framing.py writes the responses (h11's checks kept, at a fraction of its cost);
 one cancel scope per connection, whose deadline moves, times the wait for a request head and an
 idle keep-alive connection.  A task reads on behalf of a request only when the app waits for
 ``http.disconnect`` once the body is in (a request still running: watch.py), and stops before the
@@ -29,7 +30,6 @@ import h11
 import trio
 
 from ...runtime.quiet_lock import QuietLock
-from .asgi_io import Receive, Send
 from .asgi_lifespan import ASGI_VERSION, Asgi, run_lifespan
 from .response_framing import CONTINUE, FramingError, ResponseFraming, status_line
 
