@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import trio
 
 from .app import App, LifespanError
-from .groups import first
+from .groups import first, leaves
 from .plugins import PluginError
 from .serve import ServeError, wait_for_signals
 from .state import StateUnavailable
@@ -62,9 +63,18 @@ def serve(app: App, options: dict[str, Any], argv: list[str]) -> int:
         trio.run(main)
     except* (StateUnavailable, PluginError, LifespanError) as group:  # (a bare one too)
         failure = first(group)
+    except* OSError as group:
+        refused = [exc for exc in leaves(group) if isinstance(exc, OSError) and exc.errno in CANNOT_LISTEN]
+        if not refused:
+            raise
+        failure = ServeError(f"cannot listen on {host}:{port}: {refused[0].strerror}")
     if failure is not None:
         raise ServeError(str(failure))
     return 0
+
+
+# What binding the address can fail with: the port taken, a privileged one, an address not this host's.
+CANNOT_LISTEN = (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL)
 
 
 async def signals_or_orphaned() -> None:

@@ -1,6 +1,7 @@
 """The ``mcptrio`` command as a user runs it: real subprocesses, real entry points."""
 
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -139,6 +140,17 @@ def test_config_values_of_the_wrong_type_are_one_line_errors(tmp_path, line, say
 def test_bad_port_and_path_flags_are_one_line_errors():
     assert "port must be 0 to 65535" in one_line_error(run(["serve", "--plugins", "bench", "--port", "70000"]))
     assert "path must start with /" in one_line_error(run(["serve", "--plugins", "bench", "--path", "mcp"]))
+
+
+@pytest.mark.parametrize("transport", ["http", "ws"])
+def test_a_port_already_taken_is_a_one_line_error(transport):
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    with taken:
+        line = one_line_error(run(["serve", "--plugins", "bench", "--transport", transport, "--port", str(port)]))
+    assert line.endswith(f"cannot listen on 127.0.0.1:{port}: Address already in use"), line
 
 
 def test_config_bad_toml_and_missing_file(tmp_path):
