@@ -21,6 +21,7 @@ class Recorder:
     def __init__(self) -> None:
         self.events: list[Any] = []
         self.release = trio.Event()
+        self.slow_started = trio.Event()
         self.lifespan: list[str] = []
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -62,6 +63,7 @@ class Recorder:
             self.events.append(await receive())
             return
         if path == "/slow":
+            self.slow_started.set()
             await self.release.wait()
         headers = [(b"content-type", b"text/plain")]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -307,6 +309,25 @@ async def test_the_drain_finishes_a_running_request_closes_idle_connections_and_
         assert (status, body, headers[b"connection"]) == (200, b"GET /slow ", b"close")
         assert await busy.closed()
     assert app.lifespan == ["lifespan.startup", "lifespan.shutdown"]
+
+
+async def test_the_drain_finishes_a_pipelined_request_too() -> None:
+    """A request that arrived with the one before it (no read of its own) is running, not idle."""
+    app = Recorder()
+    async with served(app, graceful_timeout=10) as (port, stop):
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        await stream.send_all(request("GET", "/quick") + request("GET", "/slow"))
+        with trio.fail_after(5):
+            await app.slow_started.wait()
+        stop.set()
+        await trio.sleep(0.05)
+        app.release.set()
+        received = b""
+        with trio.fail_after(5):
+            while chunk := await stream.receive_some(65536):
+                received += chunk
+    assert received.count(b"HTTP/1.1 200 OK\r\n") == 2 and received.endswith(b"GET /slow "), received
+    assert b"connection: close" in received.split(b"GET /quick ")[1]
 
 
 async def test_an_app_without_a_lifespan_is_served() -> None:

@@ -164,6 +164,7 @@ class Connection:
                         return
                     if not isinstance(event, h11.Request):
                         return  # ConnectionClosed (or a stray event): the client is done
+                    self.idle = False  # (a pipelined request came with no read: set here too)
                     self.timer.deadline = math.inf
                     await self._handle(event)
                     if not self._keep_alive():
