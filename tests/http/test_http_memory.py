@@ -2,6 +2,7 @@
 through the ASGI app itself; only allocations made under mcptrio's code are counted)."""
 
 import gc
+import os
 import tracemalloc
 
 import orjson
@@ -46,7 +47,9 @@ async def open_session(asgi):
     return session_id
 
 
-MCPTRIO_CODE = [tracemalloc.Filter(True, "*/mcptrio/*", all_frames=True)]
+# The package's own files only: a checkout named "mcptrio" (as a clone of the project is) must not
+# pull in the tests, the venv's site-packages and everything else under it.
+MCPTRIO_CODE = [tracemalloc.Filter(True, os.path.join(os.path.dirname(mcptrio.__file__), "*"), all_frames=True)]
 
 
 def traced_under_mcptrio() -> int:
