@@ -67,3 +67,25 @@ async def test_a_task_whose_worker_was_killed_is_failed_not_rerun(redis, tmp_pat
             failed = await until_status(client, b.url, created["taskId"], "failed", timeout=30)
     assert "it was not re-run" in failed["statusMessage"]
     assert failed["error"]["code"] == -32603
+
+
+
+async def test_a_poll_that_read_the_task_just_before_it_ended_does_not_fail_it(redis):
+    """A poll on another worker reads the record ("working"), then finds no lease: the runner
+    saved "completed" and let the lease go in between.  That is a task that ended, not one whose
+    worker died.  (The two steps are taken apart here; in the conformance suite on two workers
+    they raced, and about one run in fifteen turned a completed task "failed".)"""
+    apps = [make_app(Trail(), clock=time.time) for _ in range(2)]
+    async with contextlib.AsyncExitStack() as stack, new_client() as client:
+        a, b = [await stack.enter_async_context(http_server(app, state=redis.url)) for app in apps]
+        with trio.fail_after(30):
+            created = await call(client, a, "tools/call", {"name": "work", "arguments": {"seconds": 0.3}}, 1)
+            other = apps[1].tasks
+            read_before = await other.store.get(created["taskId"])
+            assert read_before is not None and read_before.status == "working"
+            await until_status(client, a, created["taskId"], "completed")
+            seen = await other._orphaned(read_before)  # the poll's second step, after the end
+            assert seen.status == "completed"
+            assert (await until_status(client, b, created["taskId"], "completed"))["result"]["content"]
+            lost = await call(client, b, "tasks/get", {"taskId": created["taskId"]}, 2)
+    assert lost["status"] == "completed"

@@ -118,6 +118,13 @@ class TaskRunner:
         holder = getattr(self.store, "holder", None)
         if holder is None or record.terminal or record.task_id in self.live or await holder(record.task_id):
             return record
+        # No lease.  A runner saves a task's terminal record before it lets the lease go, so the
+        # record read before that check may just be stale: read it again, and fail only a task
+        # still unfinished (else a poll racing the task's end turned "completed" into "failed").
+        current = await self.store.get(record.task_id)
+        if current is None or current.terminal:
+            return current or record
+        record = current
         record.status = FAILED
         record.status_message = "the worker running this task stopped before it finished; it was not re-run"
         record.error = errors.internal_error(record.status_message).to_dict()
