@@ -31,7 +31,7 @@ import trio
 
 from ...runtime.quiet_lock import QuietLock
 from .asgi_lifespan import ASGI_VERSION, Asgi, run_lifespan
-from .response_framing import CONTINUE, FramingError, ResponseFraming, status_line
+from .response_framing import CONTINUE, FramingError, ResponseFraming
 
 log = logging.getLogger("mcptrio.http")
 
@@ -195,8 +195,9 @@ class Connection:
         """A request h11 could not take (malformed, head too large): its status and reason, then close."""
         status = exc.error_status_hint
         body = f"{status} {_REASONS.get(status, '')}: {exc}\n".encode()
-        await self._write(status_line(status) + b"content-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\n"
-                          b"connection: close\r\ndate: %s\r\n\r\n%s" % (len(body), _Date.now(), body))
+        head = ResponseFraming().head(status, [(b"content-type", b"text/plain; charset=utf-8")], body,
+                                      head_request=False, http11=True, keep_alive=False, date=_Date.now())
+        await self._write(head + body)
 
     def _keep_alive(self) -> bool:
         if self.gone or self.broken or not self.done or self.framing.close:
@@ -218,14 +219,14 @@ class Connection:
         with trio.move_on_after(1.0):
             try:
                 await self.stream.send_eof()
-                received = 0
-                while received < 1024 * 1024:
-                    data = await self.stream.receive_some(MAX_RECV)
-                    if not data:
-                        return
-                    received += len(data)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 return
+            received = 0
+            while received < 1024 * 1024:
+                data = await self._recv()
+                if not data:
+                    return
+                received += len(data)
 
     async def _handle(self, request: h11.Request) -> None:
         target = request.target
