@@ -34,11 +34,15 @@ debian_packages() {
             apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server haproxy nginx >/dev/null
         }
     fi
-    redis-server --version | grep -q ' v=7\.0\.' || { echo "redis-server 7.0.x expected: $(redis-server --version)" >&2; exit 2; }
-    "$(command -v haproxy || echo /usr/sbin/haproxy)" -v | grep -q 'version 2\.6\.' || {
-        echo "haproxy 2.6.x expected" >&2; exit 2; }
-    "$(command -v nginx || echo /usr/sbin/nginx)" -v 2>&1 | grep -q 'nginx/1\.22\.' || {
-        echo "nginx 1.22.x expected" >&2; exit 2; }
+    # (each version is read whole before it is matched: `cmd | grep -q` under pipefail fails when
+    # grep stops reading early and the command gets SIGPIPE)
+    local version
+    version=$(redis-server --version)
+    [[ $version == *" v=7.0."* ]] || { echo "redis-server 7.0.x expected: $version" >&2; exit 2; }
+    version=$("$(command -v haproxy || echo /usr/sbin/haproxy)" -v)
+    [[ $version == *"version 2.6."* ]] || { echo "haproxy 2.6.x expected: ${version%%$'\n'*}" >&2; exit 2; }
+    version=$("$(command -v nginx || echo /usr/sbin/nginx)" -v 2>&1)
+    [[ $version == *"nginx/1.22."* ]] || { echo "nginx 1.22.x expected: $version" >&2; exit 2; }
 }
 
 case "${1:-}" in
