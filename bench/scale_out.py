@@ -6,7 +6,9 @@ process in the same run:
   the CPU of the server side (every worker and redis-server) and of the load client is recorded,
   since on 2 cores they all share the machine;
 * 10,000 open ``subscriptions/listen`` streams over 2 workers: RSS per stream, and the time from
-  a ``touch`` (a resource change on one worker) to the notification on the last stream;
+  a ``touch`` (a resource change on one worker) to the notification on the last stream; the same
+  on one process with the default limits (issue 33: listeners take stream slots, not request
+  slots), with a tool call timed among them, and the RSS of an idle connection beside it;
 * the p99 of echo calls while 1,000 slow ``sleep`` calls are in flight (2 workers with Redis).
 
 A throwaway redis-server (Debian's package) on a free port, persistence off, per run of this suite.
@@ -35,6 +37,7 @@ CONFIGS = (("mem1", "1 process, in memory", []), ("redis1", "1 process, Redis", 
            ("redis4", "4 workers, Redis", ["redis", "--workers", "4"]))
 WORKLOADS = (("modern", "auto", "2026-07-28 echo, 10 clients"), ("legacy", "sse", "legacy echo on SSE, 10 clients"))
 LISTENERS, SLOW = 10_000, 1_000
+PER_SOURCE = 100  # listen streams per client address (127.0.0.x): many clients, each under its per-client limit
 
 FIGURES = [Figure(f"scale.{config}.{era}.rps", f"{label}: {workload}", "calls/s", "higher")
            for config, label, _ in CONFIGS for era, _, workload in WORKLOADS] + [
@@ -44,6 +47,14 @@ FIGURES = [Figure(f"scale.{config}.{era}.rps", f"{label}: {workload}", "calls/s"
            fmt="{:.1f}"),
     Figure("scale.listen.p99_ms", "a change on one worker → the last of 10,000 streams notified, p99", "ms", "lower",
            fmt="{:.1f}"),
+    Figure("scale.listen1.kib_per_stream", "10,000 listen streams on 1 process, default limits: RSS per stream",
+           "KiB", "lower", fmt="{:.1f}"),
+    Figure("scale.listen1.p99_ms", "a change → the last of 10,000 streams notified, 1 process, p99", "ms", "lower",
+           fmt="{:.1f}"),
+    Figure("scale.listen1.call_ms", "an echo call answered among 10,000 listen streams (1 process, defaults)", "ms",
+           "lower", fmt="{:.2f}"),
+    Figure("scale.idle.kib_per_connection", "10,000 idle connections on 1 process: RSS per connection", "KiB",
+           "lower", fmt="{:.1f}"),
     Figure("scale.busy.p99_ms", "echo p99 while 1,000 slow calls are in flight (2 workers, Redis)", "ms", "lower",
            fmt="{:.2f}"),
 ]
@@ -97,7 +108,7 @@ def _rss(pids: list[int]) -> int:
 
 
 def _argv(impl: Impl, extra: list[str], state: str, mode: str, plugins: str = "bench"):
-    flags = [state if flag == "redis" else flag for flag in extra] + ["--max-requests", str(2 * LISTENERS)]
+    flags = [state if flag == "redis" else flag for flag in extra]  # the default limits (issue 33)
     if "redis" in extra:
         flags.insert(0, "--state")
     return lambda port: impl.http_argv(port, mode) + ["--plugins", plugins] + flags
@@ -115,7 +126,9 @@ async def scale_suite(impl: Impl, settings: Settings, results: Results, logs: Lo
                     load.server_cpu, load.client_cpu = _cpu(pids) - server_cpu0, self_cpu() - client_cpu0
                     record_load(results, f"scale.{config}.{era}", impl.name, rep, load)
         if rep == 0:  # the big-count phases once per run
-            await _listen_phase(impl, settings, results, logs, state)
+            await _listen_phase(impl, settings, results, logs, state, "listen", ["redis", "--workers", "2"])
+            await _listen_phase(impl, settings, results, logs, state, "listen1", [])
+            await _idle_phase(impl, settings, results, logs, state)
             await _busy_phase(impl, settings, results, logs, state)
 
 
@@ -191,13 +204,19 @@ class ListenStream(asyncio.Protocol):
                 self.group.reach()
 
 
-async def _listen_phase(impl: Impl, settings: Settings, results: Results, logs: Logs, state: str) -> None:
+def _source(n: int) -> tuple[str, int]:
+    """The client address of the ``n``-th stream: 127.0.0.2, .3, ... each for PER_SOURCE streams."""
+    return (f"127.0.{(n // PER_SOURCE) // 250}.{(n // PER_SOURCE) % 250 + 2}", 0)
+
+
+async def _listen_phase(impl: Impl, settings: Settings, results: Results, logs: Logs, state: str, figure: str,
+                        extra: list[str]) -> None:
     count = 200 if settings.smoke else LISTENERS
     rounds = 5 if settings.smoke else 30
     loop = asyncio.get_running_loop()
     params = {"notifications": {"resourceSubscriptions": ["bench://counter"]}}
-    async with serving(impl, _argv(impl, ["redis", "--workers", "2"], state, "auto"), logs, "scale-listen") as server:
-        workers = _tree(server.pid)[1:]
+    async with serving(impl, _argv(impl, extra, state, "auto"), logs, f"scale-{figure}") as server:
+        workers = _tree(server.pid)[1:] or [server.pid]
         before = _rss(workers)
         group = Listeners()
         group.count = count
@@ -208,14 +227,19 @@ async def _listen_phase(impl: Impl, settings: Settings, results: Results, logs: 
             group.acked.clear()
             for n in batch:
                 request = modern_post(HOST, server.port, PATH, "subscriptions/listen", params, n)
-                transport, _ = await loop.create_connection(lambda r=request: ListenStream(group, r), HOST, server.port)
+                transport, _ = await loop.create_connection(lambda r=request: ListenStream(group, r), HOST, server.port,
+                                                            local_addr=_source(n))
                 transports.append(transport)
             await asyncio.wait_for(group.acked.wait(), 60)
             if group.refused:
                 raise BenchError(f"listen streams refused: {len(group.refused)}× {group.refused[0]}")
         await asyncio.sleep(0.5)
-        results.add("scale.listen.kib_per_stream", impl.name, (_rss(workers) - before) / count)
+        results.add(f"scale.{figure}.kib_per_stream", impl.name, (_rss(workers) - before) / count)
         toucher = await connect_client(HOST, server.port, PATH, "modern")
+        if figure == "listen1":
+            started = perf()
+            tool_text(await toucher.request("tools/call", {"name": "echo", "arguments": {"text": "x"}}, "echo"))
+            results.add("scale.listen1.call_ms", impl.name, (perf() - started) * 1000)
         delays = []
         for _ in range(rounds):
             group.next_round()
@@ -228,10 +252,26 @@ async def _listen_phase(impl: Impl, settings: Settings, results: Results, logs: 
         for transport in transports:
             transport.close()
     delays.sort()
-    results.add("scale.listen.p50_ms", impl.name, percentile(delays, 0.5) * 1000)
-    results.add("scale.listen.p99_ms", impl.name, percentile(delays, 0.99) * 1000)
-    results.phase(figure="scale.listen", impl=impl.name, streams=count, rounds=rounds,
+    if figure == "listen":
+        results.add("scale.listen.p50_ms", impl.name, percentile(delays, 0.5) * 1000)
+    results.add(f"scale.{figure}.p99_ms", impl.name, percentile(delays, 0.99) * 1000)
+    results.phase(figure=f"scale.{figure}", impl=impl.name, streams=count, rounds=rounds,
                   delays_us=[round(d * 1e6) for d in delays])
+
+
+async def _idle_phase(impl: Impl, settings: Settings, results: Results, logs: Logs, state: str) -> None:
+    """Connections that send nothing (within the head timeout): what one costs before any request."""
+    count = 200 if settings.smoke else LISTENERS
+    async with serving(impl, _argv(impl, [], state, "auto"), logs, "scale-idle") as server:
+        before = _rss([server.pid])
+        writers = []
+        for n in range(count):
+            _, writer = await asyncio.open_connection(HOST, server.port, local_addr=_source(n))
+            writers.append(writer)
+        await asyncio.sleep(0.5)
+        results.add("scale.idle.kib_per_connection", impl.name, (_rss([server.pid]) - before) / count)
+        for writer in writers:
+            writer.close()
 
 
 # -- fast calls among 1,000 slow ones -----------------------------------------------------------------

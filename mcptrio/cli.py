@@ -124,7 +124,13 @@ def _serve_command(commands: Any) -> None:
                        help="http: how long a legacy request whose client went away (and may resume) runs on "
                             "before it is cancelled (default 120)")
     serve.add_argument("--max-requests", type=int, metavar="N",
-                       help="http: requests handled at once per process, listen streams included; beyond, 503 "
+                       help="http/ws: requests whose handlers run at once per process (tool calls streaming "
+                            "progress included); beyond, 503 (default 2000)")
+    serve.add_argument("--max-streams", type=int, metavar="N",
+                       help="http/ws: streams that wait for notifications (listen, GET, SSE) and WebSocket "
+                            "connections open at once per process; beyond, 503 (default 20000)")
+    serve.add_argument("--max-streams-per-client", type=int, metavar="N",
+                       help="http/ws: of those, per principal (with authorization) or client address "
                             "(default 2000)")
     serve.add_argument("--reload", action="store_true",
                        help="development: load a plugin again when its source changes (needs watchfiles)")
@@ -234,12 +240,20 @@ def scale_out(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any
     orphan = args.orphan_timeout if args.orphan_timeout is not None else config.get("orphan_timeout", 120.0)
     if isinstance(orphan, bool) or not isinstance(orphan, (int, float)) or not 0 <= orphan < float("inf"):
         raise UsageError(f"orphan timeout must be 0 or more seconds, got {orphan!r}")
-    max_requests = args.max_requests if args.max_requests is not None else config.get("max_requests", 2000)
-    if isinstance(max_requests, bool) or not isinstance(max_requests, int) or max_requests < 1:
-        raise UsageError(f"max_requests must be a whole number of at least 1, got {max_requests!r}")
+    capacity = {key: _at_least_one(key, getattr(args, key), config.get(key, default))
+                for key, default in (("max_requests", 2000), ("max_streams", 20_000),
+                                     ("max_streams_per_client", 2000))}
     return {"state": state, "workers": workers, "orphan_timeout": float(orphan), "listen_fd": args.listen_fd,
-            "max_requests": max_requests,
+            **capacity,
             "stateless_only": _flag(args.stateless_only, config, "stateless_only", False)}
+
+
+def _at_least_one(key: str, flag: int | None, value: Any) -> int:
+    """A flag over the config file's value: a whole number of at least 1."""
+    value = flag if flag is not None else value
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UsageError(f"{key} must be a whole number of at least 1, got {value!r}")
+    return value
 
 
 def admission(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any]:

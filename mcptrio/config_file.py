@@ -68,6 +68,7 @@ SERVE_KEYS: dict[str, Check] = {
     "rate_limit": TEXT, "rate_burst": WHOLE, "max_tool_calls": WHOLE, "tool_call_wait": NUMBER,
     "log_level": TEXT, "log_format": TEXT, "drain_timeout": NUMBER, "orphan_timeout": NUMBER,
     "state": (_text, "a URL string"), "workers": WHOLE, "max_requests": WHOLE, "response_mode": TEXT,
+    "max_streams": WHOLE, "max_streams_per_client": WHOLE,
     "allowed_hosts": NAMES, "allowed_origins": NAMES, "trusted_proxies": NAMES,
     "limits": (_table, "a table ([serve.limits])"), "auth": (_table, "a table ([serve.auth])"),
 }

@@ -29,7 +29,10 @@ def serve(app: App, options: dict[str, Any], argv: list[str]) -> int:
                         allowed_hosts=allowed_hosts(host, options["allowed_hosts"]),
                         allowed_origins=tuple(options["allowed_origins"]), orphan_timeout=options["orphan_timeout"],
                         trusted_proxies=tuple(options["trusted_proxies"]),
-                        legacy_sessions=not options["stateless_only"], max_requests=options["max_requests"])
+                        legacy_sessions=not options["stateless_only"], max_requests=options["max_requests"],
+                        max_streams=options["max_streams"], max_streams_per_client=options["max_streams_per_client"])
+    wanted_files = config.max_streams + config.max_requests + SPARE_FILES
+    open_files = raise_open_files(wanted_files)
     extra: dict[str, Any] = {"state": options["state"]}
     if options["transport"] == "http":
         server: Any = serve_http
@@ -56,6 +59,9 @@ def serve(app: App, options: dict[str, Any], argv: list[str]) -> int:
                     log.info("serving %s at %s%s", ", ".join(app.plugins), url, where)
                 else:
                     log.info("worker serving %s%s", ", ".join(app.plugins), where)
+                if open_files < wanted_files:
+                    log.info("open files are limited to %d: fewer connections than the stream and request limits "
+                             "allow (raise the hard limit: ulimit -Hn)", open_files)
             nursery.cancel_scope.cancel()  # served and drained: stop watching for changes too
 
     failure: BaseException | None = None
@@ -71,6 +77,25 @@ def serve(app: App, options: dict[str, Any], argv: list[str]) -> int:
     if failure is not None:
         raise ServeError(str(failure))
     return 0
+
+
+SPARE_FILES = 256  # descriptors besides connections: listeners, Redis, logs, plugins' own files
+
+
+def raise_open_files(wanted: int) -> int | float:
+    """Lift the soft limit on open files towards ``wanted`` (each connection is one), as far as the
+    hard limit allows: a default of 1024 would refuse connections long before the stream limit.
+    Returns the limit now in force."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return float("inf")
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    return soft
 
 
 # What binding the address can fail with: the port taken, a privileged one, an address not this host's.

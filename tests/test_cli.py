@@ -239,6 +239,8 @@ async def test_http_and_ws_transports_from_the_command_line(tmp_path):
     (["--workers", "0"], "workers must be a whole number of at least 1"),
     (["--orphan-timeout", "-1"], "orphan timeout must be 0 or more seconds"),
     (["--max-requests", "0"], "max_requests must be a whole number of at least 1"),
+    (["--max-streams", "0"], "max_streams must be a whole number of at least 1"),
+    (["--max-streams-per-client", "-3"], "max_streams_per_client must be a whole number of at least 1"),
     (["--state", "memcached://127.0.0.1:11211"], "state URL must start with redis://, rediss:// or unix://"),
     (["--state", "redis://:pw@127.0.0.1:notaport/0"], "state URL has a bad port"),
     (["--state", "redis://127.0.0.1:6379/zero"], "database must be a number"),
@@ -261,6 +263,8 @@ def test_bad_scale_out_toml_values(tmp_path):
     assert "state must be a URL string" in one_line_error(run(["serve", "--config", str(config)]))
     config.write_text('[serve]\nplugins = ["bench"]\ntransport = "http"\nworkers = 3\n')
     assert "3 workers without --state" in one_line_error(run(["serve", "--config", str(config)]))
+    config.write_text('[serve]\nplugins = ["bench"]\ntransport = "http"\nmax_streams = "lots"\n')
+    assert "max_streams must be a whole number" in one_line_error(run(["serve", "--config", str(config)]))
 
 
 def test_rotate_key_needs_a_reachable_state():

@@ -1,7 +1,9 @@
 """WebSocket transport on trio-websocket: one JSON-RPC message per text frame, subprotocol ``mcp``.
 
 Each connection is one session (either era, as on stdio).  The upgrade is refused with 403 for a
-bad Origin and 421 for a bad Host; a message over the limit closes the connection with 1009.
+bad Origin and 421 for a bad Host, and with 503 when the connection would pass a stream limit
+(a connection is long-lived like a listen stream: http/capacity.py); a message over the limit
+closes the connection with 1009.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from ..runtime.session import Session
 from ..runtime.stream import OneByOne
 from ..auth.errors import AuthError
 from ..auth.gate import Gate
+from ..auth.principal import Principal
 from .http import security
 from .http.authorization import expiry_deadline, resource_check
 from .http import forwarded
+from .http.capacity import Capacity, LimitReached, client_key
 from .http.config import HttpConfig
 
 if TYPE_CHECKING:
@@ -68,6 +72,7 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
     proxies = config.proxy_networks
     shutdown = trio.Event()
     live: set[Session] = set()
+    capacity = Capacity(config.max_requests, config.max_streams, config.max_streams_per_client)
     all_ended = trio.Event()
 
     async def handler(request: WebSocketRequest) -> None:
@@ -90,7 +95,7 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
         if SUBPROTOCOL not in request.proposed_subprotocols:
             await request.reject(400, body=b"Bad Request: the WebSocket subprotocol 'mcp' is required")
             return
-        principal = None
+        principal: Principal | None = None
         if gate is not None:  # the token is checked on the upgrade request: refused before it is accepted
             query = request.path.partition("?")[2].encode("latin-1")
             try:
@@ -99,12 +104,26 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
                 status, extra, body = gate.challenge(error)
                 await request.reject(status, extra_headers=extra, body=body)
                 return
+        remote = request.remote  # an Endpoint (address, port), or a string for other streams
+        peer = str(remote.address) if hasattr(remote, "address") else None
+        client_address = forwarded.client_address(peer, headers.get(b"x-forwarded-for"), proxies)
+        key = client_key(principal, client_address)
+        try:
+            capacity.open_stream(key, "WebSocket connection")
+        except LimitReached as full:
+            await request.reject(503, extra_headers=full.headers, body=full.body())
+            return
+        try:
+            await _serve_connection(request, principal, client_address)
+        finally:
+            capacity.close_stream(key)
+
+    async def _serve_connection(request: WebSocketRequest, principal: Principal | None,
+                                client_address: str | None) -> None:
         connection = await request.accept(subprotocol=SUBPROTOCOL)
         session = Session(app, WebSocketMessageStream(connection), limits, transport="websocket")
         session.principal = principal
-        remote = connection.remote  # an Endpoint (address, port), or a string for other streams
-        peer = str(remote.address) if hasattr(remote, "address") else None
-        session.client_address = forwarded.client_address(peer, headers.get(b"x-forwarded-for"), proxies)
+        session.client_address = client_address
         live.add(session)
         ending = trio.Event()  # the server's shutdown, or the token's expiry: the session drains
         try:

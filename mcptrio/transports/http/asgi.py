@@ -29,6 +29,7 @@ from . import authorization, forwarded, health, security, shared_sessions
 from . import headers as mcp_headers
 from .config import HttpConfig
 from .body import read_body
+from .capacity import Capacity, LimitReached, client_key
 from .exchange import JSON_HEADERS, Exchange, Sink
 from .legacy_sse import LegacySseEndpoints
 from .asgi_io import HttpError, Receive, Send, accepts, retry_later
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from ...app import App
 
 log = logging.getLogger("mcptrio.http")
+LISTEN = "subscriptions/listen"
 
 
 class McpHttpApp(SessionRoutes):
@@ -53,14 +55,13 @@ class McpHttpApp(SessionRoutes):
         self._proxies = self.config.proxy_networks
         self.watchers = Watchers(self.config)
         self.active: set[HttpSession] = set()  # cores with requests in flight (modern and legacy)
-        self.requests_in_flight = 0
+        self.capacity = Capacity(self.config.max_requests, self.config.max_streams, self.config.max_streams_per_client)
         self.shutting_down = False
         self._shutdown = trio.Event()
         # The POST's watcher arms its requests' deadlines (watch.py), unless they come before it can.
         self._arm_deadlines_at_once = self.limits.request_timeout <= 2 * self.config.watch_after
         self._alive_path = _route(self.config.health_path)
         self._ready_path = _route(self.config.ready_path)
-        self._ready = health.ready_body(app.plugins)
         self.gate: Gate | None = None  # token checks, once the endpoint's canonical URL is known
         if app.auth is not None and app.auth.public_url is not None:
             self.use_resource_url(app.auth.public_url)
@@ -69,6 +70,11 @@ class McpHttpApp(SessionRoutes):
             self.shared.on_fanout.append(self._on_fanout)
         self.legacy_sse = (LegacySseEndpoints(app, self.limits, self.config.path, self.config.keepalive_interval)
                            if self.config.legacy_sse else None)
+
+    @property
+    def requests_in_flight(self) -> int:
+        """Requests whose handlers run now (listen streams are counted apart: ``capacity``)."""
+        return self.capacity.working
 
     def use_resource_url(self, url: str) -> None:
         """With authorization on: the endpoint's canonical URL (the configured public URL, else the
@@ -99,7 +105,7 @@ class McpHttpApp(SessionRoutes):
             path = scope["path"].rstrip("/")
             if path == self._alive_path or path == self._ready_path:  # before every check (health.py)
                 await health.answer(sink, method, alive=path == self._alive_path, draining=self.shutting_down,
-                                    ready=self._ready)
+                                    plugins=self.app.plugins, capacity=self.capacity)
                 return
             if self.gate is not None and path in self.gate.metadata_paths:
                 await authorization.serve_metadata(self.gate, method, sink)  # open to all, whatever the Host
@@ -148,8 +154,7 @@ class McpHttpApp(SessionRoutes):
 
     @staticmethod
     async def _refuse(exc: HttpError, sink: Sink) -> None:
-        body = orjson.dumps(error_message(exc.request_id, exc.error))
-        await sink.respond(exc.status, body, JSON_HEADERS + exc.headers)
+        await sink.respond(exc.status, exc.body(), JSON_HEADERS + exc.headers)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         """The endpoint's long-lived task: it runs the watchers' supervisor (watch.py)."""
@@ -173,7 +178,8 @@ class McpHttpApp(SessionRoutes):
         if path == endpoints.sse_path and scope["method"] == "GET":
             if self.shutting_down:
                 raise draining()
-            await endpoints.get(receive, sink, self._shutdown)
+            with self.capacity.stream(client_key(sink.principal, sink.client_address), "legacy SSE stream"):
+                await endpoints.get(receive, sink, self._shutdown)
         elif path == endpoints.messages_path and scope["method"] == "POST":
             stream = endpoints.stream_for(scope.get("query_string", b""))
             if stream is None or not authorization.owns(stream.binding, sink.principal):
@@ -328,12 +334,18 @@ class McpHttpApp(SessionRoutes):
                 exchange.done = True  # a notification or a client's answer: nothing will follow
                 await sink.respond(202, b"", headers)
             return
-        if self.requests_in_flight + len(requests) > self.config.max_requests:
+        # A listen stream only waits: it takes a stream slot, not one of max_requests (capacity.py).
+        listen_key = (client_key(sink.principal, sink.client_address)
+                      if len(requests) == 1 and requests[0].method == LISTEN else None)
+        try:
+            if listen_key is not None:
+                self.capacity.open_stream(listen_key, LISTEN, requests[0].id)
+            else:
+                self.capacity.start_work(len(requests), requests[0].id)
+        except LimitReached:
             for request in requests:
                 core.protocol.finished(request.id)
-            raise retry_later(f"server busy: {self.config.max_requests} requests in flight; retry later",
-                              requests[0].id)
-        self.requests_in_flight += len(requests)
+            raise
         self.active.add(core)
         watch = Watch(receive, core, requests, exchange, sink, trio.current_time())
         try:
@@ -351,7 +363,10 @@ class McpHttpApp(SessionRoutes):
                     nursery.cancel_scope.cancel()
         finally:
             self.watchers.discard(watch)
-            self.requests_in_flight -= len(requests)
+            if listen_key is not None:
+                self.capacity.close_stream(listen_key)
+            else:
+                self.capacity.end_work(len(requests))
             self.active.discard(core)
             exchange.release()
 
@@ -369,7 +384,7 @@ class McpHttpApp(SessionRoutes):
     @staticmethod
     async def _work(core: HttpSession, request: IncomingRequest, arm_now: bool) -> None:
         expires = authorization.expiry_deadline(request.principal)
-        if request.method == "subscriptions/listen" and expires < math.inf:
+        if request.method == LISTEN and expires < math.inf:
             # A listen stream lasts until its token expires, then closes as at shutdown (with its
             # closing result): the client opens a new one with a fresh token.
             async with trio.open_nursery() as nursery:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable
 
+import orjson
+
 from ...protocol import errors
 from ...protocol.errors import McpError
+from ...protocol.session import error_message
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -21,6 +24,10 @@ class HttpError(Exception):
         self.error = error
         self.request_id = request_id
         self.headers = headers or []
+
+    def body(self) -> bytes:
+        """The JSON-RPC error message that answers the request."""
+        return orjson.dumps(error_message(self.request_id, self.error))
 
 
 def retry_later(message: str, request_id: Any = None, seconds: int = 1) -> HttpError:

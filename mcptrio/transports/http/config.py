@@ -49,7 +49,10 @@ class HttpConfig:
     header_timeout: float = 30.0  # a request head must arrive within this long; idle keep-alive too
     body_timeout: float = 30.0  # a request body must arrive within this long (slow clients: 408)
     max_sessions: int = 10_000  # legacy sessions at once; beyond, initialize gets 503 + Retry-After
-    max_requests: int = 2_000  # requests being handled at once over HTTP; beyond, 503 + Retry-After
+    # Work and waiting, bounded apart (capacity.py; the sizes: docs/guides/configuration.md).
+    max_requests: int = 2_000  # requests whose handlers run at once; beyond, 503 + Retry-After
+    max_streams: int = 20_000  # listen, GET and SSE streams and WebSocket connections open at once
+    max_streams_per_client: int = 2_000  # of those, per principal (with authorization) or client address
     event_log_size: int = 256  # per legacy session, for Last-Event-ID resumption
     # With shared state: a session's event log in Redis is dropped this long after its last
     # event (and with the session); None: the session idle timeout.

@@ -13,6 +13,7 @@ from ...runtime.worker import CLIENT
 from ...state import StateUnavailable
 from . import authorization, shared_sessions
 from .event_log import parse_event_id
+from .capacity import Capacity, client_key
 from .exchange import Exchange, Sink
 from .asgi_io import HttpError, Receive, accepts, retry_later
 from .sessions import HttpSession
@@ -36,6 +37,7 @@ class SessionRoutes:
     limits: SessionLimits
     shared: RedisState | None
     sessions: SessionTable
+    capacity: Capacity
     _shutdown: trio.Event
     shutting_down: bool
     _session_headers: Callable[[HttpSession], list[tuple[bytes, bytes]]]
@@ -142,6 +144,12 @@ class SessionRoutes:
             raise retry_later("the server is draining: retry elsewhere")
         if not accepts(headers, b"text/event-stream"):
             raise HttpError(406, errors.invalid_request("Not Acceptable: Accept must list text/event-stream"))
+        # Every GET holds a stream slot (capacity.py): the session's own stream, or a request's resumed.
+        with self.capacity.stream(client_key(sink.principal, sink.client_address), "GET stream"):
+            await self._stream(session, headers, receive, sink)
+
+    async def _stream(self, session: HttpSession, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> None:
+        """Write the session's GET stream, or resume one by Last-Event-ID, until the client or the session goes."""
         standalone = session.open_standalone()
         last_event = headers.get(b"last-event-id")
         position = parse_event_id(last_event.decode("latin-1")) if last_event else None
