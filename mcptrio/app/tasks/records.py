@@ -1,6 +1,6 @@
 """A task's durable state, and how each protocol revision shows it.
 
-The record is what a store keeps (and, with issue 10, what another process reads to answer
+The record is what a store keeps (and, with shared state, what another process reads to answer
 ``tasks/get``): plain data, no handles.  The live parts of a running task (its cancel scope,
 the handler waiting for input) stay with the runner that owns it.
 """

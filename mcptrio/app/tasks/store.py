@@ -1,7 +1,7 @@
 """Where task records live: an interface, and the in-memory store that is the default.
 
 A store holds records only; it never runs anything.  Its operations are async so that a store
-in Redis (issue 10) fits the same shape: ``create`` returns once the record is durable (the
+in Redis (redis_store.py) fits the same shape: ``create`` returns once the record is durable (the
 extension requires that before ``CreateTaskResult`` is sent), ``save`` writes a record back, and
 ``claim``/``release`` are the lease a runner holds on the tasks it runs, so another process can
 tell a live task from an orphan.

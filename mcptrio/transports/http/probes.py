@@ -5,11 +5,10 @@ call's stream it shows up a client that went away without closing its connection
 a NAT that forgot it): the write meets a reset and the server reports ``http.disconnect``.  A client
 that closes its connection needs no write: the server's read sees it at once.
 
-With a timer per stream, every open call cost a timeout delivered through the ASGI ``receive``
-and a write (about 100 µs, half of it the socket's ``send``) twice a second: 1,000 open calls kept
-a fifth of a core busy, in pieces that ran between the scheduler passes of every other request,
-and 10,000 were more than a core.  Here the watchers wait for a disconnect without a timeout, and
-one task, the prober, keeps the streams' turns: running calls, each about every ``probe_interval``,
+Why one task and not a timer per stream: a timer costs a timeout delivered through the ASGI
+``receive`` and a write per probe, in pieces that run between the scheduler passes of every other
+request (bench/README.md, "Fast calls among slow ones", has the figures).  Here the watchers wait
+for a disconnect without a timeout, and one task, the prober, keeps the streams' turns: running calls, each about every ``probe_interval``,
 and ``subscriptions/listen`` streams, every ``keepalive_interval``.  A stream's first turn falls at
 a random point of its first interval and keeps its place after, so the writes are spread evenly
 however the streams arrived.  Calls' probes stay within ``max_probe_rate`` a second: with more
