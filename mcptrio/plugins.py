@@ -67,6 +67,15 @@ def installed() -> list[PluginInfo]:
     return out
 
 
+def entry_point(name: str) -> str | None:
+    """The plugin ``name``'s ``"module:attribute"``, looked for as ``load`` does; None if none is installed."""
+    value = installed_.entry_points(GROUP).get(name)
+    if value is None:
+        entry = _entry_points().get(name)
+        value = entry.value if entry is not None else None
+    return value
+
+
 def load(name: str, on_path: dict[str, str] | None = None) -> Registry:
     """The plugin ``name``: looked for in ``sys.path``'s dist-info folders (``on_path``: read once
     per app), then by ``importlib.metadata`` (zipped eggs, other finders)."""

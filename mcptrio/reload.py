@@ -13,16 +13,16 @@ from typing import Any
 import trio
 
 from .app import App
-from .plugins import PluginError, _entry_points, build_app
+from .plugins import PluginError, build_app, entry_point
 
 log = logging.getLogger("mcptrio.reload")
 
 
 def _package_of(name: str) -> str:
-    entry = _entry_points().get(name)
-    if entry is None:
+    value = entry_point(name)
+    if value is None:
         raise PluginError(f"failed to load plugin {name!r}: no such plugin")
-    return entry.value.split(":")[0].split(".")[0]
+    return value.split(":")[0].split(".")[0]
 
 
 def source_folders(names: list[str]) -> dict[str, Path]:

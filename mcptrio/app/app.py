@@ -17,6 +17,7 @@ import attrs
 from ..protocol.session import ServerIdentity
 from ..protocol.versions import at_least
 from ..runtime.limits import SessionLimits
+from ..state.fanout import FanoutMessage, ListChanged, ResourceUpdated, TaskChanged
 from . import lifespan, pipeline
 from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
@@ -178,21 +179,19 @@ class App(Registry):
         """Serve with state shared with other processes (``--state``): sealing keys, and change
         notifications that reach the sessions and listen streams of every process."""
         self.shared = shared
-        shared.on_fanout.append(self._on_fanout)
+        shared.subscribe(self._on_fanout)
         self.tasks.share(shared)
 
-    def _on_fanout(self, message: dict[str, Any]) -> None:
-        if self.shared is None or message.get("w") == self.shared.worker:
-            return  # this process delivered its own changes when they happened
-        kind = message.get("k")
-        if kind == "list" and isinstance(message.get("method"), str) and isinstance(message.get("filter"), str):
-            self.audience.list_changed(message["method"], message["filter"])
-        elif kind == "updated" and isinstance(message.get("uri"), str):
-            self.audience.resource_updated(message["uri"])
-        elif kind == "task" and isinstance(message.get("record"), dict):
-            self.audience.task_changed(TaskRecord.from_dict(message["record"]))
+    def _on_fanout(self, message: FanoutMessage) -> None:
+        """Another worker's change, for this one's sessions and streams (its own it delivered itself)."""
+        if isinstance(message, ListChanged):
+            self.audience.list_changed(message.method, message.filter_key)
+        elif isinstance(message, ResourceUpdated):
+            self.audience.resource_updated(message.uri)
+        elif isinstance(message, TaskChanged):
+            self.audience.task_changed(TaskRecord.from_dict(message.record))
 
-    async def _relay(self, message: dict[str, Any]) -> None:
+    async def _relay(self, message: FanoutMessage) -> None:
         """A change made here, for the other processes (at most once: a lost link loses it, logged)."""
         if self.shared is not None:
             await self.shared.tell(message, "a change notification")
@@ -372,9 +371,9 @@ class App(Registry):
 
     async def _list_changed(self, method: str, filter_key: str) -> None:
         self.audience.list_changed(method, filter_key)
-        await self._relay({"k": "list", "method": method, "filter": filter_key})
+        await self._relay(ListChanged(method, filter_key))
 
     async def notify_resource_updated(self, uri: str) -> None:
         """``notifications/resources/updated`` to every session and stream subscribed to ``uri``."""
         self.audience.resource_updated(uri)
-        await self._relay({"k": "updated", "uri": uri})
+        await self._relay(ResourceUpdated(uri))

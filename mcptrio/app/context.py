@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import trio
 
 from ..protocol import errors
@@ -55,6 +56,12 @@ class Context:
         self._request = request
         self.deadline = deadline
         self._input_responses = input_responses or {}
+
+    def _take_over(self, base: Context, deadline: float, **request_changes: Any) -> None:
+        """Start as a context for ``base``'s session, app and request (changed by ``request_changes``)
+        with its own ``deadline``: for a subclass made from a running request's context (app.tasks)."""
+        Context.__init__(self, base._session, attrs.evolve(base._request, **request_changes), deadline,
+                         dict(base._input_responses), base._app)
 
     # -- what the request is --------------------------------------------------------------
 

@@ -164,12 +164,14 @@ class Client:
             if self.cancel_when_cancelled:
                 self._waiting.pop(request_id, None)
                 with trio.CancelScope(shield=True), trio.move_on_after(2):
-                    await self._tell_cancelled(request_id)
+                    await self.cancel_request(request_id)
             raise
         except trio.EndOfChannel:
             raise McpError(-32000, f"the connection ended before the answer to {method}") from None
 
-    async def _tell_cancelled(self, request_id: Any) -> None:
+    async def cancel_request(self, request_id: Any) -> None:
+        """Tell the server the client gave up on ``request_id`` (2026-07-28 over HTTP: its response
+        is closed; otherwise ``notifications/cancelled``)."""
         abort = getattr(self.end, "abort", None)
         if self.era == "modern" and abort is not None:
             abort(request_id)  # HTTP, 2026-07-28: closing the response is the cancellation
@@ -280,6 +282,11 @@ class Client:
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
         return await self.request("tools/call", {"name": name, "arguments": arguments or {}}, **kwargs)
+
+    @property
+    def arrival(self) -> trio.Event:
+        """Set when the next message arrives: take it before looking at what has arrived, then wait on it."""
+        return self._arrived
 
     async def wait_for_notification(self, method: str, count: int = 1) -> list[dict[str, Any]]:
         """Wait until ``count`` notifications named ``method`` have arrived; return them."""

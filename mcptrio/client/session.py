@@ -216,7 +216,7 @@ class Client:
         async def answered() -> dict[str, Any] | None:
             """The stream's answer (it ended: an error, or closed at shutdown; {} if the
             connection ended), or None once anything else has arrived."""
-            arrived = self.raw._arrived
+            arrived = self.raw.arrival
             try:
                 return answer.receive_nowait()
             except trio.WouldBlock:
@@ -250,7 +250,7 @@ class Client:
             yield delivered()
         finally:
             with trio.CancelScope(shield=True), trio.move_on_after(2):
-                await self.raw._tell_cancelled(request_id)
+                await self.raw.cancel_request(request_id)
 
     async def notifications(self, method: str | None = None) -> AsyncIterator[dict[str, Any]]:
         """The server's notifications as they arrive (``method``: only those), from now on."""
@@ -261,7 +261,7 @@ class Client:
                 seen += 1
                 if method is None or message["method"] == method:
                     yield message
-            await self.raw._arrived.wait()
+            await self.raw.arrival.wait()
 
     async def ping(self) -> None:
         """A round trip to the server, to see that it is there and answering: ``ping`` in a

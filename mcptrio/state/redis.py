@@ -6,8 +6,8 @@ Keys, under one prefix (``mcptrio`` by default):
   renews it (one pipelined round trip: HGETALL + PEXPIRE).
 - ``{p}:e:{session}``  stream: the session's SSE events (fields s=stream, n=seq, d=data, f=final,
   w=worker), capped by count and age, for ``Last-Event-ID`` on any worker.
-- ``{p}:fanout``       stream: changes, cancellations and client answers for every worker.  A
-  stream, not pub/sub, so a worker whose link to Redis broke reads on from where it was.
+- ``{p}:fanout``       stream: the messages of fanout.py (changes, cancellations, client answers)
+  for every worker.  A stream, not pub/sub, so a worker whose link to Redis broke reads on from where it was.
 - ``{p}:seal``         hash: the ``requestState`` sealing keys (current, previous).
 - ``{p}:w:{worker}``   a live worker's heartbeat (expires 3 s after its last beat).
 
@@ -22,7 +22,7 @@ import logging
 import math
 import os
 import secrets
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
 
 import coredis
 import coredis.exceptions
@@ -33,6 +33,7 @@ from coredis.tokens import PureToken
 
 from ..groups import leaves
 from .errors import StateUnavailable
+from .fanout import FanoutMessage, KeysRotated, decode, encode
 from .url import StateUrl
 
 log = logging.getLogger("mcptrio.state")
@@ -42,6 +43,7 @@ HEARTBEAT_TTL_MS = 3000
 FANOUT_LENGTH = 10_000
 KEY_REFRESH = 60.0  # seconds between reads of the sealing keys (a rotation also says so at once)
 Event = tuple[int, bytes, bool]  # (seq, data, final) of one stream
+StreamId = str | bytes  # a Redis stream entry's id ("1700000000000-0"), as coredis gives it
 # KEYS: the streams; ARGV: cap, TTL in ms, then per event: key index, s, n, d, f, w, r.
 _APPEND = """
 for i = 3, #ARGV, 7 do
@@ -52,6 +54,7 @@ for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[2]) end
 return 1
 """
 _FAILURES = (coredis.exceptions.ConnectionError, TimeoutError, OSError)
+T = TypeVar("T")
 
 
 class RedisState:
@@ -67,7 +70,7 @@ class RedisState:
         self.event_log_age = event_log_age
         self.available = True
         self.sealing_keys: list[bytes] = []
-        self.on_fanout: list[Callable[[dict[str, Any]], None]] = []
+        self._subscribers: list[Callable[[FanoutMessage], None]] = []
         self._appends, self._to_append = trio.open_memory_channel[tuple[str, list[Any]]](100_000)
         self._appended = trio.Condition()
 
@@ -91,22 +94,15 @@ class RedisState:
             nursery.start_soon(self._read_fanout, fanout_from)
             task_status.started()
 
-    def _key(self, *parts: str) -> str:
+    # -- commands, for this module and the stores built on it (app.tasks) ---------------------
+
+    def key(self, *parts: str) -> str:
+        """A key under this state's prefix: ``key("t", "1")`` is ``mcptrio:t:1``."""
         return ":".join((self.prefix, *parts))
 
-    async def _pipe(self, build: Callable[[Any], list[Any]], *, transaction: bool = False) -> list[Any]:
-        """Several commands in one round trip; their results in order."""
-
-        async def run() -> list[Any]:
-            async with self.client.pipeline(transaction=transaction) as pipe:
-                requests = build(pipe)
-            return [await request for request in requests]
-
-        results: list[Any] = await self._do(run())
-        return results
-
-    async def _do(self, command: Any) -> Any:
-        """One command (or pipeline result); a broken link is StateUnavailable (retryable)."""
+    async def execute(self, command: Awaitable[T]) -> T:
+        """Await one command (or script, or pipeline) of ``client``; a broken link is StateUnavailable
+        (retryable)."""
         try:
             result = await command
         except _FAILURES as exc:
@@ -114,6 +110,17 @@ class RedisState:
             raise StateUnavailable(f"the state store is unreachable: {_reason(exc)}") from None
         self._back()
         return result
+
+    async def pipelined(self, build: Callable[[Any], list[Any]], *, transaction: bool = False) -> list[Any]:
+        """Several commands in one round trip: ``build(pipe)`` queues them on a pipeline and
+        returns what it queued; their results, in order (a MULTI/EXEC block with ``transaction``)."""
+
+        async def run() -> list[Any]:
+            async with self.client.pipeline(transaction=transaction) as pipe:
+                requests = build(pipe)
+            return [await request for request in requests]
+
+        return await self.execute(run())
 
     def _lost(self, exc: BaseException) -> None:
         if self.available:
@@ -126,24 +133,24 @@ class RedisState:
         self.available = True
 
     async def _heartbeat(self) -> None:
-        key = self._key("w", self.worker)
+        key = self.key("w", self.worker)
         while True:
             try:
-                await self._do(self.client.set(key, b"1", px=HEARTBEAT_TTL_MS))
+                await self.execute(self.client.set(key, b"1", px=HEARTBEAT_TTL_MS))
             except StateUnavailable:
                 pass
             await trio.sleep(HEARTBEAT)
 
     async def worker_alive(self, worker: str) -> bool:
-        return worker == self.worker or bool(await self._do(self.client.exists([self._key("w", worker)])))
+        return worker == self.worker or bool(await self.execute(self.client.exists([self.key("w", worker)])))
 
     # -- sealing keys ------------------------------------------------------------------------
 
     async def load_keys(self, *, create: bool = False) -> list[bytes]:
-        key = self._key("seal")
+        key = self.key("seal")
         if create:
-            await self._do(self.client.hsetnx(key, "current", os.urandom(32)))
-        current, previous = await self._do(self.client.hmget(key, ["current", "previous"]))
+            await self.execute(self.client.hsetnx(key, "current", os.urandom(32)))
+        current, previous = await self.execute(self.client.hmget(key, ["current", "previous"]))
         self.sealing_keys = [k for k in (current, previous) if k]
         return self.sealing_keys
 
@@ -152,36 +159,36 @@ class RedisState:
         script = ("local c = redis.call('HGET', KEYS[1], 'current') "
                   "if c then redis.call('HSET', KEYS[1], 'previous', c) end "
                   "redis.call('HSET', KEYS[1], 'current', ARGV[1]) return 1")
-        await self._do(self.client.eval(script, [self._key("seal")], [os.urandom(32)]))
-        await self.publish({"k": "keys"})
+        await self.execute(self.client.eval(script, [self.key("seal")], [os.urandom(32)]))
+        await self.publish(KeysRotated())
         await self.load_keys()
 
     # -- legacy sessions ---------------------------------------------------------------------
 
     async def save_session(self, session_id: str, fields: dict[str, Any], ttl: float) -> None:
-        key = self._key("s", session_id)
-        await self._pipe(lambda pipe: [pipe.hset(key, {name: _encode(value) for name, value in fields.items()}),
+        key = self.key("s", session_id)
+        await self.pipelined(lambda pipe: [pipe.hset(key, {name: _encode(value) for name, value in fields.items()}),
                                        pipe.pexpire(key, _ms(ttl))], transaction=True)
 
     async def load_session(self, session_id: str, ttl: float) -> dict[str, Any] | None:
         """The record (renewed for ``ttl`` more seconds), or None: it ended, expired or never was."""
-        key = self._key("s", session_id)
-        record, _ = await self._pipe(lambda pipe: [pipe.hgetall(key), pipe.pexpire(key, _ms(ttl))])
+        key = self.key("s", session_id)
+        record, _ = await self.pipelined(lambda pipe: [pipe.hgetall(key), pipe.pexpire(key, _ms(ttl))])
         if not record:
             return None
         return {name.decode(): orjson.loads(value) for name, value in record.items()}
 
     async def update_session(self, session_id: str, fields: dict[str, Any]) -> None:
-        key = self._key("s", session_id)
+        key = self.key("s", session_id)
         script = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], unpack(ARGV)) end return 1"
         args: list[Any] = []
         for name, value in fields.items():
             args += [name, _encode(value)]
-        await self._do(self.client.eval(script, [key], args))
+        await self.execute(self.client.eval(script, [key], args))
 
     async def delete_session(self, session_id: str) -> bool:
         """End it everywhere; False if it was already gone."""
-        return bool(await self._do(self.client.delete([self._key("s", session_id), self._key("e", session_id)])))
+        return bool(await self.execute(self.client.delete([self.key("s", session_id), self.key("e", session_id)])))
 
     # -- event logs --------------------------------------------------------------------------
 
@@ -192,7 +199,7 @@ class RedisState:
         fields = {"s": str(stream), "n": str(seq), "d": data, "f": b"1" if final else b"0", "w": self.worker,
                   "r": orjson.dumps(request)}
         try:
-            self._appends.send_nowait((self._key("e", session_id), [fields]))
+            self._appends.send_nowait((self.key("e", session_id), [fields]))
         except trio.WouldBlock:
             log.error("event log queue full: an event of session %s… was not stored", session_id[:6])
 
@@ -215,7 +222,7 @@ class RedisState:
                     args += [index, fields["s"], fields["n"], fields["d"], fields["f"], fields["w"], fields["r"]]
             while True:
                 try:
-                    await self._do(append(keys=list(keys), args=args))
+                    await self.execute(append(keys=list(keys), args=args))
                     break
                 except StateUnavailable:
                     await trio.sleep(0.2)  # kept and tried again (readers skip an event they already have)
@@ -228,48 +235,53 @@ class RedisState:
             async with self._appended:
                 await self._appended.wait()
 
-    async def events_after(self, session_id: str, stream: int, seq: int) -> tuple[list[Event], bytes, Any]:
+    async def events_after(self, session_id: str, stream: int,
+                           seq: int) -> tuple[list[Event], StreamId, tuple[str, Any] | None]:
         """Events of ``stream`` after ``seq``; the id to tail from; who wrote the stream, as
         (worker, request id), or None when the log has no event of it."""
-        entries = await self._do(self.client.xrange(self._key("e", session_id), "-", "+"))
+        entries = await self.execute(self.client.xrange(self.key("e", session_id), "-", "+"))
         events, writer = _events_of(entries, stream, seq)
         last = entries[-1].identifier if entries else b"0-0"
         return events, last, writer
 
-    async def tail(self, session_id: str, stream: int, seq: int, after: bytes,
-                   block: float) -> tuple[list[Event], bytes]:
+    async def tail(self, session_id: str, stream: int, seq: int, after: StreamId,
+                   block: float) -> tuple[list[Event], StreamId]:
         """Wait up to ``block`` seconds for events of ``stream`` after ``seq`` written after ``after``."""
-        key = self._key("e", session_id)
-        found = await self._do(self.client.xread({key: after}, count=512, block=max(1, int(block * 1000))))
+        key = self.key("e", session_id)
+        found = await self.execute(self.client.xread({key: after}, count=512, block=max(1, int(block * 1000))))
         entries = (found or {}).get(key.encode(), ())
         events, _ = _events_of(entries, stream, seq)
         return events, entries[-1].identifier if entries else after
 
     # -- fan-out -----------------------------------------------------------------------------
 
-    async def publish(self, message: dict[str, Any]) -> None:
-        """To every worker's ``on_fanout`` callbacks (this one's too), in order."""
-        fields = {"m": orjson.dumps({**message, "w": self.worker})}
-        await self._do(self.client.xadd(self._key("fanout"), fields, trim_strategy=PureToken.MAXLEN,
-                                        threshold=str(FANOUT_LENGTH), trim_operator=PureToken.APPROXIMATELY))
+    def subscribe(self, callback: Callable[[FanoutMessage], None]) -> None:
+        """Call ``callback`` with every message the other workers publish, in order."""
+        self._subscribers.append(callback)
 
-    async def tell(self, message: dict[str, Any], what: str) -> None:
+    async def publish(self, message: FanoutMessage) -> None:
+        """To every other worker's subscribers."""
+        await self.execute(self.client.xadd(self.key("fanout"), {"m": encode(message, self.worker)},
+                                            trim_strategy=PureToken.MAXLEN, threshold=str(FANOUT_LENGTH),
+                                            trim_operator=PureToken.APPROXIMATELY))
+
+    async def tell(self, message: FanoutMessage, what: str) -> None:
         """``publish``, at most once: with the link down ``what`` is lost, and logged."""
         try:
             await self.publish(message)
         except StateUnavailable as exc:
             log.warning("%s did not reach the other workers: %s", what, exc)
 
-    async def _fanout_tail(self) -> bytes:
-        newest = await self._do(self.client.xrevrange(self._key("fanout"), "+", "-", count=1))
+    async def _fanout_tail(self) -> StreamId:
+        newest = await self.execute(self.client.xrevrange(self.key("fanout"), "+", "-", count=1))
         return newest[0].identifier if newest else b"0-0"
 
-    async def _read_fanout(self, after: bytes) -> None:
-        key = self._key("fanout")
+    async def _read_fanout(self, after: StreamId) -> None:
+        key = self.key("fanout")
         refresh_at = trio.current_time() + KEY_REFRESH
         while True:
             try:
-                found = await self._do(self.client.xread({key: after}, count=256, block=1000))
+                found = await self.execute(self.client.xread({key: after}, count=256, block=1000))
                 if trio.current_time() > refresh_at:
                     refresh_at = trio.current_time() + KEY_REFRESH
                     await self.load_keys()
@@ -278,17 +290,22 @@ class RedisState:
                 continue
             for entry in (found or {}).get(key.encode(), ()):
                 after = entry.identifier
-                try:
-                    message = orjson.loads(entry.field_values[b"m"])
-                except (KeyError, orjson.JSONDecodeError):
-                    continue
-                if message.get("k") == "keys":
-                    await self._refresh_keys()
-                for callback in self.on_fanout:
-                    try:
-                        callback(message)
-                    except Exception:
-                        log.exception("a fan-out message failed to apply")
+                await self._deliver(entry.field_values.get(b"m", b""))
+
+    async def _deliver(self, data: str | bytes) -> None:
+        received = decode(data)
+        if received is None:
+            return
+        sender, message = received
+        if isinstance(message, KeysRotated):
+            await self._refresh_keys()  # (this worker's own rotation too)
+        if sender == self.worker:
+            return
+        for callback in self._subscribers:
+            try:
+                callback(message)
+            except Exception:
+                log.exception("a fan-out message failed to apply")
 
     async def _refresh_keys(self) -> None:
         try:

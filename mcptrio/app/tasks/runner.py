@@ -26,6 +26,7 @@ from ...protocol import errors
 from ...protocol.errors import McpError
 from .records import CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING, TaskRecord
 from ...state import StateUnavailable
+from ...state.fanout import FanoutMessage, TaskCancelRequested, TaskChanged, TaskInputDelivered
 from .store import MemoryTaskStore, TaskStore
 
 if TYPE_CHECKING:
@@ -84,21 +85,22 @@ class TaskRunner:
         if isinstance(self.store, MemoryTaskStore) and not len(self.store):
             self.store = RedisTaskStore(shared, self.name)
         self.shared = shared
-        shared.on_fanout.append(self._on_fanout)
+        shared.subscribe(self._on_fanout)
 
-    def _on_fanout(self, message: dict[str, Any]) -> None:
-        kind = message.get("k")
-        # (the ignore: a message without an id, None, finds no task)
-        live = self.live.get(message.get("id")) if kind in ("task-cancel", "task-update") else None  # type: ignore[arg-type]
+    def _on_fanout(self, message: FanoutMessage) -> None:
+        """Another worker asks to cancel or answer a task that runs here."""
+        if not isinstance(message, (TaskCancelRequested, TaskInputDelivered)):
+            return
+        live = self.live.get(message.task_id)
         if live is None:
             return
-        if kind == "task-cancel":
+        if isinstance(message, TaskCancelRequested):
             live.cancel_requested = True
             live.scope.cancel()
         elif self._nursery is not None:
-            self._nursery.start_soon(self.update, live.record, message.get("responses"))
+            self._nursery.start_soon(self.update, live.record, message.responses)
 
-    async def _relay(self, message: dict[str, Any]) -> None:
+    async def _relay(self, message: FanoutMessage) -> None:
         if self.shared is not None:
             await self.shared.tell(message, "a task message")
 
@@ -276,7 +278,7 @@ class TaskRunner:
         live = self.live.get(record.task_id)
         if live is None:
             if not record.terminal:  # running in another process, perhaps
-                await self._relay({"k": "task-update", "id": record.task_id, "responses": responses})
+                await self._relay(TaskInputDelivered(record.task_id, responses))
             return
         fresh = {k: v for k, v in responses.items() if k in live.record.input_requests and k not in live.answers}
         if fresh:
@@ -296,7 +298,7 @@ class TaskRunner:
             live.cancel_requested = True
             live.scope.cancel()
         elif not record.terminal:
-            await self._relay({"k": "task-cancel", "id": record.task_id})
+            await self._relay(TaskCancelRequested(record.task_id))
         if settle and not record.terminal:
             record.status = CANCELLED
             record.status_message = "the task was cancelled"
@@ -332,7 +334,7 @@ class TaskRunner:
                 listener(record)
             except Exception:
                 log.exception("a task listener failed")
-        await self._relay({"k": "task", "record": record.to_dict()})  # (other processes' listeners)
+        await self._relay(TaskChanged(record.to_dict()))  # (other processes' listeners)
 
     async def reap(self) -> int:
         """Forget expired tasks (cancelling any still running); how many went."""

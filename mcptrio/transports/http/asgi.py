@@ -67,7 +67,7 @@ class McpHttpApp(SessionRoutes):
             self.use_resource_url(app.auth.public_url)
         self.shared = app.shared  # legacy sessions shared with other processes (shared_sessions.py)
         if self.shared is not None:
-            self.shared.on_fanout.append(self._on_fanout)
+            self.shared.subscribe(self._on_fanout)
         self.legacy_sse = (LegacySseEndpoints(app, self.limits, self.config.path, self.config.keepalive_interval)
                            if self.config.legacy_sse else None)
 
@@ -255,8 +255,8 @@ class McpHttpApp(SessionRoutes):
         version = session.protocol.legacy_version or ""
         if self.shared is not None:
             for message in shared_sessions.relay_targets(session, value):
-                await self.shared.publish({**message, "s": session.session_id})
-                log.debug("relayed a %s of session %s… to the worker holding its request", message["k"],
+                await self.shared.publish(message)
+                log.debug("relayed a %s of session %s… to the worker holding its request", message.KIND,
                           session_id[:6])
         try:
             await self._exchange(session, value, receive, sink, era="legacy",

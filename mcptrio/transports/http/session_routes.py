@@ -11,6 +11,7 @@ import trio
 from ...protocol import errors
 from ...runtime.worker import CLIENT
 from ...state import StateUnavailable
+from ...state.fanout import ClientReplied, FanoutMessage, RequestCancelled, SessionChanged, SessionEnded, SessionMessage
 from . import authorization, shared_sessions
 from .event_log import parse_event_id
 from .capacity import Capacity, client_key
@@ -106,30 +107,28 @@ class SessionRoutes:
         session.record = {**session.record, **fields}
         try:
             await self.shared.update_session(session.session_id, fields)
-            await self.shared.publish({"k": "session", "s": session.session_id, "fields": fields})
+            await self.shared.publish(SessionChanged(session.session_id, fields))
         except StateUnavailable as exc:
             log.warning("a session change was not stored: %s", exc)
 
-    def _on_fanout(self, message: dict[str, Any]) -> None:
+    def _on_fanout(self, message: FanoutMessage) -> None:
         """Messages from other workers about sessions held here too."""
-        assert self.shared is not None
-        if message.get("w") == self.shared.worker or not isinstance(message.get("s"), str):
+        if not isinstance(message, SessionMessage):
             return
-        session = self.sessions.get(message["s"])
+        session = self.sessions.get(message.session)
         if session is None:
             return
-        kind = message.get("k")
-        if kind in ("cancel", "reply"):
+        if isinstance(message, (RequestCancelled, ClientReplied)):
             shared_sessions.apply_relayed(session, message)
-        elif kind == "ended":
+        elif isinstance(message, SessionEnded):
             self._drop(session)
-        elif kind == "session" and isinstance(message.get("fields"), dict):
-            session.record = {**session.record, **message["fields"]}
+        elif isinstance(message, SessionChanged):
+            session.record = {**session.record, **message.fields}
             shared_sessions.restore(session, session.record)
-        elif kind == "carried" and isinstance(message.get("stream"), int):
-            exchange = session.streams.get(message["stream"])
+        else:
+            exchange = session.streams.get(message.stream)
             if exchange is not None:
-                exchange.carried(bool(message.get("on")))
+                exchange.carried(message.carried)
 
     def _drop(self, session: HttpSession) -> None:
         """This worker lets go of a session that ended elsewhere: its requests here are cancelled."""
@@ -218,7 +217,7 @@ class SessionRoutes:
         if self.shared is not None:
             assert session.session_id is not None
             await self.shared.delete_session(session.session_id)
-            await self.shared.publish({"k": "ended", "s": session.session_id})
+            await self.shared.publish(SessionEnded(session.session_id))
         self._end_session(session)
         await sink.respond(200, b"", [])
 

@@ -21,6 +21,7 @@ import trio
 from ...protocol import errors
 from ...protocol.session import INITIALIZING, READY, error_message
 from ...state import StateUnavailable
+from ...state.fanout import ClientReplied, RequestCancelled, StreamCarried
 from . import sse
 from .asgi_io import HttpError, retry_later
 from .exchange import Sink
@@ -64,32 +65,38 @@ def unavailable(request_id: Any = None) -> HttpError:
     return retry_later("the shared session store is unreachable: retry shortly", request_id)
 
 
-def relay_targets(session: HttpSession, value: Any) -> list[dict[str, Any]]:
+def relay_targets(session: HttpSession, value: Any) -> list[RequestCancelled | ClientReplied]:
     """Cancellations and client answers in a POST body that belong to no request of this
     worker: for the worker that holds it."""
+    assert session.session_id is not None
     items = value if isinstance(value, list) else [value]
-    out = []
+    out: list[RequestCancelled | ClientReplied] = []
     for item in items:
         if not isinstance(item, dict) or item.get("jsonrpc") != "2.0":
             continue
         if item.get("method") == "notifications/cancelled" and isinstance(item.get("params"), dict):
             request_id = item["params"].get("requestId")
-            if request_id is not None and request_id not in session.protocol.in_flight:
-                out.append({"k": "cancel", "id": request_id, "reason": item["params"].get("reason")})
-        elif "method" not in item and "id" in item and not session.client_calls.pending(item["id"]):
-            out.append({"k": "reply", "id": item["id"], "result": item.get("result"), "error": item.get("error")})
+            if _is_id(request_id) and request_id not in session.protocol.in_flight:
+                out.append(RequestCancelled(session.session_id, request_id))
+        elif "method" not in item and _is_id(item.get("id")) and not session.client_calls.pending(item["id"]):
+            result, error = item.get("result"), item.get("error")
+            out.append(ClientReplied(session.session_id, item["id"], result if isinstance(result, dict) else None,
+                                     error if isinstance(error, dict) else None))
     return out
 
 
-def apply_relayed(session: HttpSession, message: dict[str, Any]) -> None:
+def apply_relayed(session: HttpSession, message: RequestCancelled | ClientReplied) -> None:
     """A cancellation or client answer relayed from another worker, for a request held here."""
-    if message["k"] == "cancel":
-        if message.get("id") in session.protocol.in_flight:
-            session.dispatcher.cancel(message["id"])
-    elif message["k"] == "reply":
-        result, error = message.get("result"), message.get("error")
-        session.client_calls.reply(message.get("id"), result if isinstance(result, dict) else None,
-                                   error if isinstance(error, dict) else None)
+    if isinstance(message, RequestCancelled):
+        if message.request_id in session.protocol.in_flight:
+            session.dispatcher.cancel(message.request_id)
+    else:
+        session.client_calls.reply(message.request_id, message.result, message.error)
+
+
+def _is_id(value: Any) -> bool:
+    """A JSON-RPC request id: a string or an integer (not a bool); nothing else names a request."""
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
 async def resume_elsewhere(shared: RedisState, session: HttpSession, stream: int, seq: int, sink: Sink,
@@ -102,7 +109,7 @@ async def resume_elsewhere(shared: RedisState, session: HttpSession, stream: int
         raise HttpError(404, errors.invalid_request("Last-Event-ID names no stream of this session"))
     await sink.start(200, sse.SSE_HEADERS + headers)
     log.debug("resuming a stream of session %s… that another worker writes", (session.session_id or "")[:6])
-    await shared.publish({"k": "carried", "s": session.session_id, "stream": stream, "on": True})
+    await shared.publish(StreamCarried(session.session_id or "", stream, True))
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_until_disconnect, receive, nursery.cancel_scope)
@@ -125,7 +132,7 @@ async def resume_elsewhere(shared: RedisState, session: HttpSession, stream: int
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(1):
             try:
-                await shared.publish({"k": "carried", "s": session.session_id, "stream": stream, "on": False})
+                await shared.publish(StreamCarried(session.session_id or "", stream, False))
             except StateUnavailable:
                 pass
 
