@@ -46,7 +46,11 @@ async def test_healthz_and_readyz_outside_the_mcp_path_and_the_host_check():
             assert alive.status_code == 200 and alive.json() == {"status": "ok"}
             assert alive.headers["cache-control"] == "no-store"
             ready = await http.get(f"{base}/readyz")
-            assert ready.status_code == 200 and ready.json() == {"status": "ready", "plugins": ["sleepy"]}
+            assert ready.status_code == 200
+            report = ready.json()
+            assert report["status"] == "ready" and report["plugins"] == ["sleepy"]
+            assert report["requests"] == {"in_flight": 0, "limit": 2000, "refused": 0}
+            assert report["streams"]["open"] == 0 and report["streams"]["limit"] == 20_000
             assert (await http.head(f"{base}/readyz")).status_code == 200
             refused = await http.post(f"{base}/healthz")
             assert refused.status_code == 405 and refused.headers["allow"] == "GET, HEAD"
