@@ -215,7 +215,7 @@ def _choice(key: str, value: str, choices: tuple[str, ...]) -> str:
 
 def _networks(specs: tuple[str, ...]) -> tuple[str, ...]:
     if specs:  # (http/ws only: stdio start-up imports nothing of HTTP)
-        from .transports.http.forwarded import parse_networks
+        from .transports.net.forwarded import parse_networks
 
         try:
             parse_networks(specs)

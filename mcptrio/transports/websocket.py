@@ -15,7 +15,7 @@ from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketReque
 from trio_websocket import serve_websocket as ws_serve
 
 from ..state import StateUrl
-from .http.shared_state import shared_state
+from .net.shared_state import shared_state
 
 from ..framing import Oversize
 from ..runtime.limits import SessionLimits
@@ -24,11 +24,11 @@ from ..runtime.stream import OneByOne
 from ..auth.errors import AuthError
 from ..auth.gate import Gate
 from ..auth.principal import Principal
-from .http import security
-from .http.authorization import expiry_deadline, resource_check
-from .http import forwarded
-from .http.capacity import Capacity, LimitReached, client_key
-from .http.config import HttpConfig
+from .net import security
+from .net.authorization import expiry_deadline, resource_check
+from .net import forwarded
+from .net.capacity import Capacity, LimitReached, client_key
+from .net.config import HttpConfig
 
 if TYPE_CHECKING:
     from ..app import App

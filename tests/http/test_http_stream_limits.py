@@ -220,7 +220,7 @@ async def test_with_the_defaults_2100_listeners_leave_tool_calls_answered(app):
 
 def test_a_principal_counts_as_one_client_from_every_address():
     from mcptrio.auth.principal import Principal
-    from mcptrio.transports.http.capacity import Capacity, LimitReached, client_key
+    from mcptrio.transports.net.capacity import Capacity, LimitReached, client_key
 
     alice = Principal("alice", "app", frozenset(), None, "https://issuer.example")
     capacity = Capacity(max_requests=1, max_streams=10, max_streams_per_client=2)

@@ -25,16 +25,19 @@ from ...protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
 from ...runtime.limits import SessionLimits
 from ...runtime.worker import SHUTDOWN
 from ...state import StateUnavailable
-from . import authorization, forwarded, health, security, shared_sessions
+from ..net import authorization, forwarded, security
+from . import health
+from .legacy import shared_sessions
 from . import headers as mcp_headers
-from .config import HttpConfig
+from ..net.config import HttpConfig
 from .body import read_body
-from .capacity import Capacity, LimitReached, client_key
+from ..net.capacity import Capacity, LimitReached, client_key
 from .exchange import JSON_HEADERS, Exchange, Sink
-from .legacy_sse import LegacySseEndpoints
-from .asgi_io import HttpError, Receive, Send, accepts, retry_later
-from .session_routes import SessionRoutes
-from .sessions import HttpSession, SessionTable
+from .legacy.sse_transport import LegacySseEndpoints
+from ..net.refusal import HttpError, retry_later
+from .asgi_io import Receive, Send, accepts
+from .legacy.routes import SessionRoutes
+from .legacy.sessions import HttpSession, SessionTable
 from .watch import Watch, Watchers
 
 if TYPE_CHECKING:

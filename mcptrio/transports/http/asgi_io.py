@@ -1,38 +1,12 @@
-"""What every HTTP route shares: the ASGI callables, the error that answers a request, Accept checks."""
+"""What every HTTP route shares: the ASGI callables and Accept checks."""
 
 from __future__ import annotations
 
 from typing import Any, Awaitable, Callable
 
-import orjson
-
-from ...protocol import errors
-from ...protocol.errors import McpError
-from ...protocol.session import error_message
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
-
-
-class HttpError(Exception):
-    """Answer the HTTP request with this status and a JSON-RPC error body (id when known)."""
-
-    def __init__(self, status: int, error: McpError, request_id: Any = None,
-                 headers: list[tuple[bytes, bytes]] | None = None) -> None:
-        super().__init__(error.message)
-        self.status = status
-        self.error = error
-        self.request_id = request_id
-        self.headers = headers or []
-
-    def body(self) -> bytes:
-        """The JSON-RPC error message that answers the request."""
-        return orjson.dumps(error_message(self.request_id, self.error))
-
-
-def retry_later(message: str, request_id: Any = None, seconds: int = 1) -> HttpError:
-    """503 with ``Retry-After`` and the retryable -31503 (draining, at capacity, state away)."""
-    return HttpError(503, errors.unavailable(message, seconds), request_id, [(b"retry-after", str(seconds).encode())])
 
 
 def accepts(headers: dict[bytes, bytes], *types: bytes) -> bool:

@@ -18,7 +18,7 @@ import trio
 from ...protocol import errors
 from ...runtime.quiet_lock import QuietLock
 from . import sse
-from .config import HttpConfig
+from ..net.config import HttpConfig
 from .event_log import EventLog
 
 AsgiSend = Callable[[dict[str, Any]], Awaitable[None]]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 if TYPE_CHECKING:
-    from .capacity import Capacity
+    from ..net.capacity import Capacity
     from .exchange import Sink
 
 HEADERS = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]

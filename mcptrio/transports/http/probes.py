@@ -26,7 +26,7 @@ import random
 
 import trio
 
-from .config import HttpConfig
+from ..net.config import HttpConfig
 from .exchange import Exchange
 
 PACE_FLOOR = 0.001  # the prober wakes at most this often (faster paces probe a few streams a wake)

@@ -9,10 +9,10 @@ import trio
 
 from ...runtime.limits import SessionLimits
 from ...state import StateUrl
-from .shared_state import shared_state
+from ..net.shared_state import shared_state
 from .asgi import McpHttpApp
-from .authorization import resource_check
-from .config import HttpConfig
+from ..net.authorization import resource_check
+from ..net.config import HttpConfig
 from .h11_server import H11Server
 
 if TYPE_CHECKING:

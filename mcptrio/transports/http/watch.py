@@ -34,12 +34,12 @@ import trio
 
 from ...protocol.events import IncomingRequest
 from ...runtime.worker import CLIENT
-from .config import HttpConfig
+from ..net.config import HttpConfig
 from .exchange import Exchange, Sink
 from .probes import Prober
 
 if TYPE_CHECKING:
-    from .sessions import HttpSession
+    from .legacy.sessions import HttpSession
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 

@@ -8,22 +8,31 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import trio
 
-from ...protocol import errors
-from ...runtime.worker import CLIENT
-from ...state import StateUnavailable
-from ...state.fanout import ClientReplied, FanoutMessage, RequestCancelled, SessionChanged, SessionEnded, SessionMessage
-from . import authorization, shared_sessions
-from .event_log import parse_event_id
-from .capacity import Capacity, client_key
-from .exchange import Exchange, Sink
-from .asgi_io import HttpError, Receive, accepts, retry_later
+from ....protocol import errors
+from ....runtime.worker import CLIENT
+from ....state import StateUnavailable
+from ....state.fanout import (
+    ClientReplied,
+    FanoutMessage,
+    RequestCancelled,
+    SessionChanged,
+    SessionEnded,
+    SessionMessage,
+)
+from ...net import authorization
+from . import shared_sessions
+from ..event_log import parse_event_id
+from ...net.capacity import Capacity, client_key
+from ..exchange import Exchange, Sink
+from ...net.refusal import HttpError, retry_later
+from ..asgi_io import Receive, accepts
 from .sessions import HttpSession
 
 if TYPE_CHECKING:
-    from ...app import App
-    from ...runtime.limits import SessionLimits
-    from ...state.redis import RedisState
-    from .config import HttpConfig
+    from ....app import App
+    from ....runtime.limits import SessionLimits
+    from ....state.redis import RedisState
+    from ...net.config import HttpConfig
     from .sessions import SessionTable
 
 

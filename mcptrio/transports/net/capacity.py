@@ -23,7 +23,7 @@ from typing import Any, Hashable, Iterator
 
 from ...auth.principal import Principal
 from ...protocol import errors
-from .asgi_io import HttpError
+from .refusal import HttpError
 
 log = logging.getLogger("mcptrio.access")
 

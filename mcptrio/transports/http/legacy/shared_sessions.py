@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import trio
 
-from ...protocol import errors
-from ...protocol.session import INITIALIZING, READY, error_message
-from ...state import StateUnavailable
-from ...state.fanout import ClientReplied, RequestCancelled, StreamCarried
-from . import sse
-from .asgi_io import HttpError, retry_later
-from .exchange import Sink
+from ....protocol import errors
+from ....protocol.session import INITIALIZING, READY, error_message
+from ....state import StateUnavailable
+from ....state.fanout import ClientReplied, RequestCancelled, StreamCarried
+from .. import sse
+from ...net.refusal import HttpError, retry_later
+from ..exchange import Sink
 
 if TYPE_CHECKING:
-    from ...state.redis import RedisState
+    from ....state.redis import RedisState
     from .sessions import HttpSession
 
 log = logging.getLogger("mcptrio.http")

@@ -13,15 +13,16 @@ from urllib.parse import parse_qs
 
 import trio
 
-from ...framing import Oversize
-from ...runtime.limits import SessionLimits
-from ...runtime.session import Session
-from ...runtime.stream import OneByOne
-from . import authorization, sse
-from .exchange import Sink
+from ....framing import Oversize
+from ....runtime.limits import SessionLimits
+from ....runtime.session import Session
+from ....runtime.stream import OneByOne
+from ...net import authorization
+from .. import sse
+from ..exchange import Sink
 
 if TYPE_CHECKING:
-    from ...app import App
+    from ....app import App
 
 
 class SseStream(OneByOne):

@@ -1,4 +1,4 @@
-"""Authorization on Streamable HTTP and the 2024-11-05 SSE transport (``mcptrio.auth.Gate``).
+"""The auth gate's glue on HTTP, the 2024-11-05 SSE transport and WebSocket (``mcptrio.auth.Gate``).
 
 * The Protected Resource Metadata is served at its well-known URLs to any origin (CORS), ahead
   of the Host/Origin check and of the token check, the same whatever Host a client sends.
@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
@@ -25,14 +25,23 @@ from ...auth.gate import Gate
 if TYPE_CHECKING:
     from ...auth.principal import Principal
     from ...protocol.events import IncomingRequest
-    from .exchange import Sink
+
+
+
+class Responder(Protocol):
+    """Where a refusal or the metadata is written: an HTTP response not yet started."""
+
+    started: bool
+
+    async def respond(self, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None: ...
+
 
 CORS = [(b"access-control-allow-origin", b"*"), (b"access-control-allow-methods", b"GET, OPTIONS"),
         (b"access-control-allow-headers", b"mcp-protocol-version, authorization"),
         (b"access-control-max-age", b"86400")]
 
 
-async def serve_metadata(gate: Gate, method: str, sink: Sink) -> None:
+async def serve_metadata(gate: Gate, method: str, sink: Responder) -> None:
     """GET (or HEAD, OPTIONS) of the Protected Resource Metadata."""
     if method == "OPTIONS":
         await sink.respond(204, b"", CORS)
@@ -44,7 +53,7 @@ async def serve_metadata(gate: Gate, method: str, sink: Sink) -> None:
         await sink.respond(405, b"Method Not Allowed", [(b"allow", b"GET, HEAD, OPTIONS")] + CORS)
 
 
-async def admit(gate: Gate, headers: dict[bytes, bytes], query_string: bytes, sink: Sink) -> Principal | None:
+async def admit(gate: Gate, headers: dict[bytes, bytes], query_string: bytes, sink: Responder) -> Principal | None:
     """The request's principal; or None once its challenge has been answered."""
     try:
         return await gate.authenticate(headers.get(b"authorization"), query_string)
@@ -53,7 +62,7 @@ async def admit(gate: Gate, headers: dict[bytes, bytes], query_string: bytes, si
         return None
 
 
-async def refuse(gate: Gate, error: AuthError, sink: Sink) -> None:
+async def refuse(gate: Gate, error: AuthError, sink: Responder) -> None:
     if not sink.started:
         status, headers, body = gate.challenge(error)
         await sink.respond(status, body, headers)

@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import trio
 
-from ...protocol.events import IncomingRequest
-from ...runtime.core import SessionCore
-from .config import HttpConfig
-from .event_log import EventLog, SharedEventLog
-from .exchange import Exchange
+from ....protocol.events import IncomingRequest
+from ....runtime.core import SessionCore
+from ...net.config import HttpConfig
+from ..event_log import EventLog, SharedEventLog
+from ..exchange import Exchange
 
 if TYPE_CHECKING:
-    from ...app import App
-    from ...runtime.limits import SessionLimits
-    from ...state.redis import RedisState
+    from ....app import App
+    from ....runtime.limits import SessionLimits
+    from ....state.redis import RedisState
 
 
 class HttpSession(SessionCore):
