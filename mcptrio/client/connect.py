@@ -15,7 +15,7 @@ from ..groups import leaves
 from ..protocol.errors import McpError
 from ..protocol.session import LOG_LEVELS, META_SERVER_INFO
 from ..protocol.versions import LATEST_LEGACY, LATEST_MODERN
-from .raw import Client as RawClient
+from .raw import RawClient
 from .session import TASKS_EXTENSION, Answer, Client
 from .tls import Verify, failure_reason, ssl_context
 

@@ -1,4 +1,4 @@
-"""Drive a server in a real subprocess over stdio, with the testing Client."""
+"""Drive a server in a real subprocess over stdio, with the raw client."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any, AsyncIterator, Sequence
 import trio
 
 from ..framing import LineFramer, Oversize
-from .raw import Client
+from .raw import RawClient
 
 
 class ProcessEnd:
@@ -62,7 +62,7 @@ async def process_end(command: Sequence[str], *, stderr: Any = None, env: dict[s
 @contextlib.asynccontextmanager
 async def open_process_client(command: Sequence[str], *, era: str = "legacy", initialize: bool = True,
                               stderr: Any = None, env: dict[str, str] | None = None,
-                              **client_options: Any) -> AsyncIterator[Client]:
+                              **client_options: Any) -> AsyncIterator[RawClient]:
     """Spawn ``command`` as an MCP stdio server and yield a connected client.
 
     The server's stderr is this process's unless ``stderr`` (a file or file descriptor) is given;
@@ -72,7 +72,7 @@ async def open_process_client(command: Sequence[str], *, era: str = "legacy", in
     ``client.end.process.returncode`` tells how it ended.
     """
     async with process_end(command, stderr=stderr, env=env) as end:
-        client = Client(end, era=era, **client_options)
+        client = RawClient(end, era=era, **client_options)
         async with trio.open_nursery() as nursery:
             await nursery.start(client.run)
             if initialize and era == "legacy":

@@ -27,7 +27,7 @@ CLIENT_INFO = {"name": "mcptrio-testing", "version": "0"}
 log = logging.getLogger("mcptrio.client")
 
 
-class Client:
+class RawClient:
     """Send requests, await their answers; notifications collect in ``notifications``."""
 
     def __init__(self, end: Any, *, era: str = "legacy", version: str | None = None,

@@ -12,7 +12,7 @@ from .. import wire
 from ..protocol.errors import HEADER_MISMATCH, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError
 from ..protocol.session import META_CAPABILITIES, META_SUBSCRIPTION_ID
 from .http import mirrored_params
-from .raw import Client as RawClient
+from .raw import RawClient
 
 Progress = Callable[[float, float | None, str | None], Any]
 Answer = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]

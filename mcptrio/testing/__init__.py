@@ -15,7 +15,7 @@ from ..app import App
 from ..runtime.limits import SessionLimits
 from ..serve import serve_stream
 from ..transports.memory import memory_pair
-from .client import Client, ServerRequestHandler
+from .client import RawClient, ServerRequestHandler
 from .process import open_process_client
 
 
@@ -24,7 +24,7 @@ async def open_client(app: App, *, era: str = "legacy", version: str | None = No
                       capabilities: dict[str, Any] | None = None,
                       handlers: dict[str, ServerRequestHandler] | None = None,
                       initialize: bool = True, limits: SessionLimits | None = None,
-                      shutdown: trio.Event | None = None) -> AsyncIterator[Client]:
+                      shutdown: trio.Event | None = None) -> AsyncIterator[RawClient]:
     """Serve ``app`` in memory and yield a connected client (initialized in the legacy era).
 
     Leaving the block closes the client's input, which drains the server like stdin EOF.
@@ -32,7 +32,7 @@ async def open_client(app: App, *, era: str = "legacy", version: str | None = No
     """
     limits = limits or app.limits
     server_end, client_end = memory_pair(limits.max_message_size)
-    client = Client(client_end, era=era, version=version, capabilities=capabilities, handlers=handlers)
+    client = RawClient(client_end, era=era, version=version, capabilities=capabilities, handlers=handlers)
     async with trio.open_nursery() as nursery:
         trigger = shutdown.wait if shutdown is not None else None
         nursery.start_soon(_serve_then_close, app, server_end, limits, trigger)
@@ -50,4 +50,4 @@ async def _serve_then_close(app: App, stream: Any, limits: SessionLimits, trigge
         await stream.outgoing.aclose()
 
 
-__all__ = ["Client", "open_client", "open_process_client"]
+__all__ = ["RawClient", "open_client", "open_process_client"]

@@ -1,5 +1,5 @@
 """The raw client tests use (dicts in, dicts out, frames by hand): ``mcptrio.client.raw``."""
 
-from ..client.raw import CLIENT_INFO, Client, ServerRequestHandler
+from ..client.raw import CLIENT_INFO, RawClient, ServerRequestHandler
 
-__all__ = ["CLIENT_INFO", "Client", "ServerRequestHandler"]
+__all__ = ["CLIENT_INFO", "RawClient", "ServerRequestHandler"]
