@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import shlex
 import ssl
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Sequence, cast
 from urllib.parse import urlsplit
 
 import trio
@@ -20,6 +20,8 @@ from .session import TASKS_EXTENSION, Answer, Client
 from .tls import Verify, failure_reason, ssl_context
 
 if TYPE_CHECKING:
+    import httpx
+
     from ..app import App
 
 Token = str | Callable[[], Awaitable[str]]
@@ -30,7 +32,7 @@ CONNECT_TIMEOUT = 30.0  # seconds for a connection (and a WebSocket's handshake)
 @contextlib.asynccontextmanager
 async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
                   elicitation: Answer | None = None, sampling: Answer | None = None,
-                  roots: Answer | None = None, token: Token | None = None,
+                  roots: Answer | None = None, token: Token | None = None, auth: httpx.Auth | None = None,
                   headers: dict[str, str] | None = None,
                   client_info: dict[str, Any] | None = None, tasks: bool | None = None,
                   log_level: str | None = None, verify: Verify = True) -> AsyncIterator[Client]:
@@ -44,6 +46,8 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
     (``params`` in, a result out); the client declares exactly those capabilities (and the tasks
     extension for a call that runs as a task).
     ``token``: a bearer token, or an async callable returning one (asked before every request).
+    ``auth``: how to get one when the server asks (HTTP): ``mcptrio.client.oauth.OAuth()`` logs the
+    user in, ``ClientCredentials(...)`` uses a program's own; any ``httpx.Auth`` does.
     ``tasks``: run task tools as tasks, followed to their end by ``call_tool``: True, every tool
     that can; None (default), only those that must; False, none (see ``Client``).
     ``log_level``: the least severe log message the server should send (``"debug"`` …
@@ -55,6 +59,8 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
     """
     if era not in (None, "legacy", "modern"):
         raise ValueError(f"era must be 'legacy', 'modern' or None, got {era!r}")
+    if token is not None and auth is not None:
+        raise ValueError("pass token or auth, not both")
     if log_level is not None and log_level not in LOG_LEVELS:
         raise ValueError(f"log_level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     handlers = {method: answer for method, answer in (("elicitation/create", elicitation),
@@ -68,7 +74,7 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
     if roots is not None:
         capabilities["roots"] = {}
     try:
-        async with _end(target, token, headers, verify) as end:
+        async with _end(target, token if auth is None else auth, headers, verify) as end:
             raw = RawClient(end, era=era or "modern", capabilities=capabilities, handlers=handlers,
                             client_info=client_info or CLIENT_INFO, cancel_when_cancelled=True)
             async with trio.open_nursery() as nursery:
@@ -131,7 +137,7 @@ def _describe(client: Client, result: dict[str, Any]) -> None:
 
 
 @contextlib.asynccontextmanager
-async def _end(target: Any, token: Token | None, headers: dict[str, str] | None,
+async def _end(target: Any, token: Token | httpx.Auth | None, headers: dict[str, str] | None,
                verify: Verify) -> AsyncIterator[Any]:
     from ..app import App
 
@@ -142,6 +148,8 @@ async def _end(target: Any, token: Token | None, headers: dict[str, str] | None,
         async with _http(target, token, headers, ssl_context(verify)) as end:
             yield end
     elif isinstance(target, str) and target.startswith(("ws://", "wss://")):
+        if token is not None and not (isinstance(token, str) or callable(token)):
+            raise ValueError("auth= is for http(s) URLs: over WebSocket pass token=")
         async with _websocket(target, token, headers, ssl_context(verify)) as end:
             yield end
     else:
@@ -174,7 +182,7 @@ async def _in_process(app: App) -> AsyncIterator[Any]:
 
 
 @contextlib.asynccontextmanager
-async def _http(url: str, token: Token | None, headers: dict[str, str] | None,
+async def _http(url: str, token: Token | httpx.Auth | None, headers: dict[str, str] | None,
                 context: ssl.SSLContext) -> AsyncIterator[Any]:
     try:
         import httpx
@@ -194,10 +202,10 @@ async def _http(url: str, token: Token | None, headers: dict[str, str] | None,
             nursery.cancel_scope.cancel()
 
 
-def _bearer(httpx: Any, token: Token | None) -> Any:
-    if token is None:
-        return None
-    known: Token = token  # (the narrowing, for the class below)
+def _bearer(httpx: Any, token: Token | httpx.Auth | None) -> Any:
+    if token is None or isinstance(token, httpx.Auth):
+        return token
+    known = cast("Token", token)  # (a token: the narrowing, for the class below)
 
     class Bearer(httpx.Auth):  # type: ignore[misc]  # (httpx, imported when needed, is Any here)
         async def async_auth_flow(self, request: Any) -> Any:

@@ -21,6 +21,7 @@ import orjson
 import trio
 
 from ..protocol.session import META_VERSION
+from .oauth.errors import AuthorizationError
 from .tls import failure_reason
 
 ACCEPT = "application/json, text/event-stream"
@@ -129,9 +130,10 @@ class HttpEnd:
                         await self._deliver(await response.aread(), response.status_code)
                     else:  # refused before any handler ran: the error answers this request, id or not
                         await self._refused(request_id, response.status_code, await response.aread())
-        except Exception as exc:  # the connection failed: the request gets an error answer
-            error = {"code": -32000, "message": f"HTTP request failed: {failure_reason(exc)}",
-                     "data": {"transport": True}}
+        except Exception as exc:  # the connection (or getting a token for it) failed: an error answer
+            error = {"code": -32000, "message": str(exc), "data": {"authorization": True}} \
+                if isinstance(exc, AuthorizationError) else \
+                {"code": -32000, "message": f"HTTP request failed: {failure_reason(exc)}", "data": {"transport": True}}
             await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": error})
         finally:
             self._open.pop(request_id, None)
