@@ -12,9 +12,9 @@ import trio
 
 from .. import wire
 from ..groups import leaves
-from ..protocol.errors import McpError
+from ..protocol.errors import UNSUPPORTED_PROTOCOL_VERSION, McpError
 from ..protocol.session import LOG_LEVELS, META_SERVER_INFO
-from ..protocol.versions import LATEST_LEGACY, LATEST_MODERN
+from ..protocol.versions import LATEST_LEGACY, LATEST_MODERN, MODERN_VERSIONS
 from .raw import RawClient
 from .session import TASKS_EXTENSION, Answer, Client
 from .tls import Verify, failure_reason, ssl_context
@@ -35,7 +35,8 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
                   roots: Answer | None = None, token: Token | None = None, auth: httpx.Auth | None = None,
                   headers: dict[str, str] | None = None,
                   client_info: dict[str, Any] | None = None, tasks: bool | None = None,
-                  log_level: str | None = None, verify: Verify = True) -> AsyncIterator[Client]:
+                  log_level: str | None = None, verify: Verify = True,
+                  listen: bool | None = None) -> AsyncIterator[Client]:
     """Connect to an MCP server and yield a ready ``Client``.
 
     ``target``: an ``http(s)://`` or ``ws(s)://`` URL, a command line (a list, or a string split
@@ -53,6 +54,10 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
     ``log_level``: the least severe log message the server should send (``"debug"`` …
     ``"emergency"``): ``logging/setLevel`` in a legacy session, each request's
     ``_meta`` in the 2026-07-28 era (whose server sends none unless asked).
+    ``listen``: open a legacy HTTP session's GET stream, where the server sends what belongs to no
+    request (change notifications, a task's questions): None (default) when the client answers
+    questions (``elicitation``, ``sampling``, ``roots``) or runs tasks, and at the first
+    ``notifications()`` or ``subscribe()``.
     ``verify``: which TLS certificates ``https://`` and ``wss://`` trust: an ``ssl.SSLContext``,
     a CA file (or directory), False for none; True (default) honours ``SSL_CERT_FILE`` and
     ``SSL_CERT_DIR`` (see ``mcptrio.client.tls.ssl_context``).
@@ -81,7 +86,7 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
                 await nursery.start(raw.run)
                 client = Client(raw, tasks=tasks)
                 await _handshake(client, era)
-                await _after_handshake(client, log_level)
+                await _after_handshake(client, log_level, listen)
                 try:
                     yield client
                 finally:
@@ -98,7 +103,7 @@ async def _handshake(client: Client, era: str | None) -> None:
     raw = client.raw
     if era != "legacy":
         try:
-            found = await raw.request("server/discover", {})
+            found = await _discover(raw)
         except McpError:
             if era == "modern":
                 raise
@@ -112,18 +117,32 @@ async def _handshake(client: Client, era: str | None) -> None:
     _describe(client, await raw.initialize())
 
 
-async def _after_handshake(client: Client, log_level: str | None) -> None:
+async def _after_handshake(client: Client, log_level: str | None, listen: bool | None) -> None:
     raw = client.raw
     if raw.era == "modern":
         raw.log_level = log_level
         if client.tasks:  # (every request: the tasks/* methods must declare it too)
             raw.capabilities["extensions"] = {**(raw.capabilities.get("extensions") or {}), TASKS_EXTENSION: {}}
         return
-    open_stream = getattr(raw.end, "open_stream", None)
-    if open_stream is not None:  # HTTP: the session's GET stream (a task's questions come on it)
-        await open_stream()
+    if listen or (listen is None and (raw.handlers or client.tasks)):
+        await client.open_stream()  # HTTP: the session's GET stream (a task's questions come on it)
     if log_level is not None and "logging" in client.server_capabilities:
         await raw.request("logging/setLevel", {"level": log_level})
+
+
+async def _discover(raw: RawClient) -> dict[str, Any]:
+    """``server/discover``; refused for its version (-32022), asked again once at the newest
+    version both sides speak."""
+    try:
+        return await raw.request("server/discover", {})
+    except McpError as error:
+        data = error.data if isinstance(error.data, dict) else {}
+        offered = data.get("supported") or data.get("supportedVersions") or []
+        mutual = [version for version in MODERN_VERSIONS if version in offered]
+        if error.code != UNSUPPORTED_PROTOCOL_VERSION or not mutual:
+            raise
+        raw.version = mutual[0]
+        return await raw.request("server/discover", {})
 
 
 def _describe(client: Client, result: dict[str, Any]) -> None:

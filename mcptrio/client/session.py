@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar, overload
 
 import trio
@@ -13,12 +14,14 @@ from ..protocol.errors import HEADER_MISMATCH, METHOD_NOT_FOUND, MISSING_REQUIRE
 from ..protocol.session import META_CAPABILITIES, META_SUBSCRIPTION_ID
 from .http import mirrored_params
 from .raw import RawClient
+from .tool_headers import header_problem
 
 Progress = Callable[[float, float | None, str | None], Any]
 Answer = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 T = TypeVar("T")
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+log = logging.getLogger("mcptrio.client")
 LEGACY_TASKS_SINCE = "2025-11-25"
 
 
@@ -84,9 +87,13 @@ class Client:
         raise McpError(-32000, f"{method}: more than 10,000 pages")
 
     async def list_tools(self) -> list[wire.Tool]:
+        """The server's tools (over HTTP, without those whose ``x-mcp-header`` annotations break the
+        spec's rules: each is logged and left out)."""
         tools: list[wire.Tool] = await self._pages("tools/list", "tools", wire.ListToolsResult)
-        self._tools = {tool.name: tool for tool in tools}
         mirrored = getattr(self.raw.end, "mirrored", None)  # (HTTP: the Mcp-Param-* headers of each tool)
+        if isinstance(mirrored, dict):
+            tools = [tool for tool in tools if not _rejected(tool)]
+        self._tools = {tool.name: tool for tool in tools}
         if isinstance(mirrored, dict):
             mirrored.clear()
             mirrored.update({tool.name: found for tool in tools if (found := mirrored_params(tool.input_schema))})
@@ -197,7 +204,15 @@ class Client:
 
     async def subscribe(self, uri: str) -> None:
         """Legacy sessions: ``notifications/resources/updated`` for ``uri`` from now on (see ``notifications``)."""
+        await self.open_stream()
         await self.request("resources/subscribe", {"uri": uri})
+
+    async def open_stream(self) -> None:
+        """A legacy HTTP session: open its GET stream, where the server sends what belongs to no
+        request (done when needed: ``connect(listen=...)``)."""
+        open_stream = getattr(self.raw.end, "open_stream", None)
+        if open_stream is not None and self.era == "legacy":
+            await open_stream()
 
     @contextlib.asynccontextmanager
     async def listen(self, **notifications: Any) -> AsyncIterator[AsyncIterator[dict[str, Any]]]:
@@ -255,6 +270,7 @@ class Client:
     async def notifications(self, method: str | None = None) -> AsyncIterator[dict[str, Any]]:
         """The server's notifications as they arrive (``method``: only those), from now on."""
         seen = len(self.raw.notifications)
+        await self.open_stream()
         while True:
             while seen < len(self.raw.notifications):
                 message = self.raw.notifications[seen]
@@ -282,6 +298,13 @@ class Client:
             return None
         return callback(params.get("progress"), params.get("total"), params.get("message"))
 
+
+
+def _rejected(tool: wire.Tool) -> bool:
+    problem = header_problem(tool.input_schema)
+    if problem is not None:
+        log.warning("left out tool %r: %s", tool.name, problem)
+    return problem is not None
 
 
 def _required_extensions(error: McpError) -> dict[str, Any]:
