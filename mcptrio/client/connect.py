@@ -10,12 +10,12 @@ from urllib.parse import urlsplit
 
 import trio
 
-from .. import wire
 from ..groups import leaves
 from ..protocol.errors import UNSUPPORTED_PROTOCOL_VERSION, McpError
-from ..protocol.session import LOG_LEVELS, META_SERVER_INFO
+from ..protocol.session import LOG_LEVELS
 from ..protocol.versions import LATEST_LEGACY, LATEST_MODERN, MODERN_VERSIONS
 from .raw import RawClient
+from .recovery import SessionLost
 from .session import TASKS_EXTENSION, Answer, Client
 from .tls import Verify, failure_reason, ssl_context
 
@@ -36,7 +36,7 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
                   headers: dict[str, str] | None = None,
                   client_info: dict[str, Any] | None = None, tasks: bool | None = None,
                   log_level: str | None = None, verify: Verify = True,
-                  listen: bool | None = None) -> AsyncIterator[Client]:
+                  listen: bool | None = None, on_session_lost: SessionLost | None = None) -> AsyncIterator[Client]:
     """Connect to an MCP server and yield a ready ``Client``.
 
     ``target``: an ``http(s)://`` or ``ws(s)://`` URL, a command line (a list, or a string split
@@ -58,6 +58,8 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
     request (change notifications, a task's questions): None (default) when the client answers
     questions (``elicitation``, ``sampling``, ``roots``) or runs tasks, and at the first
     ``notifications()`` or ``subscribe()``.
+    ``on_session_lost(old_id, new_id)``: told when a legacy HTTP session the server lost (404) was
+    replaced by a new one (see ``mcptrio.client.recovery``).
     ``verify``: which TLS certificates ``https://`` and ``wss://`` trust: an ``ssl.SSLContext``,
     a CA file (or directory), False for none; True (default) honours ``SSL_CERT_FILE`` and
     ``SSL_CERT_DIR`` (see ``mcptrio.client.tls.ssl_context``).
@@ -84,7 +86,7 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
                             client_info=client_info or CLIENT_INFO, cancel_when_cancelled=True)
             async with trio.open_nursery() as nursery:
                 await nursery.start(raw.run)
-                client = Client(raw, tasks=tasks)
+                client = Client(raw, tasks=tasks, on_session_lost=on_session_lost)
                 await _handshake(client, era)
                 await _after_handshake(client, log_level, listen)
                 try:
@@ -111,10 +113,10 @@ async def _handshake(client: Client, era: str | None) -> None:
             versions = found.get("supportedVersions") or []
             if era == "modern" or LATEST_MODERN in versions:
                 raw.version = LATEST_MODERN if LATEST_MODERN in versions or not versions else versions[-1]
-                _describe(client, found)
+                client.describe_server(found)
                 return
     raw.era, raw.version = "legacy", LATEST_LEGACY
-    _describe(client, await raw.initialize())
+    client.describe_server(await raw.initialize())
 
 
 async def _after_handshake(client: Client, log_level: str | None, listen: bool | None) -> None:
@@ -143,16 +145,6 @@ async def _discover(raw: RawClient) -> dict[str, Any]:
             raise
         raw.version = mutual[0]
         return await raw.request("server/discover", {})
-
-
-def _describe(client: Client, result: dict[str, Any]) -> None:
-    meta = given if isinstance(given := result.get("_meta"), dict) else {}
-    info = result.get("serverInfo") or meta.get(META_SERVER_INFO)
-    client.server_info = wire.structure(info, wire.Implementation) if isinstance(info, dict) else None
-    client.server_capabilities = result.get("capabilities") or {}
-    client.instructions = result.get("instructions")
-    if client.raw.era == "legacy" and isinstance(result.get("protocolVersion"), str):
-        client.raw.version = result["protocolVersion"]
 
 
 @contextlib.asynccontextmanager

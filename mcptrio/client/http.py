@@ -88,7 +88,7 @@ class HttpEnd:
         self._in, self._out = trio.open_memory_channel[bytes](1000)
         self._open: dict[Any, trio.CancelScope] = {}
         self._stream = trio.CancelScope()  # the legacy session's GET stream
-        self._listening = False
+        self.listening = False
 
     async def send(self, frame: bytes) -> None:
         message = orjson.loads(frame)
@@ -155,7 +155,8 @@ class HttpEnd:
                             await self._deliver(await response.aread(), response.status_code)
                             return
                         else:  # refused before any handler ran: the error answers this request, id or not
-                            await self._refused(request_id, response.status_code, await response.aread())
+                            await self._refused(request_id, response.status_code, await response.aread(),
+                                                session=headers.get("mcp-session-id"))
                             return
                 except httpx.TransportError:
                     if stream.last_id is None:
@@ -193,7 +194,8 @@ class HttpEnd:
                 async with self.http.stream("GET", self.url, headers=self._get_headers(stream.last_id)) as response:
                     if response.status_code != 200 or not response.headers.get("content-type", "").startswith(
                             "text/event-stream"):
-                        await self._refused(request_id, response.status_code, await response.aread(), reached=True)
+                        await self._refused(request_id, response.status_code, await response.aread(), reached=True,
+                                            session=self.session_id)
                         return
                     if await self._events(response, stream, request_id):
                         return
@@ -205,9 +207,9 @@ class HttpEnd:
     async def open_stream(self) -> None:
         """A legacy session: open its GET stream and return once the server has answered (a
         server without one, 405, is fine: then nothing comes outside the requests)."""
-        if self.session_id is None or self._listening:
+        if self.session_id is None or self.listening:
             return
-        self._listening = True
+        self.listening = True
         opened = trio.Event()
         self.nursery.start_soon(self._listen, opened)
         with trio.move_on_after(10):  # (a server that never answers a GET: go on without it)
@@ -235,7 +237,7 @@ class HttpEnd:
                     return  # (no event ids: nothing to resume from)
                 idle = 0 if stream.last_id != seen else idle + 1
                 await trio.sleep(stream.retry)
-        self._listening = False
+        self.listening = False
 
     async def _events(self, response: Any, stream: EventStream, request_id: Any) -> bool:
         """Deliver the messages of one connection; True once the answer to ``request_id`` came."""
@@ -256,7 +258,8 @@ class HttpEnd:
         await self._out_send(message)
         return message
 
-    async def _refused(self, request_id: Any, status: int, body: bytes, *, reached: bool = False) -> None:
+    async def _refused(self, request_id: Any, status: int, body: bytes, *, reached: bool = False,
+                       session: str | None = None) -> None:
         try:
             message = orjson.loads(body)
             error = message["error"] if isinstance(message, dict) and isinstance(message.get("error"), dict) else None
@@ -265,7 +268,8 @@ class HttpEnd:
         if error is None:
             error = {"code": -32000, "message": f"HTTP {status}: {body[:200].decode(errors='replace')}"}
         error = {**error, "data": {**(data if isinstance(data := error.get("data"), dict) else {}),
-                                   "httpStatus": status, "mayHaveRun": reached}}
+                                   "httpStatus": status, "mayHaveRun": reached,
+                                   **({"sessionId": session} if session and status == 404 else {})}}
         await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": error})
 
     async def _out_send(self, message: Any) -> None:
@@ -273,6 +277,14 @@ class HttpEnd:
             await self._in.send(orjson.dumps(message))
         except trio.ClosedResourceError:
             pass
+
+    def forget_session(self) -> None:
+        """The server lost the legacy session: drop its id and version (and its GET stream), so the
+        next ``initialize`` starts a new one."""
+        self.session_id = self.version = self._initialize_id = None
+        self._stream.cancel()
+        self._stream = trio.CancelScope()
+        self.listening = False
 
     async def receive(self) -> bytes:
         return await self._out.receive()

@@ -11,9 +11,10 @@ import trio
 
 from .. import wire
 from ..protocol.errors import HEADER_MISMATCH, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError
-from ..protocol.session import META_CAPABILITIES, META_SUBSCRIPTION_ID
+from ..protocol.session import META_CAPABILITIES, META_SERVER_INFO, META_SUBSCRIPTION_ID
 from .http import mirrored_params
 from .raw import RawClient
+from .recovery import SessionLost, SessionRecovery
 from .tool_headers import header_problem
 
 Progress = Callable[[float, float | None, str | None], Any]
@@ -39,7 +40,8 @@ class Client:
     False: none.  A task is followed to its end by ``call_tool`` (see ``RawClient.follow_task``).
     """
 
-    def __init__(self, raw: RawClient, *, tasks: bool | None = None) -> None:
+    def __init__(self, raw: RawClient, *, tasks: bool | None = None,
+                 on_session_lost: SessionLost | None = None) -> None:
         self.raw = raw
         self.tasks = tasks
         self._tokens = itertools.count(1)
@@ -50,6 +52,27 @@ class Client:
         self.server_info: wire.Implementation | None = None
         self.server_capabilities: dict[str, Any] = {}
         self.instructions: str | None = None
+        self.recovery = SessionRecovery(raw, describe=self.describe_server, repeatable=self._repeatable,
+                                        on_session_lost=on_session_lost)
+        raw.recover = self.recovery
+
+    def describe_server(self, result: dict[str, Any]) -> None:
+        """Take what the server says of itself (an ``initialize`` or ``server/discover`` result)."""
+        meta = given if isinstance(given := result.get("_meta"), dict) else {}
+        info = result.get("serverInfo") or meta.get(META_SERVER_INFO)
+        self.server_info = wire.structure(info, wire.Implementation) if isinstance(info, dict) else None
+        self.server_capabilities = result.get("capabilities") or {}
+        self.instructions = result.get("instructions")
+        if self.raw.era == "legacy" and isinstance(result.get("protocolVersion"), str):
+            self.raw.version = result["protocolVersion"]
+
+    async def _repeatable(self, name: str) -> bool:
+        """May this tool run twice: is it annotated read-only or idempotent?"""
+        if name not in self._tools:
+            await self.list_tools()
+        tool = self._tools.get(name)
+        annotations = tool.annotations if tool is not None else None
+        return bool(annotations is not None and (annotations.read_only_hint or annotations.idempotent_hint))
 
     @property
     def era(self) -> str:
