@@ -16,9 +16,9 @@ from typing import Any, Iterable, cast
 
 import trio
 
-from .groups import first
-from .protocol.errors import McpError
-from .protocol.session import LOG_LEVELS
+from ..groups import first
+from ..protocol.errors import McpError
+from ..protocol.session import LOG_LEVELS
 
 LISTS = ("tools", "resources", "templates", "prompts")
 URL_SCHEMES = ("http://", "https://", "ws://", "wss://")
@@ -79,7 +79,7 @@ def _words(args: argparse.Namespace) -> None:
     args.arguments = words
     args.verify = True
     if args.cacert is not None:
-        from .client.tls import ssl_context
+        from ..client.tls import ssl_context
 
         try:
             args.verify = ssl_context(args.cacert)
@@ -112,11 +112,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    from .client import connect
+    from ..client import connect
 
     target: Any
     if args.plugins:
-        from . import plugins
+        from .. import plugins
 
         target = plugins.build_app([name.strip() for name in args.plugins.split(",") if name.strip()])
     else:
@@ -228,7 +228,7 @@ async def _prompt(client: Any, args: argparse.Namespace, out: Output) -> int:
 
 
 def _unstructure(value: Any) -> Any:
-    from . import wire  # (not on `mcptrio serve`'s way: the wire types are a fifth of its start-up)
+    from .. import wire  # (not on `mcptrio serve`'s way: the wire types are a fifth of its start-up)
 
     return wire.unstructure(value)
 

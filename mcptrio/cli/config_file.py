@@ -3,7 +3,7 @@
 Every key is known and of the right type before anything starts: a mistake is one line naming
 the key and what it must be (the CLI prints it and exits with status 2), never a traceback or a
 value quietly taken for something else.  The ``[serve.auth]`` table is checked by
-``auth_options``; values that flags may also give (ports, paths) are checked again with them.
+``auth_settings``; values that flags may also give (ports, paths) are checked again with them.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import attrs
 
-from .runtime.limits import SessionLimits
+from ..runtime.limits import SessionLimits
 
 
 class UsageError(Exception):

@@ -21,9 +21,9 @@ from typing import Any
 
 import trio
 
-from .groups import first
-from .serve import ServeError, wait_for_signals
-from .state import StateUnavailable
+from ..groups import first
+from ..serve import ServeError, wait_for_signals
+from ..state import StateUnavailable
 
 log = logging.getLogger("mcptrio.workers")
 
@@ -91,7 +91,7 @@ def supervise(options: dict[str, Any], argv: list[str]) -> int:
 
 async def _supervise(options: dict[str, Any], argv: list[str], sock: socket.socket, count: int, url: str) -> None:
     if options["state"] is not None:  # unreachable state: one line and exit 2, before any child starts
-        from .state.redis import open_redis_state
+        from ..state.redis import open_redis_state
 
         async with open_redis_state(options["state"]):
             pass

@@ -15,13 +15,14 @@ from typing import Any, NoReturn
 
 import trio
 
-from . import auth_options, logs, plugins
+from .. import plugins
+from . import auth_settings, logs
 from .config_file import UsageError, check_path, check_port, read_config
-from .groups import first
-from .app.admission import RateLimit
-from .app.lifespan import LifespanError
-from .runtime.limits import SessionLimits
-from .serve import ServeError, serve_stdio, wait_for_signals
+from ..groups import first
+from ..app.admission import RateLimit
+from ..app.lifespan import LifespanError
+from ..runtime.limits import SessionLimits
+from ..serve import ServeError, serve_stdio, wait_for_signals
 
 log = logging.getLogger("mcptrio")
 
@@ -54,9 +55,9 @@ def make_parser(command: str | None = None) -> argparse.ArgumentParser:
     if command in (None, "plugins"):
         commands.add_parser("plugins", help="list installed plugins", description="List installed mcptrio plugins.")
     if command is None or command in CLIENT_COMMANDS:
-        from . import client_cli
+        from . import client_commands
 
-        client_cli.add_commands(commands, [command] if command else CLIENT_COMMANDS)
+        client_commands.add_commands(commands, [command] if command else CLIENT_COMMANDS)
     if command in (None, "new"):
         new = commands.add_parser("new", help="write a new plugin package",
                                   description="Write a plugin package NAME/ (pyproject with the entry point, a "
@@ -135,13 +136,13 @@ def _serve_command(commands: Any) -> None:
     serve.add_argument("--reload", action="store_true",
                        help="development: load a plugin again when its source changes (needs watchfiles)")
     serve.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker's inherited socket
-    auth_options.add_flags(serve)
+    auth_settings.add_flags(serve)
     serve.add_argument("--config", type=Path, metavar="FILE", help="TOML file with [serve] settings")
 
 
 def rotate_key(url: str) -> int:
-    from .state import StateUnavailable, parse_state_url
-    from .state.redis import open_redis_state
+    from ..state import StateUnavailable, parse_state_url
+    from ..state.redis import open_redis_state
 
     try:
         state = parse_state_url(url)
@@ -194,7 +195,7 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
                 "instructions": config.get("instructions"), "limits": limits,
                 "telemetry": _flag(args.telemetry, config, "telemetry", None), **admission(args, config),
                 "access_log": _flag(args.access_log, config, "access_log", None),
-                "auth": auth_options.auth_config(args, config.get("auth", {}))},
+                "auth": auth_settings.auth_config(args, config.get("auth", {}))},
         "legacy_sse": bool(args.legacy_sse if args.legacy_sse is not None else config.get("legacy_sse", False)),
         "allowed_hosts": tuple(config.get("allowed_hosts", [])) + tuple(args.allowed_host),
         "allowed_origins": tuple(config.get("allowed_origins", [])) + tuple(args.allowed_origin),
@@ -215,7 +216,7 @@ def _choice(key: str, value: str, choices: tuple[str, ...]) -> str:
 
 def _networks(specs: tuple[str, ...]) -> tuple[str, ...]:
     if specs:  # (http/ws only: stdio start-up imports nothing of HTTP)
-        from .transports.net.forwarded import parse_networks
+        from ..transports.net.forwarded import parse_networks
 
         try:
             parse_networks(specs)
@@ -228,7 +229,7 @@ def scale_out(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any
     """--state, --workers, --stateless-only and --orphan-timeout, checked."""
     state = args.state if args.state is not None else config.get("state")
     if state is not None:  # (a string: config_file checked the file's, argparse gives the flag's)
-        from .state import parse_state_url
+        from ..state import parse_state_url
 
         try:
             state = parse_state_url(state)
@@ -289,7 +290,7 @@ def _flag(given: bool | None, config: dict[str, Any], key: str, default: bool | 
 
 
 def _version() -> str:
-    from . import __version__
+    from .. import __version__
 
     return __version__
 
@@ -344,9 +345,9 @@ def serve(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         os.dup2(2, 1)
         return 0
-    from . import network_cli  # imported only for network transports: keeps stdio start-up fast
+    from . import network  # imported only for network transports: keeps stdio start-up fast
 
-    return network_cli.serve(app, options, args.argv)
+    return network.serve(app, options, args.argv)
 
 
 async def _stdio(app: Any, options: dict[str, Any]) -> None:
@@ -396,17 +397,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "rotate-key":
             return rotate_key(args.state)
         if args.command in CLIENT_COMMANDS:
-            from . import client_cli
+            from . import client_commands
 
             try:
-                return client_cli.run(args)
-            except client_cli.ClientUsageError as exc:
+                return client_commands.run(args)
+            except client_commands.ClientUsageError as exc:
                 fail(str(exc))
-    except (UsageError, plugins.PluginError, ImportError, auth_options.AuthSettingsError, ServeError) as exc:
+    except (UsageError, plugins.PluginError, ImportError, auth_settings.AuthSettingsError, ServeError) as exc:
         fail(str(exc))
     make_parser().print_help(sys.stderr)
     return 2
 
-
-if __name__ == "__main__":
-    sys.exit(main())

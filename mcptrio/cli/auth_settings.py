@@ -10,10 +10,10 @@ import argparse
 import os
 from typing import TYPE_CHECKING, Any
 
-from .auth.secret import SECRET_ENV
+from ..auth.secret import SECRET_ENV
 
 if TYPE_CHECKING:
-    from .auth.config import AuthConfig
+    from ..auth.config import AuthConfig
 
 URL_KEYS = ("issuer", "audience", "jwks_url", "introspection_url", "public_url", "resource_documentation")
 TEXT_KEYS = ("client_id", "resource_name")
@@ -74,7 +74,7 @@ def auth_config(args: argparse.Namespace, table: Any) -> AuthConfig | None:
         if not os.environ.get(SECRET_ENV):
             raise AuthSettingsError(f"introspection needs this server's client secret in ${SECRET_ENV}")
         values["client_secret"] = os.environ[SECRET_ENV]
-    from .auth.config import AuthConfig
+    from ..auth.config import AuthConfig
 
     try:
         return AuthConfig(**values)

@@ -9,12 +9,12 @@ from typing import Any
 
 import trio
 
-from .app import App, LifespanError
-from .groups import first, leaves
-from .plugins import PluginError
-from .serve import ServeError, wait_for_signals
-from .state import StateUnavailable
-from .transports.http import HttpConfig, serve_http
+from ..app import App, LifespanError
+from ..groups import first, leaves
+from ..plugins import PluginError
+from ..serve import ServeError, wait_for_signals
+from ..state import StateUnavailable
+from ..transports.http import HttpConfig, serve_http
 
 log = logging.getLogger("mcptrio")
 
@@ -38,7 +38,7 @@ def serve(app: App, options: dict[str, Any], argv: list[str]) -> int:
         server: Any = serve_http
         extra["fd"] = options["listen_fd"]
     else:
-        from .transports.websocket import serve_websocket
+        from ..transports.websocket import serve_websocket
 
         server = serve_websocket
 
