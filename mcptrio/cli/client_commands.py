@@ -120,7 +120,7 @@ async def _run(args: argparse.Namespace) -> int:
         target = args.target or args.stdio
     out = Output(args.json)
     async with connect(target, era=args.era, token=args.token, elicitation=out.elicit, verify=args.verify,
-                       log_level=None if args.json else args.log_level) as client:
+                       log_level=None if args.json else args.log_level, keep_stderr=True) as client:
         client.raw.on_notification.append(out.notification)
         return await COMMANDS[args.command](client, args, out)
 
