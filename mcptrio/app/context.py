@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import trio
 
 from ..protocol import errors
@@ -55,6 +56,12 @@ class Context:
         self._request = request
         self.deadline = deadline
         self._input_responses = input_responses or {}
+
+    def _take_over(self, base: Context, deadline: float, **request_changes: Any) -> None:
+        """Start as a context for ``base``'s session, app and request (changed by ``request_changes``)
+        with its own ``deadline``: for a subclass made from a running request's context (app.tasks)."""
+        Context.__init__(self, base._session, attrs.evolve(base._request, **request_changes), deadline,
+                         dict(base._input_responses), base._app)
 
     # -- what the request is --------------------------------------------------------------
 
@@ -128,6 +135,19 @@ class Context:
     def session_key(self) -> object:
         """An opaque, hashable handle of the client's session: a key for per-session caches."""
         return self._session
+
+    @property
+    def session(self) -> Session:
+        """The runtime's session the request arrived on (``mcptrio.runtime.core.SessionCore``):
+        where its messages are sent, and a legacy session's resource subscriptions.  The method
+        handlers use it; a tool, resource or prompt has what it needs in the calls below."""
+        return self._session
+
+    @property
+    def incoming(self) -> IncomingRequest:
+        """The request as the protocol layer handed it on (``mcptrio.protocol.events.IncomingRequest``):
+        its ``route`` on the transport and its method's row of ``mcptrio.protocol.methods``."""
+        return self._request
 
     def time_left(self) -> float:
         """Seconds until this request's deadline."""

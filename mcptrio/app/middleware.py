@@ -27,10 +27,6 @@ if TYPE_CHECKING:
 CallNext = Callable[["Request"], Awaitable[dict[str, Any]]]
 Middleware = Callable[["Request", CallNext], Awaitable[dict[str, Any]]]
 
-# The param that names what a method acts on: the target of its span and access-log line.
-TARGET_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
-                "resources/subscribe": "uri", "resources/unsubscribe": "uri"}
-
 
 class Request:
     """One MCP request on its way to its method handler; ``context`` is what the handler gets."""
@@ -48,9 +44,10 @@ class Request:
 
     @property
     def name(self) -> str | None:
-        """The tool or prompt name, or the resource URI, the request is about (else None)."""
-        key = TARGET_PARAM.get(self.context.method)
-        value = self.params.get(key) if key is not None else None
+        """The tool or prompt name, or the resource URI, the request is about (else None): the
+        target ``protocol/methods.py`` names for its method."""
+        target = self.context.incoming.spec.target
+        value = self.params.get(target.param) if target is not None else None
         return value if isinstance(value, str) else None
 
     @property

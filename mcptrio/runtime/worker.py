@@ -46,9 +46,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mcptrio.worker")
 
-# Methods whose handlers may answer with an InputRequiredResult (mrtr.mdx, "Supported Requests").
-INPUT_REQUIRED_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
-
 CLIENT, DEADLINE, SHUTDOWN = "client", "deadline", "shutdown"
 
 # Workers kept waiting for the next request; one finishing while as many wait, ends.
@@ -59,11 +56,11 @@ WORKER_NAME = "mcptrio.worker"
 class _Handle:
     """A request in flight: the scope that cancels it, and why it was cancelled."""
 
-    __slots__ = ("scope", "method", "deadline", "cancelled_by", "armed")
+    __slots__ = ("scope", "stream", "deadline", "cancelled_by", "armed")
 
-    def __init__(self, scope: trio.CancelScope | None, method: str, deadline: float) -> None:
+    def __init__(self, scope: trio.CancelScope | None, stream: bool, deadline: float) -> None:
         self.scope = scope  # a pooled request's: its worker's, from when the worker takes it
-        self.method = method
+        self.stream = stream  # (subscriptions/listen: closed first at shutdown)
         self.deadline = deadline  # the request's own; its scope has it once armed
         self.cancelled_by: str | None = None
         self.armed = False  # (pooled) the deadline is on the worker's scope
@@ -164,14 +161,15 @@ class Dispatcher:
     def _admit(self, request: IncomingRequest, arm_deadline: bool = True, pooled: bool = False) -> _Handle | None:
         if len(self._handles) >= self.session.limits.max_in_flight:
             return None
-        if request.method == "subscriptions/listen":
+        stream = request.spec.stream
+        if stream:
             deadline = math.inf  # a stream lasts until the client or shutdown ends it
         else:
             if self._clock is None:
                 self._clock = trio.lowlevel.current_clock()  # (one call per request, not three)
             deadline = self._clock.current_time() + self.session.limits.request_timeout
         scope = None if pooled else trio.CancelScope(deadline=deadline if arm_deadline else math.inf)
-        handle = self._handles[request.id] = _Handle(scope, request.method, deadline)
+        handle = self._handles[request.id] = _Handle(scope, stream, deadline)
         return handle
 
     def arm_deadline(self, request_id: Any) -> None:
@@ -193,7 +191,7 @@ class Dispatcher:
         Subscription streams never finish by themselves, so they are closed first.
         """
         for request_id, handle in list(self._handles.items()):
-            if handle.method == "subscriptions/listen":
+            if handle.stream:
                 self.cancel(request_id, SHUTDOWN)
         if self._handles:
             self._drained = trio.Event()
@@ -311,7 +309,7 @@ class Dispatcher:
             result = await call
             return session.protocol.result_message(request, result)
         except InputRequired as needed:
-            if request.method not in INPUT_REQUIRED_METHODS:
+            if not request.spec.input:
                 log.error("the handler of %s asked for client input, which that method does not allow",
                           request.method)
                 err = errors.internal_error(f"the handler asked for client input, which {request.method} does not allow")
@@ -339,7 +337,7 @@ class Dispatcher:
         """The answer to a request whose scope caught a cancellation: by the client, deadline or shutdown."""
         if handle.cancelled_by == CLIENT:
             return None  # a cancelled request is never answered
-        if handle.cancelled_by == SHUTDOWN and request.method == "subscriptions/listen":
+        if handle.cancelled_by == SHUTDOWN and request.spec.stream:
             # Graceful closure: the long-lived request ends with a plain result (subscriptions.mdx).
             closing = {"_meta": {META_SUBSCRIPTION_ID: request.id}}
             return self.session.protocol.result_message(request, closing)

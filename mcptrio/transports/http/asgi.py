@@ -369,7 +369,7 @@ class McpHttpApp(SessionRoutes):
     @staticmethod
     async def _work(core: HttpSession, request: IncomingRequest, arm_now: bool) -> None:
         expires = authorization.expiry_deadline(request.principal)
-        if request.method == "subscriptions/listen" and expires < math.inf:
+        if request.spec.stream and expires < math.inf:
             # A listen stream lasts until its token expires, then closes as at shutdown (with its
             # closing result): the client opens a new one with a fresh token.
             async with trio.open_nursery() as nursery:
