@@ -35,7 +35,6 @@ from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
 from ..protocol.errors import McpError
 from ..protocol.methods import PROMPT, RESOURCE, TOOL
-from ..runtime.input_required import InputRequired
 from . import outcomes
 
 if TYPE_CHECKING:
@@ -128,7 +127,7 @@ class Telemetry:
             outcome = outcomes.of_exception(request, exc)
             if isinstance(exc, McpError):
                 description = exc.message
-            elif not isinstance(exc, (trio.Cancelled, InputRequired)):  # middleware's own failure
+            elif not isinstance(exc, trio.Cancelled):  # a built-in middleware's own failure
                 span.record_exception(exc)
                 description = type(exc).__name__
             raise

@@ -1,8 +1,11 @@
 """The dispatcher and its workers: each request runs in a worker, in a cancel scope.
 
-The worker is the one place where a handler's outcome becomes a message: a result, an
-``InputRequiredResult`` (2026-07-28), a JSON-RPC error, or nothing at all when the client
-cancelled the request.  No traceback text ever reaches the client; it goes to the log.
+The worker turns a handler's outcome into a message: its result, or what is JSON-RPC's to say
+(an ``McpError`` it raised, an internal error for anything else, the answer to a deadline or a
+shutdown), or nothing at all when the client cancelled the request.  How a handler's own failures
+are answered is the host's business (an App's: ``app/boundary.py``), and so is what a request
+that ran out of time answers, if not the JSON-RPC error.  No traceback text ever reaches the
+client; it goes to the log.
 
 Stream sessions (stdio, memory, WebSocket, legacy SSE) keep their workers, because starting a
 Trio task, switching to it and entering a cancel scope with a deadline cost four times what the
@@ -25,7 +28,6 @@ import collections
 import contextvars
 import logging
 import math
-import time
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 import outcome
@@ -35,10 +37,8 @@ from trio.lowlevel import Abort, Task, current_task, reschedule, wait_task_resch
 from ..protocol import errors
 from ..protocol.errors import McpError
 from ..protocol.events import IncomingRequest
-from ..protocol.request_state import seal, unseal
 from ..protocol.session import META_SUBSCRIPTION_ID, ServerProtocol, error_message
 from .in_context import run_in_context
-from .input_required import InputRequired
 from .limits import SessionLimits
 
 if TYPE_CHECKING:
@@ -300,21 +300,12 @@ class Dispatcher:
                       suspending: Callable[[], None] | None = None) -> dict[str, Any] | None:
         """The handler's outcome as a message; a cancellation passes through to the scope."""
         session = self.session
-        input_state: dict[str, Any] = {}
         try:
-            responses = self._input_responses(request, input_state) if request.era == "modern" else {}
-            call = session.host.handler(session, request, handle.deadline, responses)
+            call = session.host.handler(session, request, handle.deadline)
             if context is not None:
                 call = run_in_context(context, call, suspending)
             result = await call
             return session.protocol.result_message(request, result)
-        except InputRequired as needed:
-            if not request.spec.input:
-                log.error("the handler of %s asked for client input, which that method does not allow",
-                          request.method)
-                err = errors.internal_error(f"the handler asked for client input, which {request.method} does not allow")
-                return error_message(request.id, err)
-            return session.protocol.result_message(request, self._input_required(request, needed, input_state))
         except McpError as err:
             return error_message(request.id, err)
         except Exception:
@@ -345,44 +336,10 @@ class Dispatcher:
             err = errors.internal_error("the server is shutting down; the request was cancelled")
             return error_message(request.id, err)
         timeout = self.session.limits.request_timeout
-        text = f"request timed out after {timeout:g} s"
-        if request.method == "tools/call":
-            name = request.params.get("name")
-            result = {"content": [{"type": "text", "text": f"tool {name!r} timed out after {timeout:g} s"}],
-                      "isError": True}
+        result = self.session.host.timed_out(request, timeout)
+        if result is not None:
             return self.session.protocol.result_message(request, result)
-        return error_message(request.id, errors.internal_error(text))
-
-    def _input_responses(self, request: IncomingRequest, input_state: dict[str, Any]) -> dict[str, Any]:
-        """Modern era: the answers gathered so far, from the sealed state and this retry."""
-        if request.era != "modern":
-            return {}
-        params = request.params
-        responses: dict[str, Any] = {}
-        if "requestState" in params:
-            keys = self.session.host.state_keys
-            responses.update(unseal(keys, params["requestState"], request.method, params, time.time(),
-                                    _owner(request)))
-        fresh = params.get("inputResponses")
-        if fresh is not None:
-            if not isinstance(fresh, dict) or not all(isinstance(v, dict) for v in fresh.values()):
-                raise errors.invalid_params('"inputResponses" must be an object of result objects')
-            responses.update(fresh)
-        input_state["responses"] = responses
-        return responses
-
-    def _input_required(self, request: IncomingRequest, needed: InputRequired,
-                        input_state: dict[str, Any]) -> dict[str, Any]:
-        responses = input_state.get("responses", {})
-        expires = time.time() + self.session.limits.input_state_ttl
-        state = seal(self.session.host.state_keys[0], request.method, request.params, responses, expires, _owner(request))
-        return {"resultType": "input_required", "inputRequests": needed.requests, "requestState": state}
-
-
-
-def _owner(request: IncomingRequest) -> str:
-    """What a request's state is bound to: its principal's binding (with authorization), else ""."""
-    return getattr(request.principal, "binding", "") if request.principal is not None else ""
+        return error_message(request.id, errors.internal_error(f"request timed out after {timeout:g} s"))
 
 
 def _unencodable(request: IncomingRequest) -> dict[str, Any]:

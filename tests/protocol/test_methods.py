@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from mcptrio import wire
+from mcptrio.app.methods import HANDLERS
 from mcptrio.protocol.methods import APP, METHODS, PROTOCOL, TABLE
 from mcptrio.protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 
@@ -77,6 +78,10 @@ def test_the_columns_agree_with_each_other():
             assert spec.target is not None and spec.target.kind in ("tools", "prompts", "resources"), spec
         if spec.mcp_name is not None and spec.target is not None:
             assert spec.mcp_name == spec.target.param, spec
+
+
+def test_every_method_the_app_answers_has_a_handler_and_no_other_does():
+    assert set(HANDLERS) == {spec.name for spec in TABLE if spec.answer == APP}
 
 
 def test_the_wire_types_cover_the_same_requests():

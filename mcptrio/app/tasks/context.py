@@ -29,8 +29,8 @@ class TaskContext(Context):
     def __init__(self, base: Context, live: LiveTask, runner: TaskRunner, deadline: float) -> None:
         # The request's own route ends with its answer (the CreateTaskResult): a task's messages
         # to a 2025-11-25 client go where messages for no request go (the session's stream).
-        request = attrs.evolve(base._request, route=None, batch=None, progress_token=base._request.progress_token)
-        super().__init__(base._session, request, deadline, dict(base._input_responses), base._app)
+        request = attrs.evolve(base.incoming, route=None, batch=None, progress_token=base.incoming.progress_token)
+        super().__init__(base.session, request, deadline, dict(base.input_responses), base.app)
         self._live = live
         self._runner = runner
         self._key_map: dict[str, str] = {}  # the handler's key -> the key on the wire, unique in the task
