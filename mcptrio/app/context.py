@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-import attrs
 import trio
 
 from ..protocol import errors
