@@ -1,8 +1,8 @@
-"""What is installed, read from the ``*.dist-info`` folders on ``sys.path`` where
-``importlib.metadata`` would find it, without importing ``importlib.metadata``: it loads email and
-zipfile, and with its search it was a tenth of a stdio server's start-up.  Callers ask
-``importlib.metadata`` when this finds nothing (zipped eggs, other finders, egg-info without a
-version in its name)."""
+"""The distributions installed, and their versions, read from the ``*.dist-info`` folders on
+``sys.path`` where ``importlib.metadata`` would find them, without importing ``importlib.metadata``:
+it loads email and zipfile, and with its search it was a tenth of a stdio server's start-up.
+Callers ask ``importlib.metadata`` when this finds nothing (zipped eggs, other finders, egg-info
+without a version in its name).  ``plugins`` reads the plugins' entry points from these folders."""
 
 from __future__ import annotations
 
@@ -57,33 +57,3 @@ def version(name: str) -> str | None:
                 continue
         return None
     return None
-
-
-def entry_points(group: str) -> dict[str, str]:
-    """``name: "module:attribute"`` of every entry point in ``group``; of several with one name,
-    the first (by distribution, in path order)."""
-    out: dict[str, str] = {}
-    for _, _, folder in distributions():
-        try:
-            with open(os.path.join(folder, "entry_points.txt"), encoding="utf-8") as f:
-                text = f.read()
-        except OSError:
-            continue
-        for name, value in _section(text, group):
-            out.setdefault(name, value)
-    return out
-
-
-def _section(text: str, group: str) -> list[tuple[str, str]]:
-    """The ``name = value`` lines of one section of an entry_points.txt."""
-    section, out = None, []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            section = line[1:-1].strip()
-        elif section == group and "=" in line:
-            name, _, value = line.partition("=")
-            out.append((name.strip(), value.strip()))
-    return out

@@ -1,13 +1,16 @@
-"""Plugin discovery and loading: entry points in the group ``mcptrio.plugins``.
+"""Plugin discovery and loading: entry points in the group ``mcptrio.plugins``, found here only.
 
 A plugin distribution declares ``[project.entry-points."mcptrio.plugins"] name = "module:plugin"``
-where ``plugin`` is a ``mcptrio.Registry``.  Plugins load in the order they are named, so
-composition is deterministic; any failure is a ``PluginError`` that names the plugin and why.
+where ``plugin`` is a ``mcptrio.Registry``.  Entry points are read from the dist-info folders on
+``sys.path`` (``entry_points_on_path``: quick, without importlib.metadata), and asked of importlib.metadata
+when that finds nothing (zipped eggs, other finders).  Plugins load in the order they are named,
+so composition is deterministic; any failure is a ``PluginError`` that names the plugin and why.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -34,7 +37,47 @@ class PluginInfo:
     version: str
 
 
+def entry_points_on_path() -> dict[str, str]:
+    """``name: "module:attribute"`` of every plugin in the dist-info folders on ``sys.path``; of
+    several with one name, the first (by distribution, in path order, as importlib.metadata finds it)."""
+    found: dict[str, str] = {}
+    for _, _, folder in installed_.distributions():
+        try:
+            with open(os.path.join(folder, "entry_points.txt"), encoding="utf-8") as f:
+                text = f.read()
+        except OSError:
+            continue
+        for name, value in _section(text, GROUP):
+            found.setdefault(name, value)
+    return found
+
+
+def _section(text: str, group: str) -> list[tuple[str, str]]:
+    """The ``name = value`` lines of one section of an entry_points.txt."""
+    section, out = None, []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+        elif section == group and "=" in line:
+            name, _, value = line.partition("=")
+            out.append((name.strip(), value.strip()))
+    return out
+
+
+def entry_point(name: str) -> str | None:
+    """The plugin ``name``'s ``"module:attribute"``, looked for as ``load`` does; None if none is installed."""
+    value = entry_points_on_path().get(name)
+    if value is None:
+        entry = _entry_points().get(name)
+        value = entry.value if entry is not None else None
+    return value
+
+
 def _entry_points() -> dict[str, EntryPoint]:
+    """Every plugin's entry point as importlib.metadata finds it (slower: the fallback)."""
     from importlib.metadata import entry_points
 
     found: dict[str, EntryPoint] = {}
@@ -44,7 +87,7 @@ def _entry_points() -> dict[str, EntryPoint]:
 
 
 class _PathEntryPoint:
-    """A plugin's entry point found by ``installed.entry_points`` (``load`` as EntryPoint's)."""
+    """A plugin's entry point found by ``entry_points_on_path`` (``load`` as EntryPoint's)."""
 
     def __init__(self, name: str, value: str) -> None:
         self.name, self.value = name, value
@@ -67,19 +110,10 @@ def installed() -> list[PluginInfo]:
     return out
 
 
-def entry_point(name: str) -> str | None:
-    """The plugin ``name``'s ``"module:attribute"``, looked for as ``load`` does; None if none is installed."""
-    value = installed_.entry_points(GROUP).get(name)
-    if value is None:
-        entry = _entry_points().get(name)
-        value = entry.value if entry is not None else None
-    return value
-
-
 def load(name: str, on_path: dict[str, str] | None = None) -> Registry:
     """The plugin ``name``: looked for in ``sys.path``'s dist-info folders (``on_path``: read once
     per app), then by ``importlib.metadata`` (zipped eggs, other finders)."""
-    value = (on_path if on_path is not None else installed_.entry_points(GROUP)).get(name)
+    value = (on_path if on_path is not None else entry_points_on_path()).get(name)
     entry: Any = _PathEntryPoint(name, value) if value is not None else _entry_points().get(name)
     if entry is None:
         known = ", ".join(sorted(_entry_points())) or "none installed"
@@ -101,7 +135,7 @@ def build_app(names: list[str], *, prefixes: dict[str, str] | None = None, **app
         raise PluginError("no plugins named: pass --plugins a,b (see `mcptrio plugins`)")
     prefixes = prefixes or {}
     app = App(**app_options)
-    on_path = installed_.entry_points(GROUP)
+    on_path = entry_points_on_path()
     for name in names:
         plugin = load(name, on_path)
         if not plugin.name:

@@ -1,9 +1,10 @@
-"""mcptrio.installed reads dist-info folders as importlib.metadata finds them, without importing it."""
+"""mcptrio.installed (versions) and mcptrio.plugins (entry points) read dist-info folders as importlib.metadata
+finds them, without importing it."""
 
 import importlib.metadata
 import sys
 
-from mcptrio import installed
+from mcptrio import installed, plugins
 from mcptrio.plugins import GROUP
 
 
@@ -11,7 +12,7 @@ def test_it_agrees_with_importlib_metadata_here():
     expected: dict[str, str] = {}
     for entry in importlib.metadata.entry_points(group=GROUP):
         expected.setdefault(entry.name, entry.value)
-    assert installed.entry_points(GROUP) == expected
+    assert plugins.entry_points_on_path() == expected
     assert installed.version("mcptrio") == importlib.metadata.version("mcptrio")
     assert installed.version("no-such-distribution") is None
 
@@ -24,9 +25,9 @@ def test_the_first_distribution_of_a_name_on_the_path_counts(tmp_path, monkeypat
             f"# a comment\n[console_scripts]\nsome = x:y\n\n[{GROUP}]\nsome = {value}\n; another\n"
             "[other.group]\nsome = z:w\n")
     monkeypatch.setattr(sys, "path", [str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "missing")])
-    assert installed.entry_points(GROUP) == {"some": "new:plugin"}
+    assert plugins.entry_points_on_path() == {"some": "new:plugin"}  # (not the other group's some = z:w)
+    assert plugins.entry_point("some") == "new:plugin"
     assert installed.version("some-plugin") == "2.0"
-    assert installed.entry_points("nothing") == {}
 
 
 def test_a_version_not_in_the_folder_name_is_read_from_the_metadata(tmp_path, monkeypatch):

@@ -16,7 +16,7 @@ NOT_IMPORTED = (
     "hypercorn", "trio_websocket", "wsproto", "h11", "httpx", "coredis", "opentelemetry", "rich",
     "jsonschema", "referencing", "cattrs", "watchfiles", "jwt",
     "mcptrio.wire", "mcptrio.client", "mcptrio.transports.http", "mcptrio.transports.websocket",
-    "mcptrio.network_cli", "mcptrio.workers", "mcptrio.state.redis", "mcptrio.auth.config",
+    "mcptrio.cli.network", "mcptrio.cli.workers", "mcptrio.state.redis", "mcptrio.auth.config",
     "mcptrio.app.telemetry",
 )
 

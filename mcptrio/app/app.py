@@ -18,7 +18,7 @@ from ..protocol.session import ServerIdentity
 from ..protocol.versions import at_least
 from ..runtime.limits import SessionLimits
 from ..state.fanout import FanoutMessage, ListChanged, ResourceUpdated, TaskChanged
-from . import lifespan, pipeline
+from . import boundary, lifespan, pipeline
 from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
 from .authorization import ScopeCheck
@@ -31,6 +31,7 @@ from .registry import Registry
 
 if TYPE_CHECKING:
     from ..auth import AuthConfig
+    from ..protocol.events import IncomingRequest
     from ..runtime.core import SessionCore
     from ..state.redis import RedisState
     from ..runtime.host import RequestHandler
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcptrio.app")
 
 # Ranks of the built-in middleware the operator turns on: lower is further out.  User and
-# plugin middleware run inside all of them.
+# plugin middleware run inside all of them, and the boundary (boundary.py) inside those.
 TELEMETRY, ACCESS_LOG, AUTHORIZATION, RATE_LIMIT, CONCURRENCY = 10, 20, 25, 30, 50
 
 
@@ -212,8 +213,12 @@ class App(Registry):
     def handler(self) -> RequestHandler:
         """The one request handler the runtime runs in each worker: middleware, then the method."""
         if self._handler is None:
-            self._handler = pipeline.build(self, self.pipeline())
+            self._handler = pipeline.build(self, self._builtin_pipeline(), self.middleware)
         return self._handler
+
+    def timed_out(self, request: IncomingRequest, timeout: float) -> dict[str, Any] | None:
+        """What a request that ran out of time answers, when not the runtime's JSON-RPC error."""
+        return boundary.timed_out(request, timeout)
 
     def pipeline(self) -> list[Middleware]:
         """Every middleware, outermost first: built-in features by rank, then the app's and the
@@ -225,11 +230,14 @@ class App(Registry):
         costs about a tenth of stdio's throughput.  ``telemetry=True`` keeps it always.  Until
         something imports OpenTelemetry (the program, a plugin, ``opentelemetry-instrument``),
         the App does not either: it is a tenth of a stdio server's start-up."""
+        return self._builtin_pipeline() + self.middleware
+
+    def _builtin_pipeline(self) -> list[Middleware]:
         self._telemetry_now()
         builtin = sorted(self._builtin, key=lambda item: item[0])
         skip = self.telemetry if self._telemetry_auto and self.telemetry is not None \
             and not self.telemetry.configured() else None
-        return [mw for _, mw in builtin if mw is not skip] + self.middleware
+        return [mw for _, mw in builtin if mw is not skip]
 
     def use(self, middleware: Middleware) -> Middleware:
         added = super().use(middleware)

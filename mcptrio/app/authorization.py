@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.errors import FORBIDDEN, McpError
+from ..protocol.methods import METHODS
 
 if TYPE_CHECKING:
     from ..auth import ScopePolicy
@@ -20,22 +21,22 @@ if TYPE_CHECKING:
 
 
 def declared_scopes(registry: Registry, method: str, params: Any) -> frozenset[str]:
-    """The scopes the handler ``method`` reaches declares (tool, prompt, resource or template)."""
-    if not isinstance(params, dict):
+    """The scopes the tool, prompt, resource or template the request names declares, when its
+    method is ``scoped`` (``protocol/methods.py``)."""
+    spec = METHODS.get(method)
+    target = spec.target if spec is not None and spec.scoped else None
+    name = params.get(target.param) if target is not None and isinstance(params, dict) else None
+    if target is None or not isinstance(name, str):
         return frozenset()
-    if method == "tools/call":
-        entry: Any = registry.tools.get(params.get("name"))  # type: ignore[arg-type]  # (no name: no entry)
-    elif method == "prompts/get":
-        entry = registry.prompts.get(params.get("name"))  # type: ignore[arg-type]  # (no name: no entry)
-    elif method in ("resources/read", "resources/subscribe"):
-        uri = params.get("uri")
-        if not isinstance(uri, str):
-            return frozenset()
-        entry = registry.resources.get(uri)
-        if entry is None:
-            entry = next((t for t in registry.templates.values() if t.match(uri) is not None), None)
+    entry: Any
+    if target.kind == "tools":
+        entry = registry.tools.get(name)
+    elif target.kind == "prompts":
+        entry = registry.prompts.get(name)
     else:
-        return frozenset()
+        entry = registry.resources.get(name)
+        if entry is None:
+            entry = next((t for t in registry.templates.values() if t.match(name) is not None), None)
     return entry.scopes if entry is not None else frozenset()
 
 

@@ -8,16 +8,15 @@ to the client and await its answer; in the 2026-07-28 era they end this round wi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
-import attrs
 import trio
 
 from ..protocol import errors
 from ..protocol.errors import McpError
 from ..protocol.session import LOG_LEVELS
-from ..runtime.input_required import InputRequired
-from .errors import ClientCapabilityMissing, StartTask
+from .errors import ClientCapabilityMissing, InputRequired, StartTask
+from .input_rounds import NO_ANSWERS
 
 if TYPE_CHECKING:
     from ..protocol.events import IncomingRequest
@@ -50,18 +49,12 @@ class Context:
     task_wanted = False  # (set by tools/call for an input_first tool the client may run as a task)
 
     def __init__(self, session: Session, request: IncomingRequest, deadline: float,
-                 input_responses: dict[str, Any] | None = None, app: Any = None) -> None:
+                 input_responses: Mapping[str, Any] = NO_ANSWERS, app: Any = None) -> None:
         self._session = session
         self._app = app
         self._request = request
         self.deadline = deadline
-        self._input_responses = input_responses or {}
-
-    def _take_over(self, base: Context, deadline: float, **request_changes: Any) -> None:
-        """Start as a context for ``base``'s session, app and request (changed by ``request_changes``)
-        with its own ``deadline``: for a subclass made from a running request's context (app.tasks)."""
-        Context.__init__(self, base._session, attrs.evolve(base._request, **request_changes), deadline,
-                         dict(base._input_responses), base._app)
+        self._input_responses = input_responses
 
     # -- what the request is --------------------------------------------------------------
 
@@ -135,6 +128,25 @@ class Context:
     def session_key(self) -> object:
         """An opaque, hashable handle of the client's session: a key for per-session caches."""
         return self._session
+
+    @property
+    def session(self) -> Session:
+        """The runtime's session the request arrived on (``mcptrio.runtime.core.SessionCore``):
+        where its messages are sent, and a legacy session's resource subscriptions.  The method
+        handlers use it; a tool, resource or prompt has what it needs in the calls below."""
+        return self._session
+
+    @property
+    def incoming(self) -> IncomingRequest:
+        """The request as the protocol layer handed it on (``mcptrio.protocol.events.IncomingRequest``):
+        its ``route`` on the transport and its method's row of ``mcptrio.protocol.methods``."""
+        return self._request
+
+    @property
+    def input_responses(self) -> Mapping[str, Any]:
+        """The client's answers gathered so far in a 2026-07-28 multi round-trip request, by key
+        (what ``ask`` returns once the client has answered); empty in a legacy session."""
+        return self._input_responses
 
     def time_left(self) -> float:
         """Seconds until this request's deadline."""

@@ -1,23 +1,23 @@
-"""What each MCP method does with the App: the code between a worker and a plugin's handler."""
+"""What each MCP method does with the App: the code between a worker and a plugin's handler.
+
+A handler's failure is not answered here but in ``boundary.py``, which runs every method handler.
+"""
 
 from __future__ import annotations
 
 import base64
-import contextlib
-import logging
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterator, Protocol, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, cast
 
 import trio
 
 from ..protocol import errors
 from ..protocol.errors import McpError
 from ..protocol.session import META_SUBSCRIPTION_ID
-from ..runtime.input_required import ClientRequestFailed, InputRequired
 from . import results
-from .errors import ClientCapabilityMissing, StartTask, ToolError
+from .boundary import guarded
+from .errors import StartTask
 from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
 from .pagination import page
-from .signature import ArgumentError, OutputError
 from .tasks import methods as tasks
 
 if TYPE_CHECKING:
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from .registry import PromptEntry, ResourceEntry, TemplateEntry, ToolEntry
     from .tasks.runner import TaskRunner
 
-log = logging.getLogger("mcptrio.app")
 
 class App(Protocol):
     """What the method handlers need of the App that serves them."""
@@ -37,10 +36,6 @@ class App(Protocol):
     page_size: int
     audience: Audience
     tasks: TaskRunner
-
-
-# Failures a tool reports as an isError result with their own text.
-TOOL_FAILURES = (ToolError, ClientCapabilityMissing, ClientRequestFailed)
 
 
 def _string_param(params: dict[str, Any], name: str) -> str:
@@ -57,26 +52,6 @@ def _object_param(params: dict[str, Any], name: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise errors.invalid_params(f'"{name}" must be an object')
     return value
-
-
-@contextlib.contextmanager
-def handler_errors() -> Iterator[None]:
-    """Errors of resource and prompt handlers (and middleware) as JSON-RPC errors: a ``ToolError``
-    is -32602 with its text; asking a client for what it can't do, -32600; a client that answered
-    a server→client request with an error, that error's code (its answer in ``data``); a client
-    that did not answer in time, -32603."""
-    try:
-        yield
-    except ToolError as exc:
-        raise errors.invalid_params(str(exc)) from None
-    except ClientCapabilityMissing as exc:
-        raise errors.invalid_request(str(exc)) from None
-    except ClientRequestFailed as exc:
-        if exc.code is None:
-            raise errors.internal_error(str(exc)) from None
-        raise McpError(exc.code, str(exc), {"clientError": {"code": exc.code, "message": exc.message,
-                                                             **({"data": exc.data} if exc.data is not None else {})}}
-                       ) from None
 
 
 def _listing(key: str, entries: list[Any], params: dict[str, Any], size: int) -> dict[str, Any]:
@@ -105,10 +80,6 @@ async def tools_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str
     return result
 
 
-def tool_error(text: str) -> dict[str, Any]:
-    return {"content": [results.text_block(text)], "isError": True}
-
-
 def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> Awaitable[dict[str, Any]]:
     """(Not a coroutine of its own: a call that is no task is the tool's, awaited by the worker.)"""
     name = params.get("name")
@@ -127,7 +98,7 @@ async def _tools_call_maybe_task(app: App, ctx: Context, params: dict[str, Any],
         return await _run_tool(entry, ctx, params)
 
     def run(task_ctx: Context) -> Awaitable[dict[str, Any]]:
-        return _run_tool(entry, task_ctx, params)
+        return guarded(task_ctx, params, _run_tool(entry, task_ctx, params))
 
     if entry.input_first and ctx.era == "modern":
         ctx.task_wanted = True  # the handler runs here until it calls ctx.start_task()
@@ -139,31 +110,21 @@ async def _tools_call_maybe_task(app: App, ctx: Context, params: dict[str, Any],
 
 
 async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    name = entry.name
+    """Call the tool; what it (or binding its arguments, or checking its output) raises is the
+    boundary's to answer."""
     signature = entry.signature
     arguments = params.get("arguments")
-    try:
-        kwargs = signature.bind(arguments if type(arguments) is dict else _object_param(params, "arguments"))
-    except ArgumentError as exc:
-        return tool_error(str(exc))
+    kwargs = signature.bind(arguments if type(arguments) is dict else _object_param(params, "arguments"))
     if signature.context_parameter is not None:
         kwargs[signature.context_parameter] = ctx
-    try:
-        value = await entry.fn(**kwargs)
-    except (McpError, InputRequired, StartTask, trio.Cancelled):
-        raise
-    except TOOL_FAILURES as exc:
-        return tool_error(str(exc))
-    except Exception as exc:
-        log.exception("tool %r failed", name)
-        return tool_error(f"tool {name!r} failed with an internal error ({type(exc).__name__})")
-    result = _tool_result(name, signature, value)
+    value = await entry.fn(**kwargs)
+    result = _tool_result(signature, value)
     if ctx.protocol_version < results.NEWEST_CONTENT_VERSION and ctx.era == "legacy":
         result["content"] = results.for_version(result["content"], ctx.protocol_version)
     return result
 
 
-def _tool_result(name: str, signature: Any, value: Any) -> dict[str, Any]:
+def _tool_result(signature: Any, value: Any) -> dict[str, Any]:
     if type(value) is str and signature.output_schema is None:
         return {"content": [{"type": "text", "text": value}]}  # the usual case, first
     if results.is_call_tool_result(value):
@@ -178,11 +139,7 @@ def _tool_result(name: str, signature: Any, value: Any) -> dict[str, Any]:
             content = [results.text_block(results.json_text(results.to_json(value)))]
         return {"content": content}
     structured = signature.structured(value)
-    try:
-        signature.validate_output(structured)
-    except OutputError as exc:
-        log.error("tool %r returned a value that does not match its outputSchema: %s", name, exc)
-        return tool_error(f"tool {name!r} returned a result that does not match its output schema")
+    signature.validate_output(structured)  # (an OutputError: the boundary's isError)
     return {"content": [results.text_block(results.json_text(structured))], "structuredContent": structured}
 
 
@@ -205,16 +162,14 @@ async def resources_read(app: App, ctx: Context, params: dict[str, Any]) -> dict
     uri = _string_param(params, "uri")
     entry = app.resources.get(uri)
     if entry is not None:
-        with handler_errors():
-            value = await entry.fn(**_with_context({}, entry.context_parameter, ctx))
+        value = await entry.fn(**_with_context({}, entry.context_parameter, ctx))
         return {"contents": _resource_contents(uri, entry.mime_type, value)}
     for template in app.templates.values():
         variables = template.match(uri)
         if variables is not None:
             try:
-                with handler_errors():
-                    value = await template.fn(**_with_context(dict(variables), template.context_parameter, ctx))
-            except LookupError:
+                value = await template.fn(**_with_context(dict(variables), template.context_parameter, ctx))
+            except LookupError:  # (a template's way to say the URI names nothing)
                 raise _not_found(ctx, uri) from None
             if value is None:
                 raise _not_found(ctx, uri)
@@ -241,12 +196,12 @@ def _resource_contents(uri: str, mime_type: str | None, value: Any) -> list[dict
 
 
 async def resources_subscribe(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    ctx._session.subscriptions.add(_string_param(params, "uri"))
+    ctx.session.subscriptions.add(_string_param(params, "uri"))
     return {}
 
 
 async def resources_unsubscribe(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    ctx._session.subscriptions.discard(_string_param(params, "uri"))
+    ctx.session.subscriptions.discard(_string_param(params, "uri"))
     return {}
 
 
@@ -271,8 +226,7 @@ async def prompts_get(app: App, ctx: Context, params: dict[str, Any]) -> dict[st
     missing = [a["name"] for a in entry.arguments if a["required"] and a["name"] not in arguments]
     if missing:
         raise errors.invalid_params(f"prompt {name!r} is missing required argument {missing[0]!r}")
-    with handler_errors():
-        value = await entry.fn(**_with_context(dict(arguments), entry.context_parameter, ctx))
+    value = await entry.fn(**_with_context(dict(arguments), entry.context_parameter, ctx))
     result = _prompt_result(value)
     if entry.description and "description" not in result:
         result["description"] = entry.description
@@ -337,8 +291,7 @@ async def completion_complete(app: App, ctx: Context, params: dict[str, Any]) ->
     completer = entry.complete.get(arg_name)
     values: list[str] = []
     if completer is not None:
-        with handler_errors():
-            values = list(await completer.fn(value, context_args, **_with_context({}, completer.context_parameter, ctx)))
+        values = list(await completer.fn(value, context_args, **_with_context({}, completer.context_parameter, ctx)))
     completion: dict[str, Any] = {"values": values[:MAX_COMPLETIONS], "total": len(values),
                                   "hasMore": len(values) > MAX_COMPLETIONS}
     return {"completion": completion}
@@ -367,8 +320,8 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
         mine = [t for t in task_ids if (record := await app.tasks.store.get(t)) is not None and record.owner == owner]
         if mine:
             agreed["taskIds"] = mine
-    session = ctx._session
-    listener = Listener(session, ctx.request_id, agreed, ctx._request.route)
+    session = ctx.session
+    listener = Listener(session, ctx.request_id, agreed, ctx.incoming.route)
     app.audience.listeners.add(listener)  # before the acknowledgement: a change right after it is not missed
     try:
         await session.send({
@@ -382,9 +335,10 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-Method = Callable[[App, "Context", dict[str, Any]], Awaitable[dict[str, Any]]]
+Handler = Callable[[App, "Context", dict[str, Any]], Awaitable[dict[str, Any]]]
 
-METHODS: dict[str, Method] = {
+# The handler of each method ``protocol/methods.py`` marks as answered by the app.
+HANDLERS: dict[str, Handler] = {
     "tools/list": tools_list,
     "tools/call": tools_call,
     "resources/list": resources_list,

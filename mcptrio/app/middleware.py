@@ -3,12 +3,14 @@
 A middleware is ``async def mw(request: Request, call_next) -> dict``.  It may look at the
 request, change ``request.params``, answer by itself (return a result without calling
 ``call_next``), fail it (raise ``McpError`` or ``ToolError``), or time what ``call_next`` takes.
-An exception it raises is handled as one raised by a handler would be.
+What ``call_next`` gives back is an answer: a result, or an ``McpError`` raised (or a
+cancellation), never a handler's own exception.  An exception a middleware raises is answered
+right where it leaves it, as one raised by a handler would be (``boundary.py``).
 
 Order: the first middleware added (``app.use`` or ``@plugin.use``, plugins in the order they
 are included) is the outermost: it sees the request first and the result last.  Built-in
-features the operator turns on (OpenTelemetry, logging of each request, limits) run outside
-all of them, in that order.
+features the operator turns on (OpenTelemetry, logging of each request, scopes, limits) run
+outside all of them, in that order; the boundary runs inside all of them.
 
 What goes through the pipeline: every request a method handler answers (tools, resources,
 prompts, completion, ``subscriptions/listen``).  The requests the protocol answers by itself,
@@ -26,10 +28,8 @@ if TYPE_CHECKING:
 
 CallNext = Callable[["Request"], Awaitable[dict[str, Any]]]
 Middleware = Callable[["Request", CallNext], Awaitable[dict[str, Any]]]
-
-# The param that names what a method acts on: the target of its span and access-log line.
-TARGET_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
-                "resources/subscribe": "uri", "resources/unsubscribe": "uri"}
+# (context, params, the call) -> its answer: ``boundary.guarded``
+Guard = Callable[["Context", dict[str, Any], Awaitable[dict[str, Any]]], Awaitable[dict[str, Any]]]
 
 
 class Request:
@@ -48,9 +48,10 @@ class Request:
 
     @property
     def name(self) -> str | None:
-        """The tool or prompt name, or the resource URI, the request is about (else None)."""
-        key = TARGET_PARAM.get(self.context.method)
-        value = self.params.get(key) if key is not None else None
+        """The tool or prompt name, or the resource URI, the request is about (else None): the
+        target ``protocol/methods.py`` names for its method."""
+        target = self.context.incoming.spec.target
+        value = self.params.get(target.param) if target is not None else None
         return value if isinstance(value, str) else None
 
     @property
@@ -95,13 +96,18 @@ class Request:
         return f"<Request {self.method}{target} id={self.request_id!r} era={self.era}>"
 
 
-def chain(middleware: list[Middleware], endpoint: CallNext) -> CallNext:
-    """``middleware[0]`` outermost, ``endpoint`` innermost; no frame of its own per layer."""
+def chain(middleware: list[Middleware], endpoint: CallNext, guard: Guard | None = None) -> CallNext:
+    """``middleware[0]`` outermost, ``endpoint`` innermost; no frame of its own per layer but the
+    ``guard``'s, when each layer is to run under one."""
     handler = endpoint
     for layer in reversed(middleware):
-        handler = _bind(layer, handler)
+        handler = _bind(layer, handler) if guard is None else _guard(layer, handler, guard)
     return handler
 
 
 def _bind(layer: Middleware, call_next: CallNext) -> CallNext:
     return lambda request: layer(request, call_next)
+
+
+def _guard(layer: Middleware, call_next: CallNext, guard: Guard) -> CallNext:
+    return lambda request: guard(request.context, request.params, layer(request, call_next))

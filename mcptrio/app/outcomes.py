@@ -2,8 +2,8 @@
 
 ``ok``; ``tool_error`` (a tool result with ``isError``); ``error`` with the JSON-RPC code the
 client got; ``timeout`` (the request's deadline passed); ``cancelled`` (the client or a shutdown
-ended it).  An exception that is not an ``McpError`` leaves the pipeline as a tool error for
-``tools/call`` and as ``-32603`` otherwise (``pipeline.guard``), so it is counted as that.
+ended it).  A built-in middleware sees answers (``boundary.py``); an exception other than those
+is a built-in's own failure, which the runtime answers with ``-32603``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ..protocol.errors import INTERNAL_ERROR, McpError
-from ..runtime.input_required import InputRequired
 
 if TYPE_CHECKING:
     from .middleware import Request
@@ -31,12 +30,8 @@ def of_exception(request: Request, exc: BaseException) -> tuple[str, int | None]
     """(outcome, JSON-RPC code or None) of a request that raised ``exc``."""
     if isinstance(exc, McpError):
         return ERROR, exc.code
-    if isinstance(exc, InputRequired):
-        return OK, None  # not a failure: the answer asks the client for input
     if isinstance(exc, trio.Cancelled):
         return (TIMEOUT if trio.current_time() >= request.deadline else CANCELLED), None
-    if request.method == "tools/call":
-        return TOOL_ERROR, None
     return ERROR, INTERNAL_ERROR
 
 

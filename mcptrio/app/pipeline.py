@@ -1,63 +1,50 @@
 """The one request handler an App hands the runtime: context, middleware, method handler.
 
-With no middleware it is one call to the method handler.  With middleware, exceptions they
-raise are answered as a handler's would be (``guard``).
+Innermost, under the method handler, is the boundary (``boundary.guarded``), and it is under each
+middleware the app and its plugins add too: see ``boundary.py``.  With no middleware at all, a
+request is one call of the method handler through the boundary.  A 2026-07-28 request's answers
+from earlier rounds are unsealed before any middleware sees it (``input_rounds.gathered``).
 """
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Any, Awaitable
 
-from ..protocol.errors import McpError
-from ..runtime.input_required import InputRequired
+from .boundary import guarded
 from .context import Context
-from .methods import METHODS, TOOL_FAILURES, handler_errors, tool_error
+from .input_rounds import NO_ANSWERS, gathered
+from .methods import HANDLERS
 from .middleware import CallNext, Middleware, Request, chain
 
 if TYPE_CHECKING:
     from ..protocol.events import IncomingRequest
     from ..runtime.core import SessionCore
+    from ..runtime.host import RequestHandler
 
-log = logging.getLogger("mcptrio.app")
 
-
-def build(app: Any, middleware: list[Middleware]) -> Any:
-    """The runtime's ``RequestHandler`` for ``app`` with ``middleware`` (outermost first)."""
-    if not middleware:
-        def handle(session: SessionCore, request: IncomingRequest, deadline: float,
-                   responses: dict[str, Any]) -> Awaitable[dict[str, Any]]:
-            # (not a coroutine of its own: the worker awaits the method's)
-            return METHODS[request.method](app, Context(session, request, deadline, responses, app), request.params)
+def build(app: Any, builtin: list[Middleware], middleware: list[Middleware]) -> RequestHandler:
+    """The runtime's ``RequestHandler`` for ``app``: the ``builtin`` features' middleware outermost,
+    then the app's and plugins' ``middleware`` (each over a boundary of its own)."""
+    if not builtin and not middleware:
+        def handle(session: SessionCore, request: IncomingRequest, deadline: float) -> Awaitable[dict[str, Any]]:
+            # (not a coroutine of its own: the worker awaits the boundary's)
+            answers = gathered(app, request) if request.era == "modern" else NO_ANSWERS
+            ctx = Context(session, request, deadline, answers, app)
+            return guarded(ctx, request.params, HANDLERS[request.method](app, ctx, request.params))
 
         return handle
 
-    async def endpoint(request: Request) -> dict[str, Any]:
-        return await METHODS[request.context.method](app, request.context, request.params)
+    def endpoint(request: Request) -> Awaitable[dict[str, Any]]:
+        ctx = request.context
+        return guarded(ctx, request.params, HANDLERS[ctx.method](app, ctx, request.params))
 
-    pipeline: CallNext = chain(middleware, endpoint)
+    pipeline: CallNext = chain(builtin, chain(middleware, endpoint, guarded))
 
-    async def handle_through_pipeline(session: SessionCore, request: IncomingRequest, deadline: float,
-                                      responses: dict[str, Any]) -> dict[str, Any]:
-        ctx = Context(session, request, deadline, responses, app)
-        try:
-            return await pipeline(Request(ctx, request.params))
-        except (McpError, InputRequired):
-            raise
-        except Exception as exc:
-            return guard(request, exc)
+    async def handle_through_pipeline(session: SessionCore, request: IncomingRequest,
+                                      deadline: float) -> dict[str, Any]:
+        answers = gathered(app, request) if request.era == "modern" else NO_ANSWERS
+        ctx = Context(session, request, deadline, answers, app)
+        return await pipeline(Request(ctx, request.params))
 
     return handle_through_pipeline
 
-
-def guard(request: IncomingRequest, exc: Exception) -> dict[str, Any]:
-    """An exception from middleware, answered as the method's handler raising it would be."""
-    if request.method == "tools/call":
-        if isinstance(exc, TOOL_FAILURES):
-            return tool_error(str(exc))
-        name = request.params.get("name")
-        log.error("middleware failed on tools/call %r", name, exc_info=exc)
-        return tool_error(f"tool {name!r} failed with an internal error ({type(exc).__name__})")
-    with handler_errors():
-        raise exc
-    raise AssertionError("unreachable")  # pragma: no cover

@@ -34,7 +34,7 @@ from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
 from ..protocol.errors import McpError
-from ..runtime.input_required import InputRequired
+from ..protocol.methods import PROMPT, RESOURCE, TOOL
 from . import outcomes
 
 if TYPE_CHECKING:
@@ -48,11 +48,10 @@ BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)
 NETWORK = {"stdio": ("pipe", None), "http": ("tcp", "http"), "sse": ("tcp", "http"),
            "websocket": ("tcp", "websocket")}
 
-# What names a request's target, by method: (attribute, in the span name too)
-TARGET = {"tools/call": ("gen_ai.tool.name", True), "prompts/get": ("gen_ai.prompt.name", True),
-          "resources/read": ("mcp.resource.uri", False), "resources/subscribe": ("mcp.resource.uri", False),
-          "resources/unsubscribe": ("mcp.resource.uri", False)}
-TARGET_PARAM = {"gen_ai.tool.name": "name", "gen_ai.prompt.name": "name", "mcp.resource.uri": "uri"}
+# The attribute naming a request's target (``protocol/methods.py``), by what the target is; the
+# tool's and the prompt's name are in the span name too.
+TARGET_ATTRIBUTE = {TOOL: "gen_ai.tool.name", PROMPT: "gen_ai.prompt.name", RESOURCE: "mcp.resource.uri"}
+IN_SPAN_NAME = ("gen_ai.tool.name", "gen_ai.prompt.name")
 
 # Trace context fields a client may put in params._meta.
 PROPAGATED = ("traceparent", "tracestate", "baggage")
@@ -128,7 +127,7 @@ class Telemetry:
             outcome = outcomes.of_exception(request, exc)
             if isinstance(exc, McpError):
                 description = exc.message
-            elif not isinstance(exc, (trio.Cancelled, InputRequired)):  # middleware's own failure
+            elif not isinstance(exc, trio.Cancelled):  # a built-in middleware's own failure
                 span.record_exception(exc)
                 description = type(exc).__name__
             raise
@@ -152,11 +151,11 @@ class Telemetry:
         attributes: dict[str, Any] = {"mcp.method.name": context.method,
                                       "jsonrpc.request.id": str(context.request_id),
                                       "mcp.protocol.version": context.protocol_version}
-        target = TARGET.get(context.method)
-        if target is not None:
-            value = request.params.get(TARGET_PARAM[target[0]])
+        target = context.incoming.spec.target
+        if target is not None and target in TARGET_ATTRIBUTE:
+            value = request.params.get(target.param)
             if isinstance(value, str):
-                attributes[target[0]] = value
+                attributes[TARGET_ATTRIBUTE[target]] = value
         if context.method == "tools/call":
             attributes["gen_ai.operation.name"] = "execute_tool"
         if context.session_id is not None:
@@ -166,9 +165,9 @@ class Telemetry:
 
     @staticmethod
     def _span_name(request: Request, attributes: dict[str, Any]) -> str:
-        target = TARGET.get(request.method)
-        if target is not None and target[1] and target[0] in attributes:
-            return f"{request.method} {attributes[target[0]]}"
+        for key in IN_SPAN_NAME:
+            if key in attributes:
+                return f"{request.method} {attributes[key]}"
         return request.method
 
     # -- session hooks --------------------------------------------------------------------

@@ -14,9 +14,7 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
-# The param naming what a method acts on, and the configuration table that adds scopes to it.
-TARGETS = {"tools/call": ("name", "tools"), "prompts/get": ("name", "prompts"),
-           "resources/read": ("uri", "resources"), "resources/subscribe": ("uri", "resources")}
+from ..protocol.methods import METHODS
 
 
 def _frozen(scopes: Iterable[str]) -> frozenset[str]:
@@ -39,13 +37,16 @@ class ScopePolicy:
 
     def needed(self, method: str, params: Any, declared: frozenset[str] = frozenset()) -> frozenset[str]:
         """Every scope ``method`` on ``params`` needs: the required ones, ``declared`` by its handler,
-        and the configured ones for its target."""
+        and, when the method is ``scoped`` (``protocol/methods.py``), those configured for its target
+        (the table named by the target's kind)."""
         needed = self.required | declared
-        target = TARGETS.get(method)
-        if target is not None and isinstance(params, dict):
-            name = params.get(target[0])
+        spec = METHODS.get(method)
+        target = spec.target if spec is not None and spec.scoped else None
+        if target is not None and target.kind is not None and isinstance(params, dict):
+            name = params.get(target.param)
             if isinstance(name, str):
-                needed |= getattr(self, target[1]).get(name, frozenset())
+                configured: Mapping[str, frozenset[str]] = getattr(self, target.kind)
+                needed |= configured.get(name, frozenset())
         return needed
 
     def granted(self, scopes: frozenset[str]) -> frozenset[str]:

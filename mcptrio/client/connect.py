@@ -36,7 +36,8 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
                   headers: dict[str, str] | None = None,
                   client_info: dict[str, Any] | None = None, tasks: bool | None = None,
                   log_level: str | None = None, verify: Verify = True,
-                  listen: bool | None = None, on_session_lost: SessionLost | None = None) -> AsyncIterator[Client]:
+                  keep_stderr: bool = False, listen: bool | None = None,
+                  on_session_lost: SessionLost | None = None) -> AsyncIterator[Client]:
     """Connect to an MCP server and yield a ready ``Client``.
 
     ``target``: an ``http(s)://`` or ``ws(s)://`` URL, a command line (a list, or a string split
@@ -63,6 +64,8 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
     ``verify``: which TLS certificates ``https://`` and ``wss://`` trust: an ``ssl.SSLContext``,
     a CA file (or directory), False for none; True (default) honours ``SSL_CERT_FILE`` and
     ``SSL_CERT_DIR`` (see ``mcptrio.client.tls.ssl_context``).
+    ``keep_stderr``: a command's stderr is read here instead of shared with this process; when
+    the server ends before it answers, the error says how it exited and the last lines it wrote.
     """
     if era not in (None, "legacy", "modern"):
         raise ValueError(f"era must be 'legacy', 'modern' or None, got {era!r}")
@@ -81,7 +84,7 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
     if roots is not None:
         capabilities["roots"] = {}
     try:
-        async with _end(target, token if auth is None else auth, headers, verify) as end:
+        async with _end(target, token if auth is None else auth, headers, verify, keep_stderr) as end:
             raw = RawClient(end, era=era or "modern", capabilities=capabilities, handlers=handlers,
                             client_info=client_info or CLIENT_INFO, cancel_when_cancelled=True)
             async with trio.open_nursery() as nursery:
@@ -106,9 +109,10 @@ async def _handshake(client: Client, era: str | None) -> None:
     if era != "legacy":
         try:
             found = await _discover(raw)
-        except McpError:
-            if era == "modern":
-                raise
+        except McpError as exc:
+            if era == "modern" or (isinstance(exc.data, dict) and (exc.data.get("transport") or
+                                                                   exc.data.get("authorization"))):
+                raise  # (a server that is gone, or refused us, is not one that does not know server/discover)
         else:
             versions = found.get("supportedVersions") or []
             if era == "modern" or LATEST_MODERN in versions:
@@ -149,7 +153,7 @@ async def _discover(raw: RawClient) -> dict[str, Any]:
 
 @contextlib.asynccontextmanager
 async def _end(target: Any, token: Token | httpx.Auth | None, headers: dict[str, str] | None,
-               verify: Verify) -> AsyncIterator[Any]:
+               verify: Verify, keep_stderr: bool) -> AsyncIterator[Any]:
     from ..app import App
 
     if isinstance(target, App):
@@ -169,7 +173,7 @@ async def _end(target: Any, token: Token | httpx.Auth | None, headers: dict[str,
         command = shlex.split(target) if isinstance(target, str) else list(target)
         if not command:
             raise ValueError("an empty command line")
-        async with process_end(command, wait=5) as end:
+        async with process_end(command, wait=5, keep_stderr=keep_stderr) as end:
             yield end
 
 

@@ -6,7 +6,8 @@ out of ``receive()`` in order.  A legacy session's id (from the ``initialize`` a
 negotiated version go on every later request, and ``open_stream()`` opens its GET stream (what
 the server sends outside any request: a task's questions and progress, change notifications).
 A 2026-07-28 request gets its ``Mcp-Method`` / ``Mcp-Name`` / ``Mcp-Param-*`` headers from its
-body (``basic/transports/streamable-http.mdx``, and the tasks extension's routing headers).
+body (``basic/transports/streamable-http.mdx``, and the tasks extension's routing headers), from
+the params ``protocol/methods.py`` names for its method.
 ``abort(request_id)`` closes that request's response: in the 2026-07-28 era that is how a client
 cancels.
 """
@@ -20,14 +21,12 @@ from typing import Any
 import orjson
 import trio
 
+from ..protocol.methods import METHODS
 from ..protocol.session import META_VERSION
 from .sse import EventStream
 from .tls import failure_reason
 
 ACCEPT = "application/json, text/event-stream"
-# The body field each method's Mcp-Name header carries (the tasks/* ones: SEP-2663's routing header).
-NAME_FIELD = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
-              "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 _PLAIN = re.compile(r"[\x20-\x7e]*")  # visible ASCII and space: a header value as it is
 _SENTINEL = re.compile(r"=\?base64\?.*\?=", re.DOTALL)
 
@@ -115,11 +114,12 @@ class HttpEnd:
             method = message.get("method")
             headers["mcp-protocol-version"] = meta[META_VERSION]
             headers["mcp-method"] = method
-            name = params.get(NAME_FIELD.get(method, ""))
+            spec = METHODS.get(method) if isinstance(method, str) else None
+            name = params.get(spec.mcp_name) if spec is not None and spec.mcp_name is not None else None
             if isinstance(name, str):
                 headers["mcp-name"] = header_value(name)
-            if method == "tools/call" and isinstance(name, str):
-                headers.update(self._param_headers(self.mirrored.get(name, []), params.get("arguments")))
+                if spec is not None and spec.mcp_params is not None:
+                    headers.update(self._param_headers(self.mirrored.get(name, []), params.get(spec.mcp_params)))
         elif self.version is not None:
             headers["mcp-protocol-version"] = self.version
         return headers

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import signal
 import subprocess
 from typing import Any, AsyncIterator, Sequence
 
@@ -12,12 +14,45 @@ from ..framing import LineFramer, Oversize
 from .raw import RawClient
 
 
+class StderrTail:
+    """The last few lines a process writes on its stderr, read as it writes them (so a full pipe
+    never stops it)."""
+
+    def __init__(self, lines: int = 3, width: int = 300) -> None:
+        self.lines: collections.deque[str] = collections.deque(maxlen=lines)
+        self.width = width
+        self.done = trio.Event()  # the process has closed its stderr
+        self._partial = b""
+
+    async def read(self, stream: trio.abc.ReceiveStream) -> None:
+        try:
+            while data := await stream.receive_some(65536):
+                *complete, partial = (self._partial + data).split(b"\n")
+                self._partial = partial[-self.width:]
+                for line in complete:
+                    self._keep(line)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+        finally:
+            self._keep(self._partial)
+            self.done.set()
+
+    def _keep(self, line: bytes) -> None:
+        text = line.decode(errors="replace").strip()
+        if text:
+            self.lines.append(text[:self.width])
+
+    def text(self) -> str:
+        return " | ".join(self.lines)
+
+
 class ProcessEnd:
     """The client's end of a subprocess's stdin/stdout, one JSON message per line."""
 
-    def __init__(self, process: trio.Process) -> None:
+    def __init__(self, process: trio.Process, stderr_tail: StderrTail | None = None) -> None:
         assert process.stdin is not None and process.stdout is not None
         self.process = process
+        self.stderr_tail = stderr_tail  # (when the process's stderr is not this one's)
         self._framer = LineFramer(1 << 30)
         self._lines: list[bytes] = []
 
@@ -39,24 +74,50 @@ class ProcessEnd:
         assert self.process.stdin is not None
         await self.process.stdin.aclose()
 
+    async def why_ended(self) -> str:
+        """Why the server stopped answering, in one line: how it exited (waited for up to a second),
+        and the last lines of its stderr when they were kept."""
+        with trio.move_on_after(1):
+            await self.process.wait()
+            if self.stderr_tail is not None:
+                await self.stderr_tail.done.wait()
+        status = self.process.returncode
+        if status is None:
+            why = "the server closed its output"
+        elif status < 0:
+            why = f"the server was killed by {signal.Signals(-status).name}"
+        else:
+            why = f"the server exited with status {status}"
+        said = self.stderr_tail.text() if self.stderr_tail is not None else ""
+        return f"{why}; its stderr ended with: {said}" if said else why
+
 
 @contextlib.asynccontextmanager
 async def process_end(command: Sequence[str], *, stderr: Any = None, env: dict[str, str] | None = None,
-                      wait: float = 10) -> AsyncIterator[ProcessEnd]:
+                      wait: float = 10, keep_stderr: bool = False) -> AsyncIterator[ProcessEnd]:
     """Spawn ``command`` and yield the client's end of its stdio.  On exit its stdin is closed
-    (a server's signal to drain), and it gets ``wait`` seconds to exit before it is killed."""
+    (a server's signal to drain), and it gets ``wait`` seconds to exit before it is killed.
+    ``keep_stderr``: its stderr is read here, not shared, and its last lines say why it ended
+    (``ProcessEnd.why_ended``)."""
+    tail = StderrTail() if keep_stderr else None
     process = await trio.lowlevel.open_process(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                               stderr=stderr, env=env)
-    end = ProcessEnd(process)
-    try:
-        yield end
-        await end.close()
-        with trio.move_on_after(wait):
-            await process.wait()
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+                                               stderr=subprocess.PIPE if tail is not None else stderr, env=env)
+    async with contextlib.AsyncExitStack() as stack:
+        if tail is not None:
+            assert process.stderr is not None
+            reading = await stack.enter_async_context(trio.open_nursery())
+            reading.start_soon(tail.read, process.stderr)
+            stack.callback(reading.cancel_scope.cancel)  # (a child of the server's may hold its stderr open)
+        end = ProcessEnd(process, tail)
+        try:
+            yield end
+            await end.close()
+            with trio.move_on_after(wait):
+                await process.wait()
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
 
 
 @contextlib.asynccontextmanager

@@ -55,6 +55,7 @@ class RawClient:
         self._waiting: dict[Any, trio.MemorySendChannel[dict[str, Any]]] = {}
         self._arrived = trio.Event()
         self._nursery: trio.Nursery | None = None
+        self._over = False  # the reader has seen the connection end: no answer will come
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -69,6 +70,7 @@ class RawClient:
                 except (trio.EndOfChannel, trio.ClosedResourceError, trio.BrokenResourceError):
                     break
                 self._route(orjson.loads(data))
+            self._over = True
             for channel in self._waiting.values():
                 channel.close()
             nursery.cancel_scope.cancel()  # the connection is over: stop answering server requests
@@ -152,10 +154,16 @@ class RawClient:
                             request_id: Any = None) -> tuple[Any, trio.MemoryReceiveChannel[dict[str, Any]]]:
         """Send a request without waiting; returns its id and a channel that gets the response."""
         request_id = next(self._ids) if request_id is None else request_id
+        if self._over:  # (nothing would close its channel: it would wait for ever)
+            raise await self._ended(method)
         send, receive = trio.open_memory_channel[dict[str, Any]](1)
         self._waiting[request_id] = send
         body = self.envelope(params, meta) if envelope else dict(params or {})
-        await self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": body})
+        try:
+            await self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": body})
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self._waiting.pop(request_id, None)
+            raise await self._ended(method) from None
         return request_id, receive
 
     async def response(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
@@ -170,7 +178,14 @@ class RawClient:
                     await self.cancel_request(request_id)
             raise
         except trio.EndOfChannel:
-            raise McpError(-32000, f"the connection ended before the answer to {method}") from None
+            raise await self._ended(method) from None
+
+    async def _ended(self, method: str) -> McpError:
+        """The error for a request the connection ended before answering, saying why when the end can
+        (``why_ended``: a server process's exit status and last lines of stderr)."""
+        why_ended = getattr(self.end, "why_ended", None)
+        why = f": {await why_ended()}" if why_ended is not None else ""
+        return McpError(-32000, f"the connection ended before the answer to {method}{why}", {"transport": True})
 
     async def cancel_request(self, request_id: Any) -> None:
         """Tell the server the client gave up on ``request_id`` (2026-07-28 over HTTP: its response

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
+
+if TYPE_CHECKING:
+    from .methods import MethodSpec
 
 RequestId = str | int
 
@@ -22,6 +25,7 @@ class IncomingRequest:
     client_info: dict[str, Any] | None
     log_level: str | None  # modern: per request; legacy: None (read from the session)
     progress_token: str | int | None
+    spec: MethodSpec  # the method's row of ``methods.TABLE``
     batch: BatchReply | None = None
     route: Any = None  # the transport's handle for where this request's messages go (HTTP: its POST)
     principal: Any = None  # who sent it, when the transport authenticates its peer

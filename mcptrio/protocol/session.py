@@ -14,9 +14,9 @@ A request chooses its era by how it opens (see the spec's ``basic/versioning.mdx
   after it, requests without a modern ``_meta`` are served under the negotiated revision.
 
 Both may be interleaved on one connection.  The legacy session moves through the states in
-``LEGACY_STATES``; which methods each era accepts is the tables ``LEGACY_METHODS`` and
-``MODERN_METHODS``.  Methods marked ``"protocol"`` are answered here at once (ping, setLevel,
-discover) so that a slow handler can never delay them; the rest become ``Dispatch`` events.
+``LEGACY_STATES``; which methods each revision accepts is the table in ``methods.py``.  Those
+it marks ``PROTOCOL`` are answered here at once (ping, setLevel, discover) so that a slow handler
+can never delay them; the rest become ``Dispatch`` events, each carrying its method's row.
 
 The in-flight table refuses a request id that is still being served (-32600) so two answers
 are never cross-wired; the runtime calls ``finished(id)`` when a worker is done.
@@ -41,6 +41,7 @@ from .events import (
     Notified,
     Send,
 )
+from .methods import METHODS, PROTOCOL
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
@@ -54,47 +55,6 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 # Legacy session states: before initialize, after answering it, after notifications/initialized.
 NEW, INITIALIZING, READY = "new", "initializing", "ready"
 LEGACY_STATES = (NEW, INITIALIZING, READY)
-
-# method -> who answers it ("protocol": this module, at once; "app": a worker), and since when.
-LEGACY_METHODS: dict[str, tuple[str, str]] = {
-    "ping": ("protocol", "2024-11-05"),
-    "logging/setLevel": ("protocol", "2024-11-05"),
-    "tools/list": ("app", "2024-11-05"),
-    "tools/call": ("app", "2024-11-05"),
-    "resources/list": ("app", "2024-11-05"),
-    "resources/templates/list": ("app", "2024-11-05"),
-    "resources/read": ("app", "2024-11-05"),
-    "resources/subscribe": ("app", "2024-11-05"),
-    "resources/unsubscribe": ("app", "2024-11-05"),
-    "prompts/list": ("app", "2024-11-05"),
-    "prompts/get": ("app", "2024-11-05"),
-    "completion/complete": ("app", "2024-11-05"),
-    "tasks/get": ("app", "2025-11-25"),
-    "tasks/result": ("app", "2025-11-25"),
-    "tasks/list": ("app", "2025-11-25"),
-    "tasks/cancel": ("app", "2025-11-25"),
-}
-MODERN_METHODS: dict[str, str] = {
-    "server/discover": "protocol",
-    "tools/list": "app",
-    "tools/call": "app",
-    "resources/list": "app",
-    "resources/templates/list": "app",
-    "resources/read": "app",
-    "prompts/list": "app",
-    "prompts/get": "app",
-    "completion/complete": "app",
-    "subscriptions/listen": "app",
-    "tasks/get": "app",  # the io.modelcontextprotocol/tasks extension (no tasks/result, tasks/list)
-    "tasks/update": "app",
-    "tasks/cancel": "app",
-}
-# Results that carry the 2026-07-28 cache hints (CacheableResult).
-CACHEABLE_METHODS = frozenset(
-    {"server/discover", "tools/list", "prompts/list", "resources/list",
-     "resources/read", "resources/templates/list"}
-)
-
 
 @attrs.frozen
 class ServerIdentity:
@@ -273,7 +233,7 @@ class ServerProtocol:
             return self._legacy(request_id, method, params, meta)
         if method == "ping":
             return [Send(self._legacy_result(request_id, {}))]
-        if method not in MODERN_METHODS and method not in LEGACY_METHODS:
+        if method not in METHODS:
             raise errors.method_not_found(method)
         raise errors.invalid_params(
             f'missing "params._meta[{META_VERSION!r}]": a 2026-07-28 request must declare its '
@@ -309,16 +269,17 @@ class ServerProtocol:
         return [Send(self._legacy_result(request_id, result))]
 
     def _legacy(self, request_id: Any, method: str, params: dict[str, Any], meta: Any) -> list[Event]:
-        entry = LEGACY_METHODS.get(method)
+        spec = METHODS.get(method)
         version = self.legacy_version or versions.LATEST_LEGACY
-        if entry is None or version < entry[1]:  # (revisions are dates: versions.at_least)
+        if spec is None or spec.legacy is None or version < spec.legacy:  # (revisions are dates: versions.at_least)
             raise errors.method_not_found(method, f"not available in protocol version {version}")
-        if entry[0] == "protocol":
+        if spec.answer == PROTOCOL:
             return [Send(self._legacy_protocol(request_id, method, params))]
         token = meta.get("progressToken") if meta else None
         # (positional: IncomingRequest's fields in order; a call with keywords costs twice as much)
         request = IncomingRequest(request_id, method, params, "legacy", version, self.client_capabilities,
-                                  self.client_info, None, token if token is not None and _json_id(token) else None)
+                                  self.client_info, None, token if token is not None and _json_id(token) else None,
+                                  spec)
         self.in_flight.add(request_id)
         return [Dispatch(request)]
 
@@ -347,8 +308,8 @@ class ServerProtocol:
                 "Unsupported protocol version",
                 {"supported": list(versions.SUPPORTED_VERSIONS), "requested": version},
             )
-        kind = MODERN_METHODS.get(method)
-        if kind is None:
+        spec = METHODS.get(method)
+        if spec is None or spec.modern is None or version < spec.modern:
             raise errors.method_not_found(method, f"not available in protocol version {version}")
         capabilities = meta.get(META_CAPABILITIES)
         if not isinstance(capabilities, dict):
@@ -371,8 +332,9 @@ class ServerProtocol:
             client_info=client_info,
             log_level=log_level,
             progress_token=meta.get("progressToken") if _json_id(meta.get("progressToken")) else None,
+            spec=spec,
         )
-        if kind == "protocol":
+        if spec.answer == PROTOCOL:
             return [Send(self.result_message(request, self._discover_result(version)))]
         self.in_flight.add(request_id)
         return [Dispatch(request)]
@@ -397,7 +359,7 @@ class ServerProtocol:
                 result["_meta"] = {META_SERVER_INFO: self._server_info}
             else:
                 meta.setdefault(META_SERVER_INFO, self._server_info)
-            if request.method in CACHEABLE_METHODS and result["resultType"] == "complete":
+            if request.spec.cacheable and result["resultType"] == "complete":
                 result.setdefault("ttlMs", self.identity.cache_ttl_ms)
                 result.setdefault("cacheScope", self.identity.cache_scope)
         return {"jsonrpc": "2.0", "id": request.id, "result": result}

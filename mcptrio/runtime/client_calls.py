@@ -8,7 +8,19 @@ from typing import Any, Awaitable, Callable
 import attrs
 import trio
 
-from .input_required import ClientRequestFailed
+
+class ClientRequestFailed(Exception):
+    """The client answered a server→client request with an error (``code``, ``message``,
+    ``data`` are its JSON-RPC error), or not in time (``code`` is None)."""
+
+    def __init__(self, text: str, error: dict[str, Any] | None = None) -> None:
+        super().__init__(text)
+        error = error or {}
+        code = error.get("code")
+        self.code: int | None = code if isinstance(code, int) and not isinstance(code, bool) else None
+        message = error.get("message")
+        self.message: str = message if isinstance(message, str) else text
+        self.data = error.get("data")
 
 
 @attrs.define(slots=True, eq=False)

@@ -6,17 +6,18 @@ satisfies ``Host``; so can anything else that answers requests.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, ContextManager, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ContextManager, Protocol
 
 if TYPE_CHECKING:
     from ..protocol.events import IncomingRequest
     from ..protocol.session import ServerIdentity
     from .limits import SessionLimits
 
-# (session, request, deadline, input responses gathered so far) -> the result object.  The
-# session is the ``core.SessionCore`` the request arrived on (typed loosely here: host.py sits
-# below core.py, which is handed a Host).
-RequestHandler = Callable[[Any, "IncomingRequest", float, "dict[str, Any]"], Awaitable[dict[str, Any]]]
+# (session, request, deadline) -> the result object, or an McpError raised.  The session is the
+# ``core.SessionCore`` the request arrived on (typed loosely here: host.py sits below core.py,
+# which is handed a Host).  The params reach it as the client sent them (a 2026-07-28
+# ``requestState`` too: sealing it is the host's business).
+RequestHandler = Callable[[Any, "IncomingRequest", float], Awaitable[dict[str, Any]]]
 Session = Any
 
 
@@ -27,12 +28,12 @@ class Host(Protocol):
     limits: SessionLimits
 
     @property
-    def state_keys(self) -> Sequence[bytes]:
-        """Seal 2026-07-28 requestState: the current key first, then any still accepted (rotation)."""
-
-    @property
     def handler(self) -> RequestHandler:
         """The one async callable that answers every request a worker runs."""
+
+    def timed_out(self, request: IncomingRequest, timeout: float) -> dict[str, Any] | None:
+        """The result that answers a request whose ``timeout`` (seconds) ran out, if it has one;
+        None: it gets the runtime's JSON-RPC error."""
 
     def attach(self, session: Session) -> ContextManager[None]:
         """The session is live (change notifications may go to it) for the block."""

@@ -1,8 +1,11 @@
 """The dispatcher and its workers: each request runs in a worker, in a cancel scope.
 
-The worker is the one place where a handler's outcome becomes a message: a result, an
-``InputRequiredResult`` (2026-07-28), a JSON-RPC error, or nothing at all when the client
-cancelled the request.  No traceback text ever reaches the client; it goes to the log.
+The worker turns a handler's outcome into a message: its result, or what is JSON-RPC's to say
+(an ``McpError`` it raised, an internal error for anything else, the answer to a deadline or a
+shutdown), or nothing at all when the client cancelled the request.  How a handler's own failures
+are answered is the host's business (an App's: ``app/boundary.py``), and so is what a request
+that ran out of time answers, if not the JSON-RPC error.  No traceback text ever reaches the
+client; it goes to the log.
 
 Stream sessions (stdio, memory, WebSocket, legacy SSE) keep their workers, because starting a
 Trio task, switching to it and entering a cancel scope with a deadline cost four times what the
@@ -25,7 +28,6 @@ import collections
 import contextvars
 import logging
 import math
-import time
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 import outcome
@@ -35,19 +37,14 @@ from trio.lowlevel import Abort, Task, current_task, reschedule, wait_task_resch
 from ..protocol import errors
 from ..protocol.errors import McpError
 from ..protocol.events import IncomingRequest
-from ..protocol.request_state import seal, unseal
 from ..protocol.session import META_SUBSCRIPTION_ID, ServerProtocol, error_message
 from .in_context import run_in_context
-from .input_required import InputRequired
 from .limits import SessionLimits
 
 if TYPE_CHECKING:
     from .host import Host
 
 log = logging.getLogger("mcptrio.worker")
-
-# Methods whose handlers may answer with an InputRequiredResult (mrtr.mdx, "Supported Requests").
-INPUT_REQUIRED_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 
 CLIENT, DEADLINE, SHUTDOWN = "client", "deadline", "shutdown"
 
@@ -59,11 +56,11 @@ WORKER_NAME = "mcptrio.worker"
 class _Handle:
     """A request in flight: the scope that cancels it, and why it was cancelled."""
 
-    __slots__ = ("scope", "method", "deadline", "cancelled_by", "armed")
+    __slots__ = ("scope", "stream", "deadline", "cancelled_by", "armed")
 
-    def __init__(self, scope: trio.CancelScope | None, method: str, deadline: float) -> None:
+    def __init__(self, scope: trio.CancelScope | None, stream: bool, deadline: float) -> None:
         self.scope = scope  # a pooled request's: its worker's, from when the worker takes it
-        self.method = method
+        self.stream = stream  # (subscriptions/listen: closed first at shutdown)
         self.deadline = deadline  # the request's own; its scope has it once armed
         self.cancelled_by: str | None = None
         self.armed = False  # (pooled) the deadline is on the worker's scope
@@ -164,14 +161,15 @@ class Dispatcher:
     def _admit(self, request: IncomingRequest, arm_deadline: bool = True, pooled: bool = False) -> _Handle | None:
         if len(self._handles) >= self.session.limits.max_in_flight:
             return None
-        if request.method == "subscriptions/listen":
+        stream = request.spec.stream
+        if stream:
             deadline = math.inf  # a stream lasts until the client or shutdown ends it
         else:
             if self._clock is None:
                 self._clock = trio.lowlevel.current_clock()  # (one call per request, not three)
             deadline = self._clock.current_time() + self.session.limits.request_timeout
         scope = None if pooled else trio.CancelScope(deadline=deadline if arm_deadline else math.inf)
-        handle = self._handles[request.id] = _Handle(scope, request.method, deadline)
+        handle = self._handles[request.id] = _Handle(scope, stream, deadline)
         return handle
 
     def arm_deadline(self, request_id: Any) -> None:
@@ -193,7 +191,7 @@ class Dispatcher:
         Subscription streams never finish by themselves, so they are closed first.
         """
         for request_id, handle in list(self._handles.items()):
-            if handle.method == "subscriptions/listen":
+            if handle.stream:
                 self.cancel(request_id, SHUTDOWN)
         if self._handles:
             self._drained = trio.Event()
@@ -302,21 +300,12 @@ class Dispatcher:
                       suspending: Callable[[], None] | None = None) -> dict[str, Any] | None:
         """The handler's outcome as a message; a cancellation passes through to the scope."""
         session = self.session
-        input_state: dict[str, Any] = {}
         try:
-            responses = self._input_responses(request, input_state) if request.era == "modern" else {}
-            call = session.host.handler(session, request, handle.deadline, responses)
+            call = session.host.handler(session, request, handle.deadline)
             if context is not None:
                 call = run_in_context(context, call, suspending)
             result = await call
             return session.protocol.result_message(request, result)
-        except InputRequired as needed:
-            if request.method not in INPUT_REQUIRED_METHODS:
-                log.error("the handler of %s asked for client input, which that method does not allow",
-                          request.method)
-                err = errors.internal_error(f"the handler asked for client input, which {request.method} does not allow")
-                return error_message(request.id, err)
-            return session.protocol.result_message(request, self._input_required(request, needed, input_state))
         except McpError as err:
             return error_message(request.id, err)
         except Exception:
@@ -339,7 +328,7 @@ class Dispatcher:
         """The answer to a request whose scope caught a cancellation: by the client, deadline or shutdown."""
         if handle.cancelled_by == CLIENT:
             return None  # a cancelled request is never answered
-        if handle.cancelled_by == SHUTDOWN and request.method == "subscriptions/listen":
+        if handle.cancelled_by == SHUTDOWN and request.spec.stream:
             # Graceful closure: the long-lived request ends with a plain result (subscriptions.mdx).
             closing = {"_meta": {META_SUBSCRIPTION_ID: request.id}}
             return self.session.protocol.result_message(request, closing)
@@ -347,44 +336,10 @@ class Dispatcher:
             err = errors.internal_error("the server is shutting down; the request was cancelled")
             return error_message(request.id, err)
         timeout = self.session.limits.request_timeout
-        text = f"request timed out after {timeout:g} s"
-        if request.method == "tools/call":
-            name = request.params.get("name")
-            result = {"content": [{"type": "text", "text": f"tool {name!r} timed out after {timeout:g} s"}],
-                      "isError": True}
+        result = self.session.host.timed_out(request, timeout)
+        if result is not None:
             return self.session.protocol.result_message(request, result)
-        return error_message(request.id, errors.internal_error(text))
-
-    def _input_responses(self, request: IncomingRequest, input_state: dict[str, Any]) -> dict[str, Any]:
-        """Modern era: the answers gathered so far, from the sealed state and this retry."""
-        if request.era != "modern":
-            return {}
-        params = request.params
-        responses: dict[str, Any] = {}
-        if "requestState" in params:
-            keys = self.session.host.state_keys
-            responses.update(unseal(keys, params["requestState"], request.method, params, time.time(),
-                                    _owner(request)))
-        fresh = params.get("inputResponses")
-        if fresh is not None:
-            if not isinstance(fresh, dict) or not all(isinstance(v, dict) for v in fresh.values()):
-                raise errors.invalid_params('"inputResponses" must be an object of result objects')
-            responses.update(fresh)
-        input_state["responses"] = responses
-        return responses
-
-    def _input_required(self, request: IncomingRequest, needed: InputRequired,
-                        input_state: dict[str, Any]) -> dict[str, Any]:
-        responses = input_state.get("responses", {})
-        expires = time.time() + self.session.limits.input_state_ttl
-        state = seal(self.session.host.state_keys[0], request.method, request.params, responses, expires, _owner(request))
-        return {"resultType": "input_required", "inputRequests": needed.requests, "requestState": state}
-
-
-
-def _owner(request: IncomingRequest) -> str:
-    """What a request's state is bound to: its principal's binding (with authorization), else ""."""
-    return getattr(request.principal, "binding", "") if request.principal is not None else ""
+        return error_message(request.id, errors.internal_error(f"request timed out after {timeout:g} s"))
 
 
 def _unencodable(request: IncomingRequest) -> dict[str, Any]:

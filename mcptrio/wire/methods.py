@@ -1,7 +1,8 @@
 """Which wire type the params and the result of each method have, in both eras.
 
-A ``tools/call``, ``prompts/get`` or ``resources/read`` result may also be an InputRequiredResult
-(2026-07-28): its ``resultType`` is ``"input_required"``.
+The types are this table's one fact.  Which revisions have each request a client sends, and
+which may answer with an InputRequiredResult (``resultType: "input_required"``) instead of the
+result type below, is ``mcptrio/protocol/methods.py``'s.
 """
 
 from typing import Any
@@ -44,22 +45,22 @@ from .sampling import CreateMessageRequestParams, CreateMessageResult
 from .tools import CallToolResult, ListToolsResult
 
 PARAMS_BY_METHOD: dict[str, type] = {
-    # client → server requests
-    "initialize": InitializeRequestParams,  # legacy
-    "ping": RequestParams,  # legacy
-    "server/discover": RequestParams,  # 2026-07-28
+    # client → server requests (the revisions of each: protocol/methods.py)
+    "initialize": InitializeRequestParams,
+    "ping": RequestParams,
+    "server/discover": RequestParams,
     "tools/list": PaginatedRequestParams,
     "tools/call": CallToolRequestParams,
     "resources/list": PaginatedRequestParams,
     "resources/templates/list": PaginatedRequestParams,
     "resources/read": ReadResourceRequestParams,
-    "resources/subscribe": SubscribeRequestParams,  # legacy
-    "resources/unsubscribe": UnsubscribeRequestParams,  # legacy
+    "resources/subscribe": SubscribeRequestParams,
+    "resources/unsubscribe": UnsubscribeRequestParams,
     "prompts/list": PaginatedRequestParams,
     "prompts/get": GetPromptRequestParams,
     "completion/complete": CompleteRequestParams,
-    "logging/setLevel": SetLevelRequestParams,  # legacy
-    "subscriptions/listen": SubscriptionsListenRequestParams,  # 2026-07-28
+    "logging/setLevel": SetLevelRequestParams,
+    "subscriptions/listen": SubscriptionsListenRequestParams,
     # client → server notifications
     "notifications/cancelled": CancelledNotificationParams,
     "notifications/progress": ProgressNotificationParams,

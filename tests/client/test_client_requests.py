@@ -11,8 +11,8 @@ import pytest
 
 import mcptrio
 import mcptrio.client
-from mcptrio.client.http import NAME_FIELD, header_value
-from mcptrio.transports.http.headers import NAMED_METHODS, decode_value
+from mcptrio.client.http import header_value
+from mcptrio.transports.http.headers import decode_value
 
 from ..http.client import http_server, ws_server
 from ..runtime.apps import build_app
@@ -75,10 +75,6 @@ def test_mcptrio_call_shows_log_messages_in_the_default_era():
     debug = subprocess.run([sys.executable, "-m", "mcptrio", "call", "--plugins", "everything", "test_logging_tool",
                             "--log-level", "debug"], capture_output=True, text=True, timeout=60)
     assert debug.stderr.splitlines()[0] == "debug Diagnostic trace at debug"
-
-
-def test_the_client_names_what_the_server_checks():
-    assert NAME_FIELD == NAMED_METHODS
 
 
 @pytest.mark.parametrize("value, plain", [("get_weather", True), ("file:///a b.json", True), ("Zoë", False),

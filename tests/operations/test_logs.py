@@ -14,7 +14,8 @@ import trio
 from trio_websocket import open_websocket_url
 
 import mcptrio
-from mcptrio import McpError, ToolError, logs
+from mcptrio import McpError, ToolError
+from mcptrio.cli import logs
 from mcptrio.app.access_log import reference
 from mcptrio.testing import open_client
 

@@ -4,7 +4,7 @@ import orjson
 import pytest
 import trio
 
-from mcptrio import McpError, SessionLimits
+from mcptrio import App, McpError, SessionLimits
 from mcptrio.protocol.versions import LEGACY_VERSIONS
 from mcptrio.testing import open_client
 
@@ -69,6 +69,36 @@ async def test_deadline_gives_an_error_result_naming_the_timeout(autojump_clock)
         assert trio.current_time() - started == pytest.approx(5)
         assert result["isError"] is True and "timed out after 5 s" in text_of(result)
         assert app.stats["cancelled"] == 1
+
+
+async def test_other_requests_past_their_deadline_get_the_runtimes_json_rpc_error(autojump_clock):
+    app = build_app(limits=SessionLimits(request_timeout=5))
+
+    @app.resource("memo://slow")
+    async def slow() -> str:
+        await trio.sleep(100)
+        return "late"
+
+    async with open_client(app) as client:
+        answer = await client.response("resources/read", {"uri": "memo://slow"})
+    assert answer["error"] == {"code": -32603, "message": "request timed out after 5 s"}
+
+
+async def test_the_runtime_builds_no_tool_result_a_host_does_not_give_it(autojump_clock):
+    class Host(App):
+        def timed_out(self, request, timeout):
+            return None  # (an App's boundary would answer a tool call with an isError result)
+
+    app = Host("no-tool-results", limits=SessionLimits(request_timeout=5))
+
+    @app.tool()
+    async def sleep(seconds: float) -> str:
+        await trio.sleep(seconds)
+        return "slept"
+
+    async with open_client(app) as client:
+        answer = await client.response("tools/call", {"name": "sleep", "arguments": {"seconds": 100}})
+    assert answer["error"] == {"code": -32603, "message": "request timed out after 5 s"}
 
 
 @pytest.mark.parametrize("token", [7, "tok-1"])

@@ -150,7 +150,7 @@ async def test_a_bad_state_url_is_a_usage_error(tmp_path):
 
 
 def test_a_workers_command_line_keeps_everything_but_the_worker_count():
-    from mcptrio.workers import child_argv
+    from mcptrio.cli.workers import child_argv
 
     argv = ["serve", "--plugins", "bench", "--transport", "http", "--host", "10.0.0.5", "--port", "0",
             "--workers=4", "--state", "redis://h:1/0", "--config", "x.toml"]

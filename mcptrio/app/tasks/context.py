@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from ..context import Context
 from .records import RELATED_TASK, WORKING
 
@@ -27,7 +29,8 @@ class TaskContext(Context):
     def __init__(self, base: Context, live: LiveTask, runner: TaskRunner, deadline: float) -> None:
         # The request's own route ends with its answer (the CreateTaskResult): a task's messages
         # to a 2025-11-25 client go where messages for no request go (the session's stream).
-        self._take_over(base, deadline, route=None, batch=None)
+        request = attrs.evolve(base.incoming, route=None, batch=None, progress_token=base.incoming.progress_token)
+        super().__init__(base.session, request, deadline, dict(base.input_responses), base.app)
         self._live = live
         self._runner = runner
         self._key_map: dict[str, str] = {}  # the handler's key -> the key on the wire, unique in the task

@@ -14,7 +14,7 @@ import uuid
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .grants import jose
+from .signing import pyjwt
 
 try:
     from cryptography.hazmat.primitives import serialization
@@ -36,7 +36,7 @@ class DPoPKey:
             if not isinstance(loaded, ec.EllipticCurvePrivateKey):
                 raise ValueError("a DPoP key must be an EC (P-256) private key")
             self.key = loaded
-        self.public_jwk: dict[str, Any] = jose().algorithms.ECAlgorithm.to_jwk(self.key.public_key(), as_dict=True)
+        self.public_jwk: dict[str, Any] = pyjwt().algorithms.ECAlgorithm.to_jwk(self.key.public_key(), as_dict=True)
         self.nonces: dict[str, str] = {}
 
     def pem(self) -> str:
@@ -55,7 +55,7 @@ class DPoPKey:
         if access_token is not None:
             digest = hashlib.sha256(access_token.encode()).digest()
             claims["ath"] = base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
-        proof: str = jose().encode(claims, self.key, algorithm=ALGORITHM, headers={"typ": "dpop+jwt", "jwk": self.public_jwk})
+        proof: str = pyjwt().encode(claims, self.key, algorithm=ALGORITHM, headers={"typ": "dpop+jwt", "jwk": self.public_jwk})
         return proof
 
     def remember_nonce(self, url: str, nonce: str | None) -> bool:

@@ -22,6 +22,7 @@ import httpx
 
 from .errors import AuthorizationError
 from .metadata import ServerMetadata
+from .signing import pyjwt
 
 if TYPE_CHECKING:
     from .dpop import DPoPKey
@@ -74,7 +75,7 @@ def authenticate(client: ClientAuth, server: ServerMetadata, form: dict[str, str
         credentials = f"{quote(client.client_id, safe='')}:{quote(client.client_secret, safe='')}"
         headers["authorization"] = "Basic " + _b64(credentials)
     elif client.method == "private_key_jwt" and client.private_key is not None:
-        jwt = jose()
+        jwt = pyjwt()
         now = int(time.time())
         claims = {"iss": client.client_id, "sub": client.client_id, "aud": server.issuer, "iat": now,
                   "exp": now + 300, "jti": str(uuid.uuid4())}
@@ -85,15 +86,6 @@ def authenticate(client: ClientAuth, server: ServerMetadata, form: dict[str, str
         form["client_id"] = client.client_id
         if client.method == "client_secret_post" and client.client_secret is not None:
             form["client_secret"] = client.client_secret
-
-
-def jose() -> Any:
-    """PyJWT, imported when a signature is needed (``pip install 'mcptrio[auth]'``)."""
-    try:
-        import jwt
-    except ImportError:
-        raise ImportError("signing JWTs (private_key_jwt, DPoP) needs PyJWT: pip install 'mcptrio[auth]'") from None
-    return jwt
 
 
 def _b64(text: str) -> str:

@@ -44,7 +44,6 @@ if TYPE_CHECKING:
     from ...app import App
 
 log = logging.getLogger("mcptrio.http")
-LISTEN = "subscriptions/listen"
 
 
 class McpHttpApp(SessionRoutes):
@@ -339,10 +338,10 @@ class McpHttpApp(SessionRoutes):
             return
         # A listen stream only waits: it takes a stream slot, not one of max_requests (capacity.py).
         listen_key = (client_key(sink.principal, sink.client_address)
-                      if len(requests) == 1 and requests[0].method == LISTEN else None)
+                      if len(requests) == 1 and requests[0].spec.stream else None)
         try:
             if listen_key is not None:
-                self.capacity.open_stream(listen_key, LISTEN, requests[0].id)
+                self.capacity.open_stream(listen_key, requests[0].method, requests[0].id)
             else:
                 self.capacity.start_work(len(requests), requests[0].id)
         except LimitReached:
@@ -387,7 +386,7 @@ class McpHttpApp(SessionRoutes):
     @staticmethod
     async def _work(core: HttpSession, request: IncomingRequest, arm_now: bool) -> None:
         expires = authorization.expiry_deadline(request.principal)
-        if request.method == LISTEN and expires < math.inf:
+        if request.spec.stream and expires < math.inf:
             # A listen stream lasts until its token expires, then closes as at shutdown (with its
             # closing result): the client opens a new one with a fresh token.
             async with trio.open_nursery() as nursery:

@@ -1,5 +1,6 @@
 """2026-07-28 request-metadata headers: ``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*``, checked
-against the body (``basic/transports/streamable-http.mdx``, "Server Validation"), pure."""
+against the body (``basic/transports/streamable-http.mdx``, "Server Validation"), pure.  Which
+param each method's ``Mcp-Name`` and ``Mcp-Param-*`` mirror: ``protocol/methods.py``."""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ from typing import Any
 
 from ...protocol import errors
 from ...protocol.errors import McpError
+from ...protocol.methods import METHODS
 
-NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
-                 "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}  # (SEP-2663)
 _SENTINEL_HEAD, _SENTINEL_TAIL = "=?base64?", "?="
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f]")  # control characters other than tab
 
@@ -56,15 +56,17 @@ def check(headers: dict[bytes, bytes], message: dict[str, Any],
         raise mismatch("Mcp-Method header is required")
     if decode_value(header_method) != method:
         raise mismatch(f"Mcp-Method header value {header_method.decode('latin-1')!r} does not match body value {method!r}")
-    name_field = NAMED_METHODS.get(method)
-    if name_field is not None:
+    spec = METHODS.get(method)  # (a str: it matched Mcp-Method)
+    if spec is None:
+        return
+    if spec.mcp_name is not None:
         header_name = headers.get(b"mcp-name")
         if header_name is None:
             raise mismatch("Mcp-Name header is required for " + str(method))
-        if decode_value(header_name) != params.get(name_field):
-            raise mismatch(f"Mcp-Name header value does not match body value {params.get(name_field)!r}")
-    if method == "tools/call" and header_params:
-        _check_params(headers, params.get("arguments"), header_params)
+        if decode_value(header_name) != params.get(spec.mcp_name):
+            raise mismatch(f"Mcp-Name header value does not match body value {params.get(spec.mcp_name)!r}")
+    if spec.mcp_params is not None and header_params:
+        _check_params(headers, params.get(spec.mcp_params), header_params)
 
 
 def _check_params(headers: dict[bytes, bytes], arguments: Any,

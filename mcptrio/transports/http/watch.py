@@ -127,7 +127,7 @@ class Watchers:
         stream_after = {"auto": config.stream_after, "sse": 0.0}.get(config.response_mode, math.inf)
         # A listen stream does no work that a gone client wastes: its comments keep proxies awake
         # (keepalive_interval), not probe for a disconnect twice a second.
-        listen = all(request.method == "subscriptions/listen" for request in watch.requests)
+        listen = all(request.spec.stream for request in watch.requests)
         with trio.CancelScope() as watch.scope:
             with trio.move_on_at(watch.since + stream_after) as streaming:  # (json mode: no timeout)
                 await _disconnected(watch.receive)

@@ -16,16 +16,13 @@ from typing import Any, Iterable, cast
 
 import trio
 
-from .groups import first
-from .protocol.errors import McpError
-from .protocol.session import LOG_LEVELS
+from ..groups import first
+from ..protocol.errors import McpError
+from ..protocol.session import LOG_LEVELS
+from .usage import Parser, UsageError
 
 LISTS = ("tools", "resources", "templates", "prompts")
 URL_SCHEMES = ("http://", "https://", "ws://", "wss://")
-
-
-class ClientUsageError(Exception):
-    """One line for the user; exit status 2."""
 
 
 USAGE = {"inspect": "", "list": "[tools|resources|templates|prompts]", "call": "TOOL [KEY=VALUE ...]",
@@ -34,7 +31,7 @@ HELP = {"inspect": "what a server is and offers", "list": "a server's tools, res
         "call": "call a tool", "read": "read a resource", "prompt": "get a prompt"}
 
 
-def add_commands(commands: Any, names: Iterable[str] = USAGE) -> None:
+def add_commands(commands: argparse._SubParsersAction[Parser], names: Iterable[str] = USAGE) -> None:
     for name in names:
         usage = USAGE[name]
         parser = commands.add_parser(name, help=HELP[name],
@@ -60,14 +57,14 @@ def _words(args: argparse.Namespace) -> None:
     args.target = words.pop(0) if words and words[0].startswith(URL_SCHEMES) else None
     given = [x for x in (args.target, args.stdio, args.plugins) if x]
     if len(given) != 1:
-        raise ClientUsageError("name the server once: a URL, --stdio COMMAND or --plugins A,B")
+        raise UsageError("name the server once: a URL, --stdio COMMAND or --plugins A,B")
     needs = {"call": "a tool name", "read": "a resource URI", "prompt": "a prompt name"}.get(args.command)
     if needs is not None and not words:
-        raise ClientUsageError(f"mcptrio {args.command} needs {needs}")
+        raise UsageError(f"mcptrio {args.command} needs {needs}")
     if args.command == "list":
         args.what = words.pop(0) if words else "tools"
         if args.what not in LISTS:
-            raise ClientUsageError(f"list what? {args.what!r} (choose from {', '.join(LISTS)})")
+            raise UsageError(f"list what? {args.what!r} (choose from {', '.join(LISTS)})")
     elif args.command == "call":
         args.tool = words.pop(0)
     elif args.command == "read":
@@ -75,55 +72,55 @@ def _words(args: argparse.Namespace) -> None:
     elif args.command == "prompt":
         args.name = words.pop(0)
     if words and args.command not in ("call", "prompt"):
-        raise ClientUsageError(f"unexpected arguments: {' '.join(words)}")
+        raise UsageError(f"unexpected arguments: {' '.join(words)}")
     args.arguments = words
     args.verify = True
     if args.cacert is not None:
-        from .client.tls import ssl_context
+        from ..client.tls import ssl_context
 
         try:
             args.verify = ssl_context(args.cacert)
         except ValueError as exc:
-            raise ClientUsageError(f"--cacert: {exc}") from None
+            raise UsageError(f"--cacert: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         import rich  # noqa: F401 - every command's output needs it: say so now, not after connecting
     except ImportError:
-        raise ClientUsageError("the client commands need rich: pip install 'mcptrio[cli]'") from None
+        raise UsageError("the client commands need rich: pip install 'mcptrio[cli]'") from None
     _words(args)
     failure: BaseException | None = None
     try:
         return trio.run(_run, args)
-    except* ClientUsageError as group:
+    except* UsageError as group:
         failure = first(group)
     except* (OSError, ConnectionError) as group:
-        failure = ClientUsageError(f"cannot reach the server: {first(group)}")
+        failure = UsageError(f"cannot reach the server: {first(group)}")
     except* McpError as group:  # the server answered a request with an error (or could not be reached)
         error = first(group)
         if isinstance(error.data, dict) and error.data.get("transport"):
-            failure = ClientUsageError(f"cannot reach the server: {error.message}")
+            failure = UsageError(f"cannot reach the server: {error.message}")
         else:
-            failure = ClientUsageError(f"the server answered {error.code}: {error.message}")
+            failure = UsageError(f"the server answered {error.code}: {error.message}")
     assert failure is not None
     raise failure
 
 
 
 async def _run(args: argparse.Namespace) -> int:
-    from .client import connect
+    from ..client import connect
 
     target: Any
     if args.plugins:
-        from . import plugins
+        from .. import plugins
 
         target = plugins.build_app([name.strip() for name in args.plugins.split(",") if name.strip()])
     else:
         target = args.target or args.stdio
     out = Output(args.json)
     async with connect(target, era=args.era, token=args.token, elicitation=out.elicit, verify=args.verify,
-                       log_level=None if args.json else args.log_level) as client:
+                       log_level=None if args.json else args.log_level, keep_stderr=True) as client:
         client.raw.on_notification.append(out.notification)
         return await COMMANDS[args.command](client, args, out)
 
@@ -190,7 +187,7 @@ async def _call(client: Any, args: argparse.Namespace, out: Output) -> int:
     tools = {tool.name: tool for tool in await client.list_tools()}
     tool = tools.get(args.tool)
     if tool is None:
-        raise ClientUsageError(f"no tool named {args.tool!r} (mcptrio list shows them)")
+        raise UsageError(f"no tool named {args.tool!r} (mcptrio list shows them)")
     arguments = typed_arguments(args.arguments, args.json_args, tool.input_schema)
     check_arguments(arguments, tool.input_schema)
     with out.progress() as progress:
@@ -228,7 +225,7 @@ async def _prompt(client: Any, args: argparse.Namespace, out: Output) -> int:
 
 
 def _unstructure(value: Any) -> Any:
-    from . import wire  # (not on `mcptrio serve`'s way: the wire types are a fifth of its start-up)
+    from .. import wire  # (not on `mcptrio serve`'s way: the wire types are a fifth of its start-up)
 
     return wire.unstructure(value)
 
@@ -241,7 +238,7 @@ COMMANDS = {"inspect": _inspect, "list": _list, "call": _call, "read": _read, "p
 def _pair(item: str) -> tuple[str, str]:
     key, sep, value = item.partition("=")
     if not sep or not key:
-        raise ClientUsageError(f"arguments are KEY=VALUE, got {item!r}")
+        raise UsageError(f"arguments are KEY=VALUE, got {item!r}")
     return key, value
 
 
@@ -252,9 +249,9 @@ def typed_arguments(items: list[str], json_args: str | None, schema: dict[str, A
         try:
             arguments = json.loads(json_args)
         except json.JSONDecodeError as exc:
-            raise ClientUsageError(f"--args is not JSON: {exc}") from None
+            raise UsageError(f"--args is not JSON: {exc}") from None
         if not isinstance(arguments, dict):
-            raise ClientUsageError("--args must be a JSON object")
+            raise UsageError("--args must be a JSON object")
     properties = schema.get("properties", {})
     for item in items:
         key, value = _pair(item)
@@ -276,7 +273,7 @@ def _typed(key: str, value: str, kind: Any) -> Any:
         if kind in ("array", "object", "null"):
             return json.loads(value)
     except (ValueError, json.JSONDecodeError):
-        raise ClientUsageError(f"argument {key!r} must be {kind}, got {value!r}") from None
+        raise UsageError(f"argument {key!r} must be {kind}, got {value!r}") from None
     return value
 
 
@@ -288,7 +285,7 @@ def check_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> None:
     if errors:
         error = errors[0]
         where = ".".join(str(p) for p in error.path) or "arguments"
-        raise ClientUsageError(f"{where}: {error.message}")
+        raise UsageError(f"{where}: {error.message}")
 
 
 # -- output ---------------------------------------------------------------------------------------

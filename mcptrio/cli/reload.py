@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 import trio
 
-from .app import App
-from .plugins import PluginError, build_app, entry_point
+from ..app import App
+from ..plugins import PluginError, build_app, entry_point
 
 log = logging.getLogger("mcptrio.reload")
 

@@ -17,13 +17,13 @@ import signal
 import socket
 import subprocess
 import sys
-from typing import Any
 
 import trio
 
-from .groups import first
-from .serve import ServeError, wait_for_signals
-from .state import StateUnavailable
+from ..groups import first
+from ..serve import ServeError, wait_for_signals
+from ..state import StateUnavailable
+from .serve_settings import ServeSettings
 
 log = logging.getLogger("mcptrio.workers")
 
@@ -66,20 +66,19 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def supervise(options: dict[str, Any], argv: list[str]) -> int:
-    """Run ``options["workers"]`` workers until SIGTERM/SIGINT; 0 after a clean drain."""
-    count = options["workers"]
-    if options["state"] is None and not os.environ.get("MCPTRIO_STATE_KEY"):
+def supervise(settings: ServeSettings, argv: list[str]) -> int:
+    """Run ``settings.workers`` workers until SIGTERM/SIGINT; 0 after a clean drain."""
+    if settings.state is None and not os.environ.get("MCPTRIO_STATE_KEY"):
         # (--stateless-only) Every worker seals requestState with this one key, so a client's
         # multi-round-trip retry may reach any of them; the workers inherit it.
         os.environ["MCPTRIO_STATE_KEY"] = secrets.token_hex(32)
-    sock = listen(options["host"], options["port"])
+    sock = listen(settings.host, settings.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}{options['path']}"
+    url = f"http://{shown}:{port}{settings.path}"
     failure: BaseException | None = None
     try:
-        trio.run(_supervise, options, argv, sock, count, url)
+        trio.run(_supervise, settings, argv, sock, url)
     except* (StateUnavailable, WorkerFailed) as group:  # (a bare one too)
         failure = first(group)
     finally:
@@ -89,21 +88,21 @@ def supervise(options: dict[str, Any], argv: list[str]) -> int:
     return 0
 
 
-async def _supervise(options: dict[str, Any], argv: list[str], sock: socket.socket, count: int, url: str) -> None:
-    if options["state"] is not None:  # unreachable state: one line and exit 2, before any child starts
-        from .state.redis import open_redis_state
+async def _supervise(settings: ServeSettings, argv: list[str], sock: socket.socket, url: str) -> None:
+    if settings.state is not None:  # unreachable state: one line and exit 2, before any child starts
+        from ..state.redis import open_redis_state
 
-        async with open_redis_state(options["state"]):
+        async with open_redis_state(settings.state):
             pass
     stopping = trio.Event()
     children: dict[int, trio.Process] = {}
-    grace = options["app"]["limits"].shutdown_grace + 10
+    grace = settings.limits.shutdown_grace + 10
     async with trio.open_nursery() as nursery:
-        for index in range(count):
+        for index in range(settings.workers):
             nursery.start_soon(_keep_running, index, child_argv(argv, sock.fileno()), sock.fileno(),
                                children, stopping)
-        log.info("serving %s at %s with %d workers%s", ", ".join(options["plugins"]), url, count,
-                 f" (state shared through {options['state']})" if options["state"] is not None else "")
+        log.info("serving %s at %s with %d workers%s", ", ".join(settings.plugins), url, settings.workers,
+                 f" (state shared through {settings.state})" if settings.state is not None else "")
         await wait_for_signals()
         stopping.set()
         log.info("draining %d workers", len(children))

@@ -2,24 +2,37 @@
 
 from __future__ import annotations
 
+import argparse
 import keyword
 import re
 from pathlib import Path
 
+from .usage import Parser, UsageError
+
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 
-class ScaffoldError(Exception):
-    """One line for the user; exit status 2."""
+def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
+    new = commands.add_parser("new", help="write a new plugin package",
+                              description="Write a plugin package NAME/ (pyproject with the entry point, a "
+                                          "module with a tool, a resource and a prompt, its tests, a README).")
+    new.add_argument("name", help="the plugin's name: lower-case letters, digits and _")
+    new.add_argument("--dir", type=Path, default=Path("."), help="where to write it (default: here)")
+
+
+def run(args: argparse.Namespace) -> int:
+    folder = new_plugin(args.name, args.dir)
+    print(f"wrote {folder}/: cd {folder} && pip install -e '.[test]' && pytest")
+    return 0
 
 
 def new_plugin(name: str, where: Path) -> Path:
     """Write the package ``where/name`` and return its folder."""
     if not NAME.match(name) or keyword.iskeyword(name):
-        raise ScaffoldError(f"a plugin name is lower-case letters, digits and _ (starting with a letter), got {name!r}")
+        raise UsageError(f"a plugin name is lower-case letters, digits and _ (starting with a letter), got {name!r}")
     folder = where / name
     if folder.exists():
-        raise ScaffoldError(f"{folder} exists already: choose another name or folder")
+        raise UsageError(f"{folder} exists already: choose another name or folder")
     module = f"mcptrio_{name}"
     files = {
         "pyproject.toml": PYPROJECT,

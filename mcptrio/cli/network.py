@@ -3,59 +3,52 @@
 from __future__ import annotations
 
 import errno
+import functools
 import logging
 import os
-from typing import Any
+from typing import Awaitable, Callable
 
 import trio
 
-from .app import App, LifespanError
-from .groups import first, leaves
-from .plugins import PluginError
-from .serve import ServeError, wait_for_signals
-from .state import StateUnavailable
-from .transports.http import HttpConfig, serve_http
+from ..app import App, LifespanError
+from ..groups import first, leaves
+from ..plugins import PluginError
+from ..serve import ServeError, wait_for_signals
+from ..state import StateUnavailable
+from ..transports.http import HttpConfig, serve_http
+from .serve_settings import ServeSettings
 
 log = logging.getLogger("mcptrio")
 
 
-def serve(app: App, options: dict[str, Any], argv: list[str]) -> int:
-    host, port, path = options["host"], options["port"], options["path"]
-    if options["workers"] > 1:
+def serve(app: App, settings: ServeSettings, argv: list[str]) -> int:
+    host, port = settings.host, settings.port
+    if settings.workers > 1:
         from . import workers
 
-        return workers.supervise(options, argv)
-    config = HttpConfig(path=path, legacy_sse=options["legacy_sse"], response_mode=options["response_mode"],
-                        allowed_hosts=allowed_hosts(host, options["allowed_hosts"]),
-                        allowed_origins=tuple(options["allowed_origins"]), orphan_timeout=options["orphan_timeout"],
-                        trusted_proxies=tuple(options["trusted_proxies"]),
-                        legacy_sessions=not options["stateless_only"], max_requests=options["max_requests"],
-                        max_streams=options["max_streams"], max_streams_per_client=options["max_streams_per_client"])
+        return workers.supervise(settings, argv)
+    config = http_config(settings)
     wanted_files = config.max_streams + config.max_requests + SPARE_FILES
     open_files = raise_open_files(wanted_files)
-    extra: dict[str, Any] = {"state": options["state"]}
-    if options["transport"] == "http":
-        server: Any = serve_http
-        extra["fd"] = options["listen_fd"]
-    else:
-        from .transports.websocket import serve_websocket
+    server: Callable[..., Awaitable[None]] = functools.partial(serve_http, fd=settings.listen_fd)
+    if settings.transport == "ws":
+        from ..transports.websocket import serve_websocket
 
         server = serve_websocket
-
-    trigger = wait_for_signals if options["listen_fd"] is None else signals_or_orphaned
+    trigger = wait_for_signals if settings.listen_fd is None else signals_or_orphaned
+    where = f" (state shared through {settings.state})" if settings.state is not None else ""
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            if options.get("reload"):
+            if settings.reload:
                 from . import reload
 
-                await nursery.start(reload.watch, app, options["plugins"], options["prefixes"])
+                await nursery.start(reload.watch, app, list(settings.plugins), settings.prefixes)
             async with trio.open_nursery() as serving:
                 url = await serving.start(lambda task_status: server(
-                    app, host=host, port=port, config=config, shutdown_trigger=trigger,
-                    task_status=task_status, **extra))
-                where = f" (state shared through {options['state']})" if options["state"] is not None else ""
-                if options["listen_fd"] is None:
+                    app, host=host, port=port, config=config, shutdown_trigger=trigger, state=settings.state,
+                    task_status=task_status))
+                if settings.listen_fd is None:
                     log.info("serving %s at %s%s", ", ".join(app.plugins), url, where)
                 else:
                     log.info("worker serving %s%s", ", ".join(app.plugins), where)
@@ -115,6 +108,16 @@ async def signals_or_orphaned() -> None:
         nursery.start_soon(orphaned)
         await wait_for_signals()
         nursery.cancel_scope.cancel()
+
+
+def http_config(settings: ServeSettings) -> HttpConfig:
+    """The HTTP (and WebSocket) server's configuration the settings give."""
+    return HttpConfig(path=settings.path, legacy_sse=settings.legacy_sse, response_mode=settings.response_mode,
+                      allowed_hosts=allowed_hosts(settings.host, settings.allowed_hosts),
+                      allowed_origins=settings.allowed_origins, orphan_timeout=settings.orphan_timeout,
+                      trusted_proxies=settings.trusted_proxies, legacy_sessions=not settings.stateless_only,
+                      max_requests=settings.max_requests, max_streams=settings.max_streams,
+                      max_streams_per_client=settings.max_streams_per_client)
 
 
 def allowed_hosts(host: str, extra: tuple[str, ...]) -> tuple[str, ...]:

@@ -1,0 +1,160 @@
+"""The kinds of value only ``mcptrio serve`` has: plugin names, prefixes, the session limits, a rate
+limit, a state URL and the authorization table, each parsed by the code it belongs to."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+import attrs
+
+from ..app.admission import RateLimit
+from ..runtime.limits import SessionLimits
+from . import auth_settings
+from .setting_kinds import MISSING, Kind, Names, Repeatable, Seconds, Setting, Settled, Whole, flag_names
+from .usage import UsageError
+
+
+class PluginNames(Kind):
+    """Plugin names: ``"a,b"`` on the command line, a list (or that string) in the file."""
+
+    toml = 'a list of plugin names (or one string "a,b")'
+    metavar = "A,B"
+
+    def shown(self) -> str:
+        return "list of strings, or one comma-separated string"
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, str) or Names().accepts(value)
+
+    def check(self, setting: Setting, value: Any) -> object:
+        names = value.split(",") if isinstance(value, str) else value
+        return tuple(name.strip() for name in names if name.strip())
+
+
+class Prefixes(Repeatable):
+    """A table of plugin = prefix; each ``PLUGIN=PREFIX`` flag adds or replaces one entry."""
+
+    toml = "a table of plugin = prefix strings"
+    metavar = "PLUGIN=PREFIX"
+
+    def shown(self) -> str:
+        return "table: plugin = prefix"
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+
+    def resolve(self, setting: Setting, flag: object, file: object, settled: Settled) -> object:
+        base = file if file is not MISSING else setting.default_value(settled)
+        prefixes = dict(base) if isinstance(base, dict) else {}
+        for item in self.items(flag):
+            plugin, sep, prefix = item.partition("=")
+            if not sep or not plugin or not prefix:
+                raise UsageError(f"{setting.flags[0]} wants PLUGIN=PREFIX, got {item!r}")
+            prefixes[plugin] = prefix
+        return prefixes
+
+
+class Limits(Kind):
+    """The ``[serve.limits]`` table as ``SessionLimits``; the setting named ``grace`` wins over its shutdown_grace."""
+
+    toml = "a table ([serve.limits])"
+
+    def __init__(self, grace: str) -> None:
+        self.grace = grace
+
+    def shown(self) -> str:
+        return "table"
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, dict)
+
+    def unknown_keys(self, where: str, value: object) -> list[str]:
+        known = attrs.fields_dict(SessionLimits)
+        return [f"{where}.{key}" for key in value if key not in known] if isinstance(value, dict) else []
+
+    def file_problem(self, where: str, value: object) -> str | None:
+        if not isinstance(value, dict):
+            return super().file_problem(where, value)
+        for key, item in value.items():
+            least = 1 if attrs.fields_dict(SessionLimits)[key].type in (int, "int") else 0
+            problem = (Whole() if least else Seconds()).file_problem(f"{where}.{key}", item)
+            if problem is None and not least <= item < math.inf:
+                problem = f"{where}.{key} must be at least {least}, got {item!r}"
+            if problem is not None:
+                return problem
+        return None
+
+    def resolve(self, setting: Setting, flag: object, file: object, settled: Settled) -> object:
+        values: dict[str, Any] = dict(file) if isinstance(file, dict) else {}
+        grace = settled[self.grace]
+        if grace is not None:
+            values["shutdown_grace"] = grace
+        return SessionLimits(**values)
+
+
+class Rate(Kind):
+    """A rate limit, ``"20/s"``, as ``RateLimit``; the setting named ``burst`` gives its burst."""
+
+    metavar = "RATE"
+
+    def __init__(self, burst: str) -> None:
+        self.burst = burst
+
+    def shown(self) -> str:
+        return 'string: `"N/s"`, `"N/m"` or `"N/h"` (a bare `"N"`: per second)'
+
+    def resolve(self, setting: Setting, flag: object, file: object, settled: Settled) -> object:
+        rate = super().resolve(setting, flag, file, settled)
+        burst = settled[self.burst]
+        if rate is None:
+            if burst is not None:
+                raise UsageError(f"{self.burst} needs a rate limit ({setting.flags[0]} 20/s)")
+            return None
+        try:
+            return RateLimit.parse(str(rate), burst if isinstance(burst, int) else None)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+
+
+class RedisUrl(Kind):
+    """Where processes share state: a ``redis://``, ``rediss://`` or ``unix://`` URL, as ``StateUrl``."""
+
+    toml = "a URL string"
+    metavar = "URL"
+
+    def shown(self) -> str:
+        return "URL string"
+
+    def check(self, setting: Setting, value: Any) -> object:
+        from ..state import parse_state_url  # (only when it is set: stdio start-up imports nothing of state)
+
+        try:
+            return parse_state_url(value)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+
+
+class Auth(Kind):
+    """The ``[serve.auth]`` table and the ``--auth-*`` flags, as ``AuthConfig`` (None: off), by ``auth_settings``."""
+
+    toml = "a table ([serve.auth])"
+
+    def shown(self) -> str:
+        return "table"
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, dict)
+
+    def add_flag(self, parser: argparse._ActionsContainer, setting: Setting) -> None:
+        auth_settings.add_flags(parser)
+
+    def flag_doc(self, setting: Setting) -> str:
+        return flag_names(setting)
+
+    def given(self, args: argparse.Namespace, setting: Setting) -> object:
+        return auth_settings.flag_values(args)
+
+    def resolve(self, setting: Setting, flag: object, file: object, settled: Settled) -> object:
+        return auth_settings.auth_config(flag if isinstance(flag, dict) else {}, file if file is not MISSING else {})

@@ -1,0 +1,307 @@
+"""Every setting of ``mcptrio serve``, declared once: ``ServeSettings``, one class attribute each.
+
+Each names its kind (``setting_kinds``, ``serve_kinds``), flags, default, help, the transports it
+is for and its section; from these come the command's flags, the checks of the ``--config`` file's
+``[serve]`` table, the defaults, and the reference page
+(``python -m mcptrio.cli.serve_settings > docs/reference/serve-settings.md``).  ``resolve`` gives
+the flags over the file over the defaults, each checked, as a ``ServeSettings``.
+
+A new setting is one declaration here, and the code that reads it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping, ParamSpec
+
+from . import auth_settings, logs
+from .config_file import read_config
+from .serve_kinds import Auth, Limits, PluginNames, Prefixes, Rate, RedisUrl
+from .setting_kinds import (MISSING, TRANSPORTS, Choice, Computed, FilePath, Names, Seconds, Setting, Settled,
+                            Text, Whole, YesNo)
+from .usage import UsageError
+
+if TYPE_CHECKING:
+    from ..app.admission import RateLimit
+    from ..auth.config import AuthConfig
+    from ..runtime.limits import SessionLimits
+    from ..state import StateUrl
+
+WHERE = "What to serve, and where"
+HTTP = "HTTP"
+PROCESSES = "Several processes"
+OPERATING = "Operating"
+AUTHORIZATION = "Authorization"
+COMMAND_LINE = "Command line only"
+SECTIONS = {  # each section's introduction on the reference page
+    WHERE: "",
+    HTTP: "How the HTTP server answers (and the WebSocket server, where a setting says `ws`). Work and "
+          "waiting are bounded apart: see [Work and waiting](../guides/configuration.md#work-and-waiting-two-limits).",
+    PROCESSES: "See [Scaling out with Redis](../guides/scaling.md).",
+    OPERATING: "See [Observability](../guides/observability.md). The keys of `[serve.limits]` are listed in "
+               "[the configuration guide](../guides/configuration.md#servelimits).",
+    AUTHORIZATION: "See [Protecting a server with OAuth](../guides/oauth.md); the keys of `[serve.auth]` are "
+                   "listed in [the configuration guide](../guides/configuration.md#serveauth).",
+    COMMAND_LINE: "Flags with no key in the file.",
+}
+RESPONSE_MODES = ("auto", "json", "sse")
+NETWORK = ("http", "ws")
+ONLY_HTTP = "--workers and --stateless-only are for --transport http"
+
+
+P = ParamSpec("P")
+
+
+def _declaring(make: Callable[P, Setting]) -> Callable[P, Any]:
+    """``Setting``, typed for a declaration: in ``port: int = setting(...)``, an instance's ``port`` is an int."""
+    return make
+
+
+setting = _declaring(Setting)
+
+
+def check_path(path: str) -> str:
+    if not path.startswith("/") or any(c in path for c in "?# "):
+        raise UsageError(f"path must start with / and hold no ?, # or space, got {path!r}")
+    return path
+
+
+def check_proxies(specs: tuple[str, ...]) -> None:
+    from ..transports.net.forwarded import parse_networks  # (only when set: stdio imports nothing of HTTP)
+
+    try:
+        parse_networks(specs)
+    except ValueError as exc:
+        raise UsageError(f"--trusted-proxy: {exc}") from None
+
+
+def installed_version(settled: Settled) -> str:
+    from .. import __version__
+
+    return __version__
+
+
+class ServeSettings:
+    """What ``mcptrio serve`` was told: its flags over the config file over the defaults, each checked.
+
+    Each class attribute declares a setting (a ``Setting``); an instance holds their values, and is
+    read-only (``replace`` makes a changed copy).  A plain class, not an attrs class: making an attrs
+    class of this many fields would cost every stdio server several milliseconds of its start-up.
+    """
+
+    # -- what to serve, and where
+    plugins: tuple[str, ...] = setting(
+        PluginNames(), "comma-separated plugin names, loaded in this order", WHERE, flags=("--plugins",),
+        default=(), doc="The installed plugins to serve, loaded in this order (at least one). See `mcptrio plugins`.")
+    prefixes: dict[str, str] = setting(
+        Prefixes(), "prefix a plugin's tool and prompt names to resolve a clash", WHERE, flags=("--prefix",),
+        default={}, doc="Rename a plugin's tools and prompts to `PREFIX_name`, to resolve a clash between plugins.")
+    transport: str = setting(
+        Choice(TRANSPORTS), "standard I/O, Streamable HTTP or WebSocket", WHERE, flags=("--transport",),
+        default="stdio")
+    host: str = setting(
+        Text(), "the address to bind", WHERE, flags=("--host",), default="127.0.0.1", transports=NETWORK,
+        doc='The address to bind. `"0.0.0.0"` or `"::"` for every address.')
+    port: int = setting(
+        Whole(0, 65535, out_of_range="{name} must be 0 to 65535 (0: any free port), got {value!r}"),
+        "the port to bind; 0 picks a free one", WHERE, flags=("--port",), default=8000, transports=NETWORK,
+        metavar="PORT")
+    path: str = setting(
+        Text(check_path), "the endpoint's path", WHERE, flags=("--path",), default="/mcp", transports=NETWORK,
+        doc="The endpoint's path. Must start with `/`.")
+    name: str = setting(Text(), "The server's name, in `serverInfo`.", WHERE, default="mcptrio")
+    version: str = setting(
+        Text(), "The server's version, in `serverInfo`.", WHERE,
+        default=Computed(installed_version, "mcptrio's version"))
+    instructions: str | None = setting(
+        Text(), "Instructions for the client and its model, in the `initialize` and `server/discover` results.", WHERE)
+
+    # -- HTTP
+    response_mode: str = setting(
+        Choice(RESPONSE_MODES), "answer as JSON when possible, always JSON, or always SSE", HTTP,
+        flags=("--response-mode",), default="auto", transports=("http",),
+        doc="Answer a POST as JSON when possible (`auto`: a request that needs a stream, or runs longer than "
+            "0.25 s, becomes SSE), always as one JSON body, or always as an event stream.")
+    allowed_hosts: tuple[str, ...] = setting(
+        Names(), "also accept this Host/Origin name (loopback names always are)", HTTP, flags=("--allowed-host",),
+        default=(), metavar="NAME", transports=NETWORK,
+        doc="`Host` and `Origin` names accepted besides the loopback names (`localhost`, `127.0.0.1`, `::1`) "
+            "and a specific bound address. The defence against DNS rebinding.")
+    allowed_origins: tuple[str, ...] = setting(
+        Names(), "also accept this exact Origin, e.g. https://app.example", HTTP, flags=("--allowed-origin",),
+        default=(), metavar="ORIGIN", transports=NETWORK,
+        doc='Exact origins accepted besides those whose host is allowed, e.g. `"https://app.example.com"`.')
+    trusted_proxies: tuple[str, ...] = setting(
+        Names(check_proxies), "a reverse proxy (address or network, e.g. 10.0.0.0/8) whose X-Forwarded-For "
+        "names the client, for logs and rate limits", HTTP, flags=("--trusted-proxy",), default=(),
+        metavar="ADDRESS", transports=NETWORK,
+        doc='Reverse proxies (addresses or networks such as `"10.0.0.0/8"`) whose `X-Forwarded-For` names the '
+            "client: the access log's `client`, `ctx.client_address` and the rate limit's key. See "
+            "[Behind a reverse proxy](../guides/reverse-proxy.md).")
+    legacy_sse: bool = setting(
+        YesNo(), "also serve the deprecated 2024-11-05 HTTP+SSE transport at PATH/sse", HTTP,
+        flags=("--legacy-sse",), default=False, transports=("http",))
+    max_requests: int = setting(
+        Whole(1), "requests whose handlers run at once per process (tool calls streaming progress included); "
+        "beyond, 503", HTTP, flags=("--max-requests",), default=2000, transports=NETWORK,
+        doc='Requests whose handlers run at once in one process. Beyond it: `503` with `Retry-After: 1` and '
+            '`data.limit = "max_requests"`.')
+    max_streams: int = setting(
+        Whole(1), "streams that wait for notifications (listen, GET, SSE) and WebSocket connections open at once "
+        "per process; beyond, 503", HTTP, flags=("--max-streams",), default=20_000, transports=NETWORK,
+        doc="Streams that only wait for notifications, open at once in one process: `subscriptions/listen` "
+            "streams, legacy GET streams, 2024-11-05 SSE streams and WebSocket connections. Beyond it: `503` "
+            'with `Retry-After: 5` and `data.limit = "max_streams"`.')
+    max_streams_per_client: int = setting(
+        Whole(1), "of those, per principal (with authorization) or client address", HTTP,
+        flags=("--max-streams-per-client",), default=2000, transports=NETWORK,
+        doc="Of those, how many one client may hold: one principal with authorization on, else one client "
+            "address (behind a reverse proxy, set `trusted_proxies`). Beyond it: "
+            '`data.limit = "max_streams_per_client"`.')
+    orphan_timeout: float = setting(
+        Seconds(), "how long a legacy request whose client went away (and may resume) runs on before it is "
+        "cancelled", HTTP, flags=("--orphan-timeout",), default=120.0, transports=("http",), label="orphan timeout",
+        doc="How long a legacy request whose client went away (and may resume with `Last-Event-ID`) runs on "
+            "before it is cancelled.")
+    stateless_only: bool = setting(
+        YesNo(), "serve only the stateless 2026-07-28 protocol (initialize is refused with 400)", HTTP,
+        flags=("--stateless-only",), default=False, transports=("http",), refused_elsewhere=ONLY_HTTP)
+
+    # -- several processes
+    workers: int = setting(
+        Whole(1), "processes sharing the listening socket, supervised (needs --state, unless --stateless-only)",
+        PROCESSES, flags=("--workers",), default=1, transports=("http",), refused_elsewhere=ONLY_HTTP)
+    state: StateUrl | None = setting(
+        RedisUrl(), "share sessions, event logs, keys and changes with other processes through Redis: "
+        "redis://[:password@]host:port/db, rediss:// for TLS", PROCESSES, flags=("--state",), default_doc="in memory",
+        transports=NETWORK,
+        refused_elsewhere="--state is for http and ws: a stdio server has one client and nothing to share",
+        doc="Share sessions, event logs, sealing keys, changes and tasks through Redis: "
+            "`redis://[:password@]host:port/db`, `rediss://…` for TLS, `unix:///path/redis.sock`.")
+
+    # -- operating
+    log_level: str = setting(
+        Choice(logs.LEVELS, any_case=True), "log messages at this level and above", OPERATING,
+        flags=("--log-level",), default="info", label="log level",
+        doc="Log messages at this level and above, on stderr.")
+    log_format: str = setting(
+        Choice(logs.FORMATS), "text lines, or json: one JSON object per line, on stderr", OPERATING,
+        flags=("--log-format",), default="text", label="log format")
+    access_log: bool = setting(
+        YesNo("both"), "a line per MCP request on the mcptrio.access logger (on stdio it would halve the "
+        "throughput of a local client)", OPERATING, flags=("--access-log",),
+        default=Computed(lambda settled: settled["transport"] != "stdio", "on for http and ws, off for stdio"),
+        doc="One line per MCP request on the `mcptrio.access` logger.")
+    telemetry: bool | None = setting(
+        YesNo("off"), "no OpenTelemetry spans or metrics even when opentelemetry-api is installed", OPERATING,
+        flags=("--no-telemetry",), default_doc="on when `opentelemetry-api` is installed",
+        doc="OpenTelemetry spans and metrics. `false` turns them off; `true` requires `opentelemetry-api`.")
+    drain_timeout: float | None = setting(
+        Seconds(), "on SIGTERM, how long requests in flight may finish before they are cancelled", OPERATING,
+        flags=("--drain-timeout",), default_doc="`[serve.limits]` `shutdown_grace`, itself `5`", label="drain timeout",
+        doc="On SIGTERM or SIGINT, how long requests in flight may finish before they are cancelled. Sets, and "
+            "wins over, `[serve.limits]` `shutdown_grace`.")
+    rate_limit: RateLimit | None = setting(
+        Rate("rate_burst"), "requests per client (principal, else address) e.g. 20/s, 600/m; over it: HTTP 429",
+        OPERATING, flags=("--rate-limit",),
+        doc="Requests per client (its principal, else its address, else its session). Over it: `-31429`, HTTP `429`.")
+    rate_burst: int | None = setting(
+        Whole(), "requests a client may send at once", OPERATING, flags=("--rate-burst",),
+        default_doc="one second's worth, at least 1", doc="Requests a client may send at once. Needs `rate_limit`.")
+    max_tool_calls: int | None = setting(
+        Whole(1), "tool calls running at once, server-wide", OPERATING, flags=("--max-tool-calls",),
+        default_doc="no cap", doc="Tool calls running at once in the process.")
+    tool_call_wait: float = setting(
+        Seconds(), "how long a tool call over --max-tool-calls waits for a slot before it is refused", OPERATING,
+        flags=("--tool-call-wait",), default=5.0,
+        doc="How long a call over `max_tool_calls` waits for a slot before it gets `-31503`.")
+    limits: SessionLimits = setting(
+        Limits("drain_timeout"), "The limits and timeouts of every session (`mcptrio.SessionLimits`): the "
+        "`[serve.limits]` table.", OPERATING, default_doc="each key's own")
+
+    # -- authorization
+    auth: AuthConfig | None = setting(
+        Auth(), "Authorization for `http` and `ws` (an OAuth 2.1 resource server): the `[serve.auth]` table. "
+        "`issuer` turns it on; on `stdio` it is ignored, with a warning.", AUTHORIZATION,
+        flags=tuple(auth_settings.FLAGS.values()), default_doc="off", transports=NETWORK)
+
+    # -- the command line only
+    reload: bool = setting(
+        YesNo(), "development: load a plugin again when its source changes (needs watchfiles; one process only)",
+        COMMAND_LINE, flags=("--reload",), default=False, in_file=False)
+    config: Path | None = setting(
+        FilePath(), "a TOML file with [serve] settings", COMMAND_LINE, flags=("--config",), in_file=False)
+    listen_fd: int | None = setting(  # a worker's inherited listening socket
+        Whole(0), "", COMMAND_LINE, flags=("--listen-fd",), in_file=False, hidden=True)
+
+    def __init__(self, **values: object) -> None:
+        keys = {each.key for each in declared()}
+        if values.keys() != keys:
+            raise TypeError(f"ServeSettings takes every setting and no other, not {sorted(values.keys() ^ keys)}")
+        self.__dict__.update(values)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"ServeSettings are read-only: use replace({name}=...)")
+
+    def replace(self, **changes: object) -> ServeSettings:
+        return ServeSettings(**{**vars(self), **changes})
+
+    def __repr__(self) -> str:
+        return f"ServeSettings({', '.join(f'{key}={value!r}' for key, value in vars(self).items())})"
+
+
+@functools.cache
+def declared() -> tuple[Setting, ...]:
+    """The settings, in the order ``ServeSettings`` declares them."""
+    return tuple(value for value in vars(ServeSettings).values() if isinstance(value, Setting))
+
+
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """The settings' flags, in a group per section."""
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    for each in declared():
+        if each.flags:
+            if each.section not in groups:
+                groups[each.section] = parser.add_argument_group(each.section)
+            each.kind.add_flag(groups[each.section], each)
+
+
+def resolve(args: argparse.Namespace) -> ServeSettings:
+    """The flags over the ``--config`` file over the defaults, each checked (UsageError if not)."""
+    settings = {each.key: each for each in declared()}
+    file = read_config(args.config, {key: each.kind for key, each in settings.items() if each.in_file})
+    resolved = _Resolved(settings, args, file)
+    values: dict[str, Any] = {key: resolved[key] for key in settings}  # (each of its kind: checked as resolved)
+    return ServeSettings(**values)
+
+
+class _Resolved:
+    """Each setting's value, worked out when it is first asked for (a default or check may ask for another's)."""
+
+    def __init__(self, settings: Mapping[str, Setting], args: argparse.Namespace, file: Mapping[str, object]) -> None:
+        self.settings, self.args, self.file = settings, args, file
+        self.values: dict[str, object] = {}
+
+    def __getitem__(self, key: str) -> object:
+        if key not in self.values:
+            each = self.settings[key]
+            flag = each.kind.given(self.args, each)
+            self.values[key] = each.kind.resolve(each, flag, self.file.get(key, MISSING), self)
+        return self.values[key]
+
+
+def misplaced(settings: ServeSettings) -> str | None:
+    """Why a setting given is refused on this transport, if one is."""
+    for each in declared():
+        if each.refused_elsewhere and settings.transport not in each.transports:
+            if getattr(settings, each.key) != each.default:
+                return each.refused_elsewhere
+    return None
+
+
+if __name__ == "__main__":
+    from .settings_page import reference_page
+
+    print(reference_page(declared(), SECTIONS), end="")
