@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import ssl
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Sequence, cast
@@ -36,7 +37,8 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
                   headers: dict[str, str] | None = None,
                   client_info: dict[str, Any] | None = None, tasks: bool | None = None,
                   log_level: str | None = None, verify: Verify = True,
-                  keep_stderr: bool = False, listen: bool | None = None,
+                  keep_stderr: bool = False, env: dict[str, str] | None = None, cwd: str | None = None,
+                  listen: bool | None = None,
                   on_session_lost: SessionLost | None = None) -> AsyncIterator[Client]:
     """Connect to an MCP server and yield a ready ``Client``.
 
@@ -64,6 +66,7 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
     ``verify``: which TLS certificates ``https://`` and ``wss://`` trust: an ``ssl.SSLContext``,
     a CA file (or directory), False for none; True (default) honours ``SSL_CERT_FILE`` and
     ``SSL_CERT_DIR`` (see ``mcptrio.client.tls.ssl_context``).
+    ``env``, ``cwd``: a command's variables (added to this process's environment) and folder.
     ``keep_stderr``: a command's stderr is read here instead of shared with this process; when
     the server ends before it answers, the error says how it exited and the last lines it wrote.
     """
@@ -84,7 +87,7 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
     if roots is not None:
         capabilities["roots"] = {}
     try:
-        async with _end(target, token if auth is None else auth, headers, verify, keep_stderr) as end:
+        async with _end(target, token if auth is None else auth, headers, verify, keep_stderr, env, cwd) as end:
             raw = RawClient(end, era=era or "modern", capabilities=capabilities, handlers=handlers,
                             client_info=client_info or CLIENT_INFO, cancel_when_cancelled=True)
             async with trio.open_nursery() as nursery:
@@ -153,7 +156,8 @@ async def _discover(raw: RawClient) -> dict[str, Any]:
 
 @contextlib.asynccontextmanager
 async def _end(target: Any, token: Token | httpx.Auth | None, headers: dict[str, str] | None,
-               verify: Verify, keep_stderr: bool) -> AsyncIterator[Any]:
+               verify: Verify, keep_stderr: bool, env: dict[str, str] | None = None,
+               cwd: str | None = None) -> AsyncIterator[Any]:
     from ..app import App
 
     if isinstance(target, App):
@@ -173,7 +177,8 @@ async def _end(target: Any, token: Token | httpx.Auth | None, headers: dict[str,
         command = shlex.split(target) if isinstance(target, str) else list(target)
         if not command:
             raise ValueError("an empty command line")
-        async with process_end(command, wait=5, keep_stderr=keep_stderr) as end:
+        environment = {**os.environ, **env} if env else None
+        async with process_end(command, wait=5, keep_stderr=keep_stderr, env=environment, cwd=cwd) as end:
             yield end
 
 
