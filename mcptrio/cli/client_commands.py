@@ -189,8 +189,10 @@ async def _call(client: Any, args: argparse.Namespace, out: Output) -> int:
         raise UsageError(f"no tool named {args.tool!r} (mcptrio list shows them)")
     arguments = typed_arguments(args.arguments, args.json_args, tool.input_schema)
     check_arguments(arguments, tool.input_schema)
-    with out.progress(watch=getattr(args, "watch", False)) as progress:
-        result = await client.call_tool(args.tool, arguments, progress=progress)
+    watch = getattr(args, "watch", False)
+    with out.progress(watch=watch) as progress:
+        result = await client.call_tool(args.tool, arguments, progress=progress,
+                                        on_task=out.task_state if watch else None)
     if out.json:
         out.emit(unstructure(result))
     else:

@@ -108,6 +108,13 @@ class Output:
             return contextlib.nullcontext(self._status_lines if watch else None)
         return _ProgressBar(self.errors, self._status_lines if watch else None)
 
+    def task_state(self, task: dict[str, Any]) -> None:
+        """``--watch``: a task's id and status on stderr, each time it changes."""
+        state = (task.get("taskId"), task.get("status"))
+        if state != getattr(self, "_last_task", None) and not self.json:
+            self._last_task = state
+            self.errors.print(f"task {state[0]}: {state[1]}", highlight=False, markup=False)
+
     def _status_lines(self, progress: float, total: float | None, message: str | None) -> None:
         if message and message != getattr(self, "_last_status", None):
             self._last_status = message

@@ -132,20 +132,23 @@ class Client:
         return await self._pages("prompts/list", "prompts", wire.ListPromptsResult)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,
-                        progress: Progress | None = None) -> wire.CallToolResult:
+                        progress: Progress | None = None,
+                        on_task: Callable[[dict[str, Any]], Any] | None = None) -> wire.CallToolResult:
         """Call a tool; ``progress(progress, total, message)`` hears its progress notifications
         (a 2026-07-28 task sends none: its status messages come as ``(0, None, message)``).
         A tool's own failure is a result with ``is_error``; a protocol error raises McpError, as
-        does a task that failed or was cancelled.  A task is followed to its end (``tasks``);
-        cancelling the caller's scope meanwhile sends ``tasks/cancel``."""
+        does a task that failed or was cancelled.  A task is followed to its end (``tasks``),
+        ``on_task(task)`` seeing each state polled; cancelling the caller's scope meanwhile sends
+        ``tasks/cancel``."""
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
         token = None
-        on_task = None
+        watchers = [on_task] if on_task is not None else []
         if progress is not None:
             token = f"mcptrio-progress-{next(self._tokens)}"
             self._progress[token] = progress
             params["_meta"] = {"progressToken": token}
-            on_task = _status_reporter(progress)
+            watchers.append(_status_reporter(progress))
+        on_task = _each(watchers) if watchers else None
         try:
             if self.era == "legacy":
                 answer = await self._call_legacy(params, on_task)
@@ -336,6 +339,16 @@ def _required_extensions(error: McpError) -> dict[str, Any]:
     required = data.get("requiredCapabilities")
     extensions = required.get("extensions") if isinstance(required, dict) else None
     return extensions if isinstance(extensions, dict) else {}
+
+
+def _each(watchers: list[Callable[[dict[str, Any]], Any]]) -> Callable[[dict[str, Any]], Any]:
+    async def watch(task: dict[str, Any]) -> None:
+        for watcher in watchers:
+            outcome = watcher(task)
+            if outcome is not None and hasattr(outcome, "__await__"):
+                await outcome
+
+    return watch
 
 
 def _status_reporter(progress: Progress) -> Any:

@@ -5,8 +5,12 @@ protected by it, a refresh after the token expired, and step-up to a wider scope
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import stat
+import subprocess
+import sys
 from html.parser import HTMLParser
 from urllib.parse import urljoin
 
@@ -19,6 +23,8 @@ from mcptrio.client import McpError
 from mcptrio.client.oauth import FileTokenStore, LoginRequired, OAuth
 
 from .test_resource_server import make_app, served
+
+MCPTRIO = [sys.executable, "-m", "mcptrio"]
 
 
 class Forms(HTMLParser):
@@ -103,3 +109,44 @@ async def test_without_a_user_a_login_is_a_clear_error(auth_server, tmp_path):
             async with mcptrio.client.connect(url, auth=OAuth(store=FileTokenStore(tmp_path), interactive=False)):
                 pass
         assert str(LoginRequired(url)) in str(raised.value)
+
+
+async def test_the_cli_logs_in_keeps_the_login_and_logs_out(auth_server, tmp_path):
+    """``mcptrio auth login URL`` prints the address (no display here); a browser follows it; the
+    tokens are kept for ``mcptrio call`` (not on a terminal), until ``mcptrio auth logout``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["XDG_CONFIG_HOME"] = str(tmp_path)
+    browser = Browser()
+
+    async def mcptrio(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return await trio.run_process([*MCPTRIO, *args], capture_stdout=True, capture_stderr=True, check=False,
+                                      env=env)
+
+    async with served(make_app(auth_server.issuer)) as url:
+        with trio.fail_after(90):
+            process = await trio.lowlevel.open_process([*MCPTRIO, "auth", "login", url], env=env,
+                                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            seen = b""
+            while b"in a browser:\n  " not in seen or not seen.endswith(b"\n"):  # (the address, whole)
+                chunk = await process.stderr.receive_some(4096)
+                assert chunk, seen
+                seen += chunk
+            address = seen.decode().split("open this address in a browser:\n", 1)[1].split()[0]
+            await browser(address)
+            assert await process.wait() == 0
+            said = (await process.stdout.receive_some(4096)).decode()
+            assert said.startswith(f"logged in to {url} at {auth_server.issuer}"), said
+
+            status = await mcptrio("auth", "status", "--json")
+            [row] = json.loads(status.stdout)
+            assert row["server"] == url and row["issuer"] == auth_server.issuer and row["refreshable"]
+            assert b"access_token" not in status.stdout and b"eyJ" not in status.stdout
+
+            called = await mcptrio("call", url, "whoami")  # (not a terminal: the kept tokens only)
+            assert called.returncode == 0 and b"mcp:read" in called.stdout, called.stderr
+
+            assert (await mcptrio("auth", "logout", url)).stdout.decode().startswith(f"logged out of {url}")
+            refused = await mcptrio("call", url, "whoami")
+            assert refused.returncode == 2
+            assert refused.stderr.decode().strip() == \
+                f"mcptrio: error: {url} needs a login: run `mcptrio auth login {url}`"

@@ -158,3 +158,35 @@ def test_without_the_cli_extra_serve_and_plugins_work():
                             input=json.dumps(initialize) + "\n", capture_output=True, text=True, timeout=60)
     assert served.returncode == 0, served.stderr
     assert json.loads(served.stdout)["result"]["serverInfo"]["name"] == "mcptrio"
+
+
+def test_call_watch_follows_a_task_and_answers_its_question_in_a_terminal():
+    """``call --watch``: the tool runs as a task; its states on stderr, its question asked here."""
+    import pty
+
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([*MCPTRIO, "call", "--plugins", "everything", "confirm_delete", "filename=a.txt",
+                                "--watch"], stdin=terminal, stdout=terminal, stderr=terminal, close_fds=True,
+                               env={**os.environ, "COLUMNS": "120", "TERM": "dumb"})
+    os.close(terminal)
+    seen = b""
+    answered = False
+    try:
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if not answered and seen.rstrip().endswith(b":"):  # the question's prompt is waiting
+                os.write(controller, b"y\n")
+                answered = True
+    finally:
+        process.wait(30)
+        os.close(controller)
+    text = seen.decode(errors="replace")
+    assert process.returncode == 0, text
+    assert answered and "Delete a.txt?" in text and "Deleted a.txt" in text
+    assert ": input_required" in text and ": completed" in text  # (each state the polls saw)

@@ -55,9 +55,7 @@ class Loopback:
                         return
                     target = event.target.decode("latin-1")
                     ours = event.method == b"GET" and target.split("?", 1)[0] == "/callback"
-                    if ours and self._url is None:
-                        self._url = self.redirect_uri + target[len("/callback"):]
-                        self._arrived.set()
+                    first = ours and self._url is None
                     body = PAGE if ours else b"not found"
                     headers = [("content-type", "text/html; charset=utf-8" if ours else "text/plain"),
                                ("content-length", str(len(body))), ("connection", "close")]
@@ -65,6 +63,9 @@ class Loopback:
                                                                        headers=headers)) or b"")
                     await stream.send_all(connection.send(h11.Data(data=body)) or b"")
                     await stream.send_all(connection.send(h11.EndOfMessage()) or b"")
+                    if first:  # (after the page was sent: the listener closes once it is told)
+                        self._url = self.redirect_uri + target[len("/callback"):]
+                        self._arrived.set()
                     return
         except (h11.RemoteProtocolError, trio.BrokenResourceError, trio.ClosedResourceError):
             return
