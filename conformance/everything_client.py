@@ -23,7 +23,7 @@ import httpx
 import trio
 
 from mcptrio.client import Client, McpError, connect
-from mcptrio.client.oauth import ClientCredentials, MemoryTokenStore, OAuth
+from mcptrio.client.oauth import ClientCredentials, EnterpriseLogin, MemoryTokenStore, OAuth
 from mcptrio.protocol.versions import MODERN_VERSIONS
 
 # The Client ID Metadata Document URL the suite's authorization servers expect (auth/basic-cimd).
@@ -156,6 +156,13 @@ async def workload_identity(url: str) -> None:
         await client.list_tools()
 
 
+async def enterprise(url: str) -> None:
+    given = context()
+    await authorized(url, EnterpriseLogin(given["client_id"], client_secret=given.get("client_secret"),
+                                          id_token=given["idp_id_token"], idp_token_endpoint=given["idp_token_endpoint"],
+                                          idp_client_id=given["idp_client_id"]))
+
+
 SCENARIOS: dict[str, Scenario] = {
     "initialize": list_tools,
     "tools_call": tools_call,
@@ -171,6 +178,7 @@ SCENARIOS: dict[str, Scenario] = {
     "auth/client-credentials-basic": client_credentials,
     "auth/client-credentials-jwt": client_credentials,
     "auth/wif-jwt-bearer": workload_identity,
+    "auth/enterprise-managed-authorization": enterprise,
     "auth/dpop": login_dpop,
     "auth/dpop-nonce": login_dpop,
 }

@@ -2,6 +2,7 @@
 
     auth = mcptrio.client.oauth.OAuth()            # a user's login (browser, loopback redirect)
     auth = mcptrio.client.oauth.ClientCredentials("my-service", client_secret="...")   # a machine
+    auth = mcptrio.client.oauth.EnterpriseLogin(...)  # an enterprise IdP's ID token (SEP-990)
     async with mcptrio.client.connect(url, auth=auth) as client: ...
 
 Per the 2025-11-25 and 2026-07-28 authorization pages: RFC 9728 and RFC 8414 / OpenID discovery,
@@ -10,6 +11,7 @@ resource indicators, RFC 9207 issuer checks, refresh, step-up on ``insufficient_
 (RFC 9449) where asked for.  JOSE by PyJWT, HTTP by httpx.
 """
 
+from .enterprise import EnterpriseLogin
 from .errors import AuthorizationError, LoginRequired
 from .flow import OAuthFlow
 from .loopback import open_browser
@@ -17,5 +19,5 @@ from .login import OAuth
 from .machine import ClientCredentials
 from .store import FileTokenStore, MemoryTokenStore, TokenStore
 
-__all__ = ["AuthorizationError", "ClientCredentials", "FileTokenStore", "LoginRequired", "MemoryTokenStore", "OAuth",
+__all__ = ["AuthorizationError", "ClientCredentials", "EnterpriseLogin", "FileTokenStore", "LoginRequired", "MemoryTokenStore", "OAuth",
            "OAuthFlow", "TokenStore", "open_browser"]
