@@ -24,12 +24,12 @@ import trio
 
 from mcptrio.client import Client, McpError, connect
 from mcptrio.client.oauth import ClientCredentials, EnterpriseLogin, MemoryTokenStore, OAuth
-from mcptrio.protocol.versions import MODERN_VERSIONS
 
 # The Client ID Metadata Document URL the suite's authorization servers expect (auth/basic-cimd).
 CIMD_URL = "https://conformance-test.local/client-metadata.json"
 VERSION = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "")
-ERA = "modern" if VERSION in MODERN_VERSIONS else "legacy"
+# (revisions through 2025-11-25 have the initialize handshake; 2026-07-28 is stateless; none: ask the server)
+ERA = None if not VERSION else "legacy" if VERSION <= "2025-11-25" else "modern"
 log = logging.getLogger("everything-client")
 
 Scenario = Callable[[str], Awaitable[None]]
