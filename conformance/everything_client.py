@@ -134,7 +134,8 @@ async def authorized(url: str, auth: httpx.Auth) -> None:
 async def login(url: str) -> None:
     given = context()
     await authorized(url, OAuth(store=MemoryTokenStore(), client_id=given.get("client_id"),
-                                client_secret=given.get("client_secret"), client_metadata_url=CIMD_URL,
+                                client_secret=given.get("client_secret"), client_issuer=given.get("issuer"),
+                                client_metadata_url=CIMD_URL,
                                 user_agent=browse, timeout=10, dpop=False))
 
 

@@ -119,3 +119,14 @@ async def test_token_files_are_the_users_alone(tmp_path):
     assert await store.entries() == {"tokens https://example.com/mcp": '{"secret": 1}'}
     await store.delete("tokens https://example.com/mcp")
     assert await store.get("tokens https://example.com/mcp") is None
+
+
+async def test_pre_registered_credentials_go_to_their_own_authorization_server_only():
+    from mcptrio.client.oauth import MemoryTokenStore, OAuth
+
+    auth = OAuth(store=MemoryTokenStore(), client_id="c", client_secret="s", client_issuer="https://as.example.com")
+    registration = await auth.registration(None, SERVER, "http://127.0.0.1:9/callback")  # (no request needed)
+    assert registration.client.client_id == "c" and registration.client.method == "client_secret_basic"
+    moved = ServerMetadata.from_document({"issuer": "https://other.example.com", "token_endpoint": "https://o/t"})
+    with pytest.raises(AuthorizationError, match="registered with https://as.example.com"):
+        await auth.registration(None, moved, "http://127.0.0.1:9/callback")

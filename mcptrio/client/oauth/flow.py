@@ -115,7 +115,8 @@ class OAuthFlow(httpx.Auth):
                     unauthorized += 1
                     if unauthorized > 2:
                         return
-                    await self._refresh_or_obtain(used, challenge)
+                    # (a refreshed token refused too: the authorization server may have changed)
+                    await self._refresh_or_obtain(used, challenge, refresh=unauthorized == 1)
             elif response.status_code == 403 and challenge is not None and challenge.error == "insufficient_scope":
                 step_ups += 1
                 if step_ups > MAX_STEP_UPS:
@@ -166,12 +167,13 @@ class OAuthFlow(httpx.Auth):
     def _client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(timeout=30, trust_env=False, verify=ssl_context(self.verify))
 
-    async def _refresh_or_obtain(self, failed: Tokens | None, challenge: Challenge | None) -> None:
+    async def _refresh_or_obtain(self, failed: Tokens | None, challenge: Challenge | None, *,
+                                 refresh: bool = True) -> None:
         async with self._lock:
             current = self.session.tokens if self.session is not None else None
             if current is not None and current is not failed:
                 return  # (another request got a new token meanwhile)
-            if failed is not None and failed.refresh_token and self.session is not None:
+            if refresh and failed is not None and failed.refresh_token and self.session is not None:
                 try:
                     await self._refresh(self.session)
                     return

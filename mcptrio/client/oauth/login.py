@@ -32,7 +32,8 @@ class OAuth(OAuthFlow):
 
     ``store``: where tokens and registrations are kept (default: ``FileTokenStore()``, files 0600
     in the user's config folder).  ``client_id`` / ``client_secret``: credentials registered with
-    the authorization server beforehand (used first); ``client_metadata_url``: the HTTPS URL of
+    the authorization server beforehand (used first; with ``client_issuer``, only with that
+    authorization server: another one is an error, not a leak); ``client_metadata_url``: the HTTPS URL of
     this client's Client ID Metadata Document, used where the server supports them; otherwise the
     client registers itself (RFC 7591) where the server allows it.  ``scope``: scopes to ask for
     besides those the server says it needs.  ``user_agent(url)``: sends the user to the
@@ -44,7 +45,8 @@ class OAuth(OAuthFlow):
     """
 
     def __init__(self, *, store: TokenStore | None = None, client_id: str | None = None,
-                 client_secret: str | None = None, client_metadata_url: str | None = None,
+                 client_secret: str | None = None, client_issuer: str | None = None,
+                 client_metadata_url: str | None = None,
                  client_name: str = "mcptrio", scope: str | None = None, user_agent: UserAgent | None = None,
                  redirect_port: int = 0, timeout: float = 300.0, interactive: bool = True, dpop: bool = False,
                  offline_access: bool = True, verify: Verify = True) -> None:
@@ -52,6 +54,7 @@ class OAuth(OAuthFlow):
                          verify=verify)
         self.client_id = client_id
         self.client_secret = client_secret
+        self.client_issuer = client_issuer
         self.client_metadata_url = client_metadata_url
         self.client_name = client_name
         self.user_agent = user_agent or open_browser
@@ -84,6 +87,9 @@ class OAuth(OAuthFlow):
         """The spec's order: pre-registered credentials, a stored registration with this issuer, a
         Client ID Metadata Document, dynamic registration."""
         if self.client_id is not None:
+            if self.client_issuer is not None and server.issuer != self.client_issuer:
+                raise AuthorizationError(f"the client id was registered with {self.client_issuer}, and the server now "
+                                         f"names {server.issuer} as its authorization server: not sending it there")
             method = auth_method(server, has_secret=self.client_secret is not None)
             return Registration(server.issuer, ClientAuth(self.client_id, self.client_secret, method), [redirect_uri])
         stored = await self._stored_registration(server.issuer)
