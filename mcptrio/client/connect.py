@@ -15,6 +15,7 @@ from ..groups import leaves
 from ..protocol.errors import UNSUPPORTED_PROTOCOL_VERSION, McpError
 from ..protocol.session import LOG_LEVELS
 from ..protocol.versions import LATEST_LEGACY, LATEST_MODERN, MODERN_VERSIONS
+from .pooling import KEEPALIVE_EXPIRY
 from .raw import RawClient
 from .recovery import SessionLost
 from .session import TASKS_EXTENSION, Answer, Client
@@ -212,6 +213,7 @@ async def _http(url: str, token: Token | httpx.Auth | None, headers: dict[str, s
 
     # (trust_env off: no proxies or .netrc from the environment; SSL_CERT_FILE is in the context)
     async with httpx.AsyncClient(timeout=httpx.Timeout(CONNECT_TIMEOUT, read=None), trust_env=False, verify=context,
+                                 limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY),
                                  auth=_bearer(httpx, token)) as http, trio.open_nursery() as nursery:
         end = HttpEnd(url, http, nursery, headers)
         try:
