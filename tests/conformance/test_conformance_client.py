@@ -1,6 +1,6 @@
 """The official MCP conformance suite's client mode against conformance/everything_client.py: every
-client scenario at the suite's own revision for it, and every one at 2026-07-28, side by side,
-judged against conformance/expected-client-failures.yaml."""
+client scenario at the suite's own revision for it, then every one at 2026-07-28, judged against
+conformance/expected-client-failures.yaml."""
 
 import json
 import subprocess

@@ -110,6 +110,10 @@ class OAuthFlow(httpx.Auth):
         response = yield request
         unauthorized = 0
         while True:
+            if response.status_code in (401, 403):
+                # (read the refusal now, so its connection goes back to the pool before a login that
+                # may take a while, and is dropped there as idle rather than reused once stale)
+                await response.aread()
             challenge = challenge_of(response.headers.get_list("www-authenticate"))
             if response.status_code == 401:
                 if self._dpop_key is not None and challenge is not None and challenge.error == "use_dpop_nonce" \
