@@ -98,8 +98,8 @@ def tool(**annotations):
     return fn
 
 
-def param_schema(hint) -> dict:
-    return signature_of(tool(x=hint)).input_schema["properties"]["x"]
+def param_schema(hint, **kwargs) -> dict:
+    return signature_of(tool(x=hint), **kwargs).input_schema["properties"]["x"]
 
 
 # -- input schemas ----------------------------------------------------------------------------
@@ -138,7 +138,7 @@ def param_schema(hint) -> dict:
     (Filter | None, {"anyOf": [{"$ref": "#/$defs/Filter"}, {"type": "null"}]}),
 ])
 def test_annotation_schemas(hint, expected):
-    assert param_schema(hint) == expected
+    assert param_schema(hint, inline=False) == expected
 
 
 async def search(ctx: Context, query: Annotated[str, "what to look for"], limit: int = 10,
@@ -205,10 +205,23 @@ def test_defaults_and_required():
     }
 
 
-def test_attrs_dataclass_typeddict_go_to_defs():
+def test_object_types_are_inlined_by_default():
+    async def fn(filter: Filter, point: Point, options: Options, people: list[Person],
+                 also: Annotated[Filter, "a second filter"]) -> None: ...
+
+    inlined = signature_of(fn).input_schema
+    kept = signature_of(fn, inline=False).input_schema
+    assert "$defs" not in inlined and "$ref" not in str(inlined)
+    for name, prop in inlined["properties"].items():
+        ref = kept["properties"][name].get("$ref") or kept["properties"][name].get("items", {}).get("$ref")
+        body = kept["$defs"][ref.rpartition("/")[2]]
+        assert prop in (body, {"type": "array", "items": body}, {**body, "description": "a second filter"})
+
+
+def test_attrs_dataclass_typeddict_go_to_defs_when_asked():
     async def fn(filter: Filter, point: Point, options: Options, people: list[Person]) -> None: ...
 
-    schema = signature_of(fn).input_schema
+    schema = signature_of(fn, inline=False).input_schema
     assert schema["properties"] == {
         "filter": {"$ref": "#/$defs/Filter"},
         "point": {"$ref": "#/$defs/Point"},
@@ -552,33 +565,37 @@ def test_explicit_output_schema_overrides():
 
 # -- registration errors ----------------------------------------------------------------------
 
-async def when(day: datetime.date) -> None: ...
+class Opaque:
+    pass
+
+
+async def when(day: Opaque) -> None: ...
 async def keys(m: dict[int, str]) -> None: ...
 async def classes(x: Filter | Point) -> None: ...
 async def star(*args: int) -> None: ...
 async def positional(a: int, /) -> None: ...
-async def nested(p: list[dict[str, datetime.datetime]]) -> None: ...
-async def returns() -> datetime.date: ...
+async def nested(p: list[dict[str, Opaque]]) -> None: ...
+async def returns() -> Opaque: ...
 async def two(a: Context, b: Context) -> None: ...
 
 
 @attrs.define
 class Bad:
-    when: datetime.datetime
+    when: Opaque
 
 
 async def bad_field(b: Bad) -> None: ...
 
 
 @pytest.mark.parametrize(("fn", "message"), [
-    (when, "when: parameter 'day': unsupported type datetime.date"),
+    (when, "when: parameter 'day': unsupported type tests.test_signature.Opaque"),
     (keys, "keys: parameter 'm': dict[int, str]: JSON object keys are strings, use dict[str, ...]"),
     (classes, "classes: parameter 'x': unsupported union"),
     (star, "star: parameter 'args': tool arguments are passed by keyword"),
     (positional, "positional: parameter 'a': tool arguments are passed by keyword"),
-    (nested, "nested: parameter 'p': unsupported type datetime.datetime"),
-    (bad_field, "bad_field: parameter 'b': Bad.when: unsupported type datetime.datetime"),
-    (returns, "returns: return type: unsupported type datetime.date"),
+    (nested, "nested: parameter 'p': unsupported type tests.test_signature.Opaque"),
+    (bad_field, "bad_field: parameter 'b': Bad.when: unsupported type tests.test_signature.Opaque"),
+    (returns, "returns: return type: unsupported type tests.test_signature.Opaque"),
     (two, "two: more than one Context parameter ('a', 'b')"),
 ])
 def test_unsupported_annotations_raise_type_error(fn, message):

@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
 import attrs
+import trio
 
 from ..protocol.session import ServerIdentity
 from ..protocol.versions import at_least
@@ -41,6 +42,8 @@ log = logging.getLogger("mcptrio.app")
 # Ranks of the built-in middleware the operator turns on: lower is further out.  User and
 # plugin middleware run inside all of them, and the boundary (boundary.py) inside those.
 TELEMETRY, ACCESS_LOG, AUTHORIZATION, RATE_LIMIT, CONCURRENCY = 10, 20, 25, 30, 50
+# Plain def handlers running at once, each in a worker thread (Trio's own default, too).
+DEFAULT_THREAD_LIMIT = 40
 
 
 @attrs.frozen
@@ -94,6 +97,10 @@ class App(Registry):
     seconds for a slot), ``tasks`` (a ``TaskRunner``: its store, how many tasks may run at once,
     their TTL and poll interval), ``auth`` (an ``AuthConfig``: the network transports check bearer
     tokens, the pipeline checks the scopes each tool, prompt and resource needs).
+
+    Authoring: ``thread_limit`` is how many plain ``def`` handlers may run at once, each in a worker
+    thread (more calls wait for a thread); ``inline_schemas=False`` keeps object types under
+    ``$defs`` in the schemas of the tools registered on the app itself (see ``Registry``).
     """
 
     def __init__(self, name: str = "mcptrio", version: str = "0.1.0", *, title: str | None = None,
@@ -101,8 +108,13 @@ class App(Registry):
                  cache_ttl_ms: int = 0, cache_scope: str = "public", state_key: bytes | None = None,
                  telemetry: Any = None, rate_limit: RateLimit | str | None = None,
                  max_tool_calls: int | None = None, tool_call_wait: float = 5.0, auth: AuthConfig | None = None,
-                 tasks: TaskRunner | None = None, access_log: bool = False) -> None:
-        super().__init__(name)
+                 tasks: TaskRunner | None = None, access_log: bool = False, thread_limit: int = DEFAULT_THREAD_LIMIT,
+                 inline_schemas: bool = True) -> None:
+        super().__init__(name, inline_schemas=inline_schemas)
+        if not (isinstance(thread_limit, int) and thread_limit >= 1):
+            raise ValueError(f"thread_limit must be a whole number of threads, at least 1, not {thread_limit!r}")
+        self.thread_limit = thread_limit
+        self._thread_limiters: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar("mcptrio.threads")
         self.version = version
         self.limits = limits or SessionLimits()
         self.page_size = page_size
@@ -142,6 +154,17 @@ class App(Registry):
         self.tool_calls = ToolCallLimiter(max_tool_calls, tool_call_wait) if max_tool_calls is not None else None
         if self.tool_calls is not None:
             self.use_builtin(CONCURRENCY, self.tool_calls)
+
+    @property
+    def thread_limiter(self) -> trio.CapacityLimiter:
+        """The limiter the plain ``def`` handlers run under: ``thread_limit`` worker threads at once
+        (one per Trio run: an App may be served by several runs, one after another)."""
+        try:
+            return self._thread_limiters.get()
+        except LookupError:
+            limiter = trio.CapacityLimiter(self.thread_limit)
+            self._thread_limiters.set(limiter)
+            return limiter
 
     def _start_telemetry(self, wanted: Any) -> None:
         self._telemetry_pending = False

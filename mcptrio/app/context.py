@@ -8,7 +8,9 @@ to the client and await its answer; in the 2026-07-28 era they end this round wi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+import functools
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Mapping, TypeVar
 
 import trio
 
@@ -21,6 +23,8 @@ from .input_rounds import NO_ANSWERS
 if TYPE_CHECKING:
     from ..protocol.events import IncomingRequest
     from ..runtime.core import SessionCore as Session
+
+T = TypeVar("T")
 
 # The first revision that has each server→client request (the others exist since 2024-11-05).
 ASKABLE_SINCE = {"elicitation/create": "2025-06-18"}
@@ -151,6 +155,13 @@ class Context:
     def time_left(self) -> float:
         """Seconds until this request's deadline."""
         return self.deadline - trio.current_time()
+
+    @property
+    def sync(self) -> SyncContext:
+        """For a plain ``def`` handler (it runs in a worker thread): the calls below as blocking ones,
+        ``ctx.sync.progress(1, 3)``, ``ctx.sync.info("...")``, ``ctx.sync.elicit(...)``; each
+        raises ``trio.Cancelled`` once the request was cancelled."""
+        return SyncContext(self)
 
     # -- notifications about this request -------------------------------------------------
 
@@ -317,6 +328,59 @@ class Context:
             raise ClientCapabilityMissing(
                 f"the client did not declare the {capability!r} capability, so {method} cannot be used"
             )
+
+
+class SyncContext:
+    """``ctx.sync``: the Context's calls for a plain ``def`` handler, which runs in a worker thread.
+
+    Each goes back to the Trio thread (``trio.from_thread.run``) and blocks the handler's thread
+    until it is done.  Once the request was cancelled, each raises ``trio.Cancelled`` instead, so
+    a handler that reports progress stops at its next report.
+    """
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def run(self, fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
+        """``await fn(*args, **kwargs)`` in the Trio thread, from the handler's thread."""
+        trio.from_thread.check_cancelled()
+        return trio.from_thread.run(functools.partial(fn, *args, **kwargs))
+
+    def time_left(self) -> float:
+        """Seconds until the request's deadline."""
+        return self.ctx.deadline - trio.from_thread.run_sync(trio.current_time)
+
+    def check_cancelled(self) -> None:
+        """Raise ``trio.Cancelled`` if the request was cancelled (its answer is gone already)."""
+        trio.from_thread.check_cancelled()
+
+    def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        self.run(self.ctx.progress, progress, total, message)
+
+    def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        self.run(self.ctx.log, level, data, logger)
+
+    def debug(self, data: Any) -> None:
+        self.run(self.ctx.log, "debug", data)
+
+    def info(self, data: Any) -> None:
+        self.run(self.ctx.log, "info", data)
+
+    def warning(self, data: Any) -> None:
+        self.run(self.ctx.log, "warning", data)
+
+    def error(self, data: Any) -> None:
+        self.run(self.ctx.log, "error", data)
+
+    def elicit(self, message: str, requested_schema: dict[str, Any], *, key: str | None = None) -> dict[str, Any]:
+        return self.run(self.ctx.elicit, message, requested_schema, key=key)
+
+    def sample(self, messages: list[dict[str, Any]] | str, max_tokens: int, *, key: str | None = None,
+               **options: Any) -> dict[str, Any]:
+        return self.run(self.ctx.sample, messages, max_tokens, key=key, **options)
+
+    def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
+        return self.run(self.ctx.list_roots, key=key)
 
 
 def _capability_object(capability: str) -> dict[str, Any]:

@@ -21,8 +21,11 @@ from typing import TYPE_CHECKING, Any, Union
 import jsonschema_rs
 
 from .context import Context
+from .pydantic_types import ValueRefused, is_model
 from .schema_from_hints import (
+    DATA_KEYWORDS,
     NO_DEFAULT,
+    SCHEMA_MAPS,
     NoneType,
     Param,
     SchemaBuilder,
@@ -50,8 +53,6 @@ class OutputError(ValueError):
 
 
 _NO_HINT: Any = inspect.Parameter.empty
-_DATA_KEYWORDS = frozenset({"const", "default", "enum", "examples"})
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
 
 
 class ToolSignature:
@@ -95,8 +96,9 @@ class ToolSignature:
     @classmethod
     def from_function(cls, fn: Callable[..., Any], *, input_schema: dict[str, Any] | None = None,
                       output_schema: dict[str, Any] | None = None,
-                      content_types: tuple[type, ...] = ()) -> ToolSignature:
-        """Inspect ``fn``; ``content_types`` are return types that are MCP content (no output schema)."""
+                      content_types: tuple[type, ...] = (), inline: bool = True) -> ToolSignature:
+        """Inspect ``fn``; ``content_types`` are return types that are MCP content (no output schema);
+        ``inline=False`` keeps object types under ``$defs`` (recursive ones always are)."""
         name = getattr(fn, "__qualname__", None) or repr(fn)
         try:
             target = fn.func if isinstance(fn, functools.partial) else fn
@@ -111,7 +113,7 @@ class ToolSignature:
         properties: dict[str, Any] = {}
         required: list[str] = []
         extra: tuple[Any, dict[str, Any]] | None = None
-        builder = SchemaBuilder()
+        builder = SchemaBuilder(inline=inline)
         accepted: set[str] = set()  # a verbatim schema: the names the function can take
         takes_any = False
         for p in inspect.signature(fn).parameters.values():
@@ -159,7 +161,7 @@ class ToolSignature:
         if output_schema is None:
             return_type = hints.get("return", _NO_HINT)
             try:
-                output_schema, wraps = _output_schema(return_type, content_types)
+                output_schema, wraps = _output_schema(return_type, content_types, inline)
             except UnsupportedType as exc:
                 raise TypeError(f"{name}: return type: {exc}") from None
         signature = cls(input_schema=input_schema, output_schema=output_schema, context_parameter=context,
@@ -225,6 +227,8 @@ class ToolSignature:
             message, found, path = text.rpartition(" @ ")
             if not found:
                 message, path = text, key
+        except ValueRefused as exc:  # Pydantic's first error, at a path inside the value
+            message, path = exc.reason, ".".join((key, *exc.path))
         except (ValueError, TypeError) as exc:
             message, path = str(exc), key
         raise ArgumentError(_one_line(f"invalid arguments: {path!r}: {message}"))
@@ -245,13 +249,14 @@ def _context_type() -> type:
     return Context
 
 
-def _output_schema(hint: Any, content_types: tuple[type, ...]) -> tuple[dict[str, Any] | None, bool]:
+def _output_schema(hint: Any, content_types: tuple[type, ...],
+                   inline: bool) -> tuple[dict[str, Any] | None, bool]:
     """The output schema for a return annotation, and whether results are wrapped as ``{"result": ...}``."""
     if hint in (_NO_HINT, None, NoneType, Any) or _is_content(hint, content_types):
         return None, False
-    builder = SchemaBuilder()
+    builder = SchemaBuilder(inline=inline, mode="serialization")
     base = strip_annotated(hint)
-    if is_object_class(base):
+    if is_object_class(base) or is_model(base):
         schema = builder.root_object(base)
         if typing.get_origin(hint) is typing.Annotated:
             annotate(schema, hint.__metadata__)
@@ -342,9 +347,9 @@ def _unresolvable_ref(schema: dict[str, Any]) -> str | None:
             except referencing.exceptions.Unresolvable:
                 return ref
         for key, value in node.items():
-            if key in _SCHEMA_MAPS and isinstance(value, dict):
+            if key in SCHEMA_MAPS and isinstance(value, dict):
                 value = list(value.values())
-            if key not in _DATA_KEYWORDS and (bad := walk(value, base)) is not None:
+            if key not in DATA_KEYWORDS and (bad := walk(value, base)) is not None:
                 return bad
         return None
 

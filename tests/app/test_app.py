@@ -1,7 +1,7 @@
 """The authoring API end to end: what plugins register is what clients see, in both eras."""
 
 import base64
-from typing import Annotated, TypedDict
+from typing import Annotated, Iterator, TypedDict
 
 import attrs
 import pytest
@@ -184,7 +184,7 @@ async def test_completion_for_prompt_arguments_and_template_variables():
 async def test_pagination_with_opaque_cursors(method, key):
     app = App("many", page_size=2)
     for i in range(5):
-        async def handler(i: int = i) -> str:
+        async def handler(i: int = i, x: str = "") -> str:
             return str(i)
         app.tool(f"tool{i}")(handler)
         app.resource(f"many://r{i}")(handler)
@@ -284,10 +284,10 @@ def test_plugins_compose_and_clash():
 
 def test_registration_errors_are_clear():
     app = App()
-    with pytest.raises(TypeError, match="must be an async function"):
+    with pytest.raises(TypeError, match=r"tool .*\.gen is a generator function: a handler returns its result"):
         @app.tool()
-        def sync_tool() -> str:
-            return ""
+        def gen() -> Iterator[str]:
+            yield ""
 
     @app.tool()
     async def once() -> str:
@@ -313,13 +313,34 @@ async def test_context_is_injected_and_not_in_the_schema():
         assert text_of(await client.call_tool("whoami")) == "modern:2026-07-28:mcptrio-testing"
 
 
-@pytest.mark.parametrize("kind", ["tool", "prompt", "resource"])
-def test_a_decorator_used_without_parentheses_says_so(kind):
+async def test_tool_and_prompt_decorators_work_without_parentheses():
+    plugin = mcptrio.Registry("p")
+
+    @plugin.tool
+    async def shout(text: str) -> str:
+        return text.upper()
+
+    @plugin.prompt
+    def greet(name: str) -> str:
+        return f"Hello {name}"
+
+    assert shout.__name__ == "shout" and greet("x") == "Hello x"  # the decorators return the function
+    app = App()
+    app.include(plugin)
+    async with open_client(app) as client:
+        assert text_of(await client.call_tool("shout", {"text": "hi"})) == "HI"
+        got = await client.request("prompts/get", {"name": "greet", "arguments": {"name": "Ann"}})
+        assert got["messages"][0]["content"]["text"] == "Hello Ann"
+
+
+def test_a_resource_decorator_without_its_uri_says_so():
     plugin = mcptrio.Registry("p")
 
     async def handler() -> str:
         return ""
 
-    with pytest.raises(TypeError, match=rf"write @plugin\.{kind}\((URI)?\) with parentheses \(got 'handler'"):
-        getattr(plugin, kind)(handler)
+    with pytest.raises(TypeError, match=r"write @plugin\.resource\(URI\): a resource needs its URI \(got 'handler'"):
+        plugin.resource(handler)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"@tool: the name must be a string, not 3"):
+        plugin.tool(3)  # type: ignore[call-overload]
     assert not plugin.tools and not plugin.prompts and not plugin.resources
