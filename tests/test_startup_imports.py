@@ -14,7 +14,7 @@ import pytest
 # Imported by none of a stdio server's requests below, nor by its start-up.
 NOT_IMPORTED = (
     "hypercorn", "trio_websocket", "wsproto", "h11", "httpx", "coredis", "opentelemetry", "rich",
-    "jsonschema", "referencing", "cattrs", "watchfiles", "jwt",
+    "jsonschema", "referencing", "cattrs", "watchfiles", "jwt", "pydantic",
     "mcptrio.wire", "mcptrio.client", "mcptrio.transports.http", "mcptrio.transports.websocket",
     "mcptrio.cli.network", "mcptrio.cli.workers", "mcptrio.state.redis", "mcptrio.auth.config",
     "mcptrio.app.telemetry",

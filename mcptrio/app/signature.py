@@ -223,10 +223,17 @@ class ToolSignature:
         try:
             return converter().structure(value, hint)
         except cattrs.BaseValidationError as exc:  # e.g. an attrs validator said no
-            text = cattrs.transform_error(exc, path=key, format_exception=lambda e, _t: str(e))[0]
+            inner: list[tuple[str, ...]] = []  # per error: where Pydantic says it is inside the field
+
+            def explain(error: BaseException, _: Any) -> str:
+                inner.append(error.path if isinstance(error, ValueRefused) else ())
+                return error.reason if isinstance(error, ValueRefused) else str(error)
+
+            text = cattrs.transform_error(exc, path=key, format_exception=explain)[0]
             message, found, path = text.rpartition(" @ ")
             if not found:
                 message, path = text, key
+            path = ".".join((path, *inner[0])) if inner else path
         except ValueRefused as exc:  # Pydantic's first error, at a path inside the value
             message, path = exc.reason, ".".join((key, *exc.path))
         except (ValueError, TypeError) as exc:
