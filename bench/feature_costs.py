@@ -33,6 +33,12 @@ RATIO_ROWS: list[tuple[str, str, str, str, Target]] = [
      None),  # ≥ 1.8× "when the load client runs elsewhere": here it shares the 2 cores (reported)
     ("a task instead of a direct call (issue 15)", "tasks.task_p50_ms", "tasks.direct_p50_ms",
      "echo_task, sequential, p50 to the result", None),
+    ("a plain def tool instead of async def (issue 26)", "stdio.sync_sequential", "stdio.sequential",
+     "stdio echo, sequential, calls/s", None),
+    ("a plain def tool instead of async def (issue 26)", "stdio.cpu_us_sync_sequential", "stdio.cpu_us_sequential",
+     "stdio server CPU per call, sequential, µs", None),
+    ("a plain def tool instead of async def (issue 26)", "stdio.sync_pipelined_64", "stdio.pipelined_64",
+     "stdio echo, 64 pipelined, calls/s", None),
 ]
 
 # (feature, figure, unit format, target: (text, test of the value) or None)

@@ -18,17 +18,17 @@ from results import Results
 from settings import BENCH, TEXT, Settings
 
 
-def echo_line() -> Callable[[int], bytes]:
-    return stdio_line("tools/call", {"name": "echo", "arguments": {"text": TEXT}})
+def echo_line(tool: str = "echo") -> Callable[[int], bytes]:
+    return stdio_line("tools/call", {"name": tool, "arguments": {"text": TEXT}})
 
 
 def stdio_sanity(server: StdioServer) -> None:
     """The same workload on both: tools, resource and prompt answer as expected."""
     tools = {t["name"] for t in server.request("tools/list", {})["result"]["tools"]}
-    if not {"echo", "sleep", "sleep_stats"} <= tools:
+    if not {"echo", "echo_sync", "sleep", "sleep_stats"} <= tools:
         raise BenchError(f"tools/list lacks the bench tools: {sorted(tools)}")
-    if server.call("echo", {"text": "x y"}) != "x y":
-        raise BenchError("echo does not echo")
+    if server.call("echo", {"text": "x y"}) != "x y" or server.call("echo_sync", {"text": "x y"}) != "x y":
+        raise BenchError("echo or echo_sync does not echo")
     contents = server.request("resources/read", {"uri": "bench://info"})["result"]["contents"]
     if "server" not in json.loads(contents[0]["text"]):
         raise BenchError(f"bench://info: {contents}")
@@ -73,6 +73,10 @@ def stdio_suite(impl: Impl, settings: Settings, results: Results, logs: Logs, re
             stdio_line("prompts/get", {"name": "greet", "arguments": {"name": "Ada"}}),
         ])
         measure("stdio.mixed_16", lambda: server.pipelined(mixed, 16, **bounds))
+        echo_sync = echo_line("echo_sync")  # the same echo as a plain def: a worker thread per call
+        measure("stdio.sync_sequential", lambda: server.sequential(echo_sync, **bounds), "stdio.cpu_us_sync_sequential")
+        measure("stdio.sync_pipelined_64", lambda: server.pipelined(echo_sync, 64, **bounds),
+                "stdio.cpu_us_sync_pipelined_64")
         stdio_cancel(server, impl, settings, results, rep)
         results.add("stdio.peak_rss_mib", name, mib(status_kib(server.pid, "VmHWM")))
     finally:

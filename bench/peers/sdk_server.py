@@ -1,7 +1,7 @@
 """The benchmark workload on the official MCP Python SDK (``mcp==2.3.0``, its ``MCPServer``).
 
 The same tools, resource and prompt as mcptrio's ``bench`` plugin (plugins/bench):
-echo(text), sleep(ms) with started/completed/cancelled counters, sleep_stats(), the
+echo(text) (and echo_sync, a plain function), sleep(ms) with started/completed/cancelled counters, sleep_stats(), the
 bench://info resource and the greet(name) prompt.  Runs in bench/.venv-sdk, never in the
 project's venv.
 
@@ -33,6 +33,12 @@ stats = {"started": 0, "completed": 0, "cancelled": 0}
 @server.tool(annotations=READ_ONLY)
 async def echo(text: str) -> str:
     """Return the text unchanged."""
+    return text
+
+
+@server.tool(annotations=READ_ONLY)
+def echo_sync(text: str) -> str:
+    """Return the text unchanged, from a plain function (the SDK runs it in a worker thread)."""
     return text
 
 

@@ -197,7 +197,8 @@ def compile_template(template: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
     return re.compile("".join(parts)), tuple(names)
 
 
-def _prompt_arguments(fn: HandlerFunction, skip: str | None, descriptions: dict[str, str]) -> tuple[dict[str, Any], ...]:
+def _prompt_arguments(fn: HandlerFunction, skip: str | None,
+                      descriptions: dict[str, str]) -> tuple[dict[str, Any], ...]:
     arguments = []
     for name, param in inspect.signature(fn).parameters.items():
         if name == skip:

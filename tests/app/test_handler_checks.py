@@ -102,7 +102,8 @@ async def opaque() -> Opaque: ...
 
 
 def test_a_tool_return_annotation_that_has_no_schema_is_refused():
-    with pytest.raises(TypeError, match=r"^opaque: return type: unsupported type tests\.app\.test_handler_checks\.Opaque$"):
+    expected = r"^opaque: return type: unsupported type tests\.app\.test_handler_checks\.Opaque$"
+    with pytest.raises(TypeError, match=expected):
         mcptrio.Registry("p").tool()(opaque)
 
 

@@ -104,12 +104,14 @@ async def test_inlined_and_kept_schemas_validate_the_same_arguments():
     for inline in (True, False):
         app = trips(mcptrio.App("trips", inline_schemas=inline))
         async with open_client(app) as client:
-            good = await client.call_tool("plan", {"trip": {"start": {"name": "A"}, "stops": [{"name": "B", "lat": 1}]}})
+            trip = {"start": {"name": "A"}, "stops": [{"name": "B", "lat": 1}]}
+            good = await client.call_tool("plan", {"trip": trip})
             assert good["structuredContent"]["stops"] == [{"name": "B", "lat": 1.0}]
             bad = await client.call_tool("plan", {"trip": {"start": {"name": "A"}, "stops": [{"lat": 1}]}})
             assert bad["content"][0]["text"] == "invalid arguments: missing required argument 'trip.stops[0].name'"
             deep = await client.call_tool("tree", {"root": {"label": "a", "children": [{"label": 2}]}})
-            assert deep["content"][0]["text"] == "invalid arguments: 'root.children[0].label': 2 is not of type 'string'"
+            assert deep["content"][0]["text"] == ("invalid arguments: 'root.children[0].label': 2 is not of type "
+                                                  "'string'")
 
 
 def test_pydantic_models_and_fields_have_pydantic_schemas_inlined():

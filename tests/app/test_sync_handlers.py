@@ -63,8 +63,8 @@ async def test_every_kind_of_handler_may_be_a_plain_function(era):
         assert read["contents"][0]["text"] == f"Oslo ({era})"
         prompt = await client.request("prompts/get", {"name": "visit", "arguments": {"city": "Oslo"}})
         assert prompt["messages"][0]["content"]["text"] == "Plan a day in Oslo."
-        done = await client.request("completion/complete", {"ref": {"type": "ref/resource", "uri": "sync://city/{name}"},
-                                                            "argument": {"name": "name", "value": "Os"}})
+        done = await client.request("completion/complete", {
+            "ref": {"type": "ref/resource", "uri": "sync://city/{name}"}, "argument": {"name": "name", "value": "Os"}})
         assert done["completion"]["values"] == ["Oslo", "Osaka"]
 
 
@@ -85,7 +85,8 @@ async def test_progress_and_logs_from_the_thread_reach_the_client():
                                       meta={"progressToken": "p"})
         assert text_of(result) == "counted"
         progress = [n["params"] for n in client.notifications if n["method"] == "notifications/progress"]
-        assert progress == [{"progressToken": "p", "progress": s, "total": 3, "message": f"step {s}"} for s in (1, 2, 3)]
+        assert progress == [{"progressToken": "p", "progress": s, "total": 3, "message": f"step {s}"}
+                            for s in (1, 2, 3)]
         [log] = [n["params"] for n in client.notifications if n["method"] == "notifications/message"]
         assert log == {"level": "info", "data": {"counted": 3}}
 
@@ -215,6 +216,7 @@ async def test_a_failing_plain_function_is_an_error_result():
 
     async with open_client(app) as client:
         result = await client.call_tool("broken")
-        assert result["isError"] is True and text_of(result) == "tool 'broken' failed with an internal error (RuntimeError)"
+        assert result["isError"] is True
+        assert text_of(result) == "tool 'broken' failed with an internal error (RuntimeError)"
         with pytest.raises(McpError, match="resource not found: sync://gone/x"):
             await client.request("resources/read", {"uri": "sync://gone/x"})

@@ -78,8 +78,10 @@ async def test_the_sdk_client_calls_a_plain_tool_with_a_datetime_and_a_pydantic_
                 assert ends == datetime.datetime(2026, 7, 28, 9, 0, tzinfo=datetime.timezone.utc)
 
                 late = await client.call_tool("book", {"when": "tomorrow", "meeting": {"title": "Plan", "minutes": 5}})
-                assert late.is_error and text_of(late) == "invalid arguments: 'when': 'tomorrow' is not an ISO 8601 date-time"
+                assert late.is_error
+                assert text_of(late) == "invalid arguments: 'when': 'tomorrow' is not an ISO 8601 date-time"
                 empty = await client.call_tool("book", {"when": "2026-07-28T09:30:00Z",
                                                         "meeting": {"title": "Plan", "minutes": 0}})
                 assert empty.is_error
-                assert text_of(empty) == "invalid arguments: 'meeting.minutes': 0 is less than or equal to the minimum of 0"
+                assert text_of(empty) == ("invalid arguments: 'meeting.minutes': 0 is less than or equal to the "
+                                          "minimum of 0")
