@@ -220,3 +220,20 @@ async def test_a_failing_plain_function_is_an_error_result():
         assert text_of(result) == "tool 'broken' failed with an internal error (RuntimeError)"
         with pytest.raises(McpError, match="resource not found: sync://gone/x"):
             await client.request("resources/read", {"uri": "sync://gone/x"})
+
+
+async def test_a_plain_function_runs_as_a_task_too():
+    app = App("sync")
+
+    @app.tool(task="required")
+    def report(pages: int, ctx: Context) -> str:
+        assert threading.get_ident() != MAIN
+        ctx.sync.progress(pages, pages, "written")  # (a 2026-07-28 task: its status message)
+        return f"{pages} pages"
+
+    capabilities = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+    async with open_client(app, era="modern", capabilities=capabilities) as client:
+        created = await client.call_tool("report", {"pages": 3}, follow_task=False)
+        assert created["resultType"] == "task"
+        result = await client.call_tool("report", {"pages": 4})  # followed to its end
+        assert text_of(result) == "4 pages"

@@ -107,10 +107,6 @@ def _not(parse: Callable[[str], Any]) -> st.SearchStrategy[str]:
     return st.text(max_size=30).filter(fails)
 
 
-def _fromiso(cls: Any) -> Callable[[str], Any]:
-    return cls.fromisoformat
-
-
 CASES: dict[str, Case] = {
     "datetime": Case(datetime.datetime,
                      st.datetimes(min_value=datetime.datetime(2, 1, 1), max_value=datetime.datetime(9998, 12, 31),
@@ -133,6 +129,8 @@ CASES: dict[str, Case] = {
                  st.text(max_size=10).filter(lambda t: t not in ("red", "green"))),
     "literal": Case(Literal["fast", "full"], st.sampled_from(["fast", "full"]), str, str,
                     st.text(max_size=10).filter(lambda t: t not in ("fast", "full"))),
+    "uuids": Case(list[uuid.UUID], st.lists(st.uuids(), max_size=3), lambda v: [str(i) for i in v],
+                  lambda v: [uuid.UUID(i) for i in v]),
 }
 
 received: list[Any] = []
@@ -159,9 +157,10 @@ for index, (type_name, case) in enumerate(CASES.items()):
 TOOLS: dict[str, dict[str, Any]] = {name: entry.definition() for name, entry in APP.tools.items()}
 
 
-def run_session(era: str, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+def run_session(era: str, calls: list[tuple[str, dict[str, Any]]], app: App = APP) -> list[dict[str, Any]]:
+    """Call the tools in one session of ``app``; their answers (``received`` holds what the handlers got)."""
     async def main() -> list[dict[str, Any]]:
-        async with open_client(APP, era=era) as client:
+        async with open_client(app, era=era) as client:
             return [await client.call_tool(name, arguments) for name, arguments in calls]
 
     received.clear()
@@ -229,57 +228,26 @@ def test_what_is_not_such_a_value_is_an_error_naming_the_argument(era, name, dat
 
 # -- composites: a dataclass and a Pydantic model made of them --------------------------------------
 
-@dataclasses.dataclass
-class Record:
-    at: datetime.datetime
-    day: datetime.date
-    clock: datetime.time
-    took: datetime.timedelta
-    id: uuid.UUID
-    amount: decimal.Decimal
-    where: Path
-    blob: bytes
-    color: Color
-    tags: list[uuid.UUID]
+# Each field is one of the cases above: its hint, values, how it is written and read.
+FIELDS = {"at": "datetime", "day": "date", "clock": "time", "took": "timedelta", "id": "uuid", "amount": "decimal",
+          "where": "path", "color": "enum", "tags": "uuids"}
+Record = dataclasses.make_dataclass("Record", [(field, CASES[case].hint) for field, case in FIELDS.items()]
+                                    + [("blob", bytes)])
+Model = pydantic.create_model("Model", **{field: (CASES[case].hint, ...) for field, case in FIELDS.items()},
+                              count=(int, pydantic.Field(ge=0, description="how many")))
+RECORD_FIELDS = {**FIELDS, "blob": "bytes"}
+
+records = st.builds(Record, **{field: CASES[case].values for field, case in RECORD_FIELDS.items()})
+models = st.builds(Model, **{field: CASES[case].values for field, case in FIELDS.items()}, count=st.integers(0, 10**6))
 
 
-class Model(pydantic.BaseModel):
-    at: datetime.datetime
-    day: datetime.date
-    clock: datetime.time
-    took: datetime.timedelta
-    id: uuid.UUID
-    amount: decimal.Decimal
-    where: Path
-    color: Color
-    count: int = pydantic.Field(ge=0, description="how many")
+def write_record(record: Any) -> dict[str, Any]:
+    return {field: CASES[case].write(getattr(record, field)) for field, case in RECORD_FIELDS.items()}
 
 
-def _fields(cls: Any) -> dict[str, st.SearchStrategy[Any]]:
-    fields = {"at": CASES["datetime"].values, "day": CASES["date"].values, "clock": CASES["time"].values,
-              "took": CASES["timedelta"].values, "id": CASES["uuid"].values, "amount": CASES["decimal"].values,
-              "where": CASES["path"].values, "color": CASES["enum"].values}
-    if cls is Record:
-        fields.update(blob=CASES["bytes"].values, tags=st.lists(st.uuids(), max_size=3))
-    else:
-        fields.update(count=st.integers(0, 10**6))
-    return fields
+def read_record(data: dict[str, Any]) -> Any:
+    return Record(**{field: CASES[case].read(data[field]) for field, case in RECORD_FIELDS.items()})
 
-
-records = st.builds(Record, **_fields(Record))
-models = st.builds(Model, **_fields(Model))
-
-
-def write_record(record: Record) -> dict[str, Any]:
-    return {field.name: (CASES_BY_FIELD[field.name](getattr(record, field.name)))
-            for field in dataclasses.fields(Record)}
-
-
-CASES_BY_FIELD: dict[str, Callable[[Any], Any]] = {
-    "at": CASES["datetime"].write, "day": CASES["date"].write, "clock": CASES["time"].write,
-    "took": CASES["timedelta"].write, "id": str, "amount": str, "where": str, "blob": CASES["bytes"].write,
-    "color": CASES["enum"].write, "tags": lambda ids: [str(i) for i in ids],
-}
 
 COMPOSITES = App("composites")
 
@@ -297,12 +265,10 @@ async def model(value: Model) -> Model:
 
 
 def run_composites(era: str, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    async def main() -> list[dict[str, Any]]:
-        async with open_client(COMPOSITES, era=era) as client:
-            return [await client.call_tool(name, arguments) for name, arguments in calls]
+    return run_session(era, calls, COMPOSITES)
 
-    received.clear()
-    return trio.run(main)
+
+COMPOSITE_TOOLS = {name: entry.definition() for name, entry in COMPOSITES.tools.items()}
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -311,14 +277,10 @@ def run_composites(era: str, calls: list[tuple[str, dict[str, Any]]]) -> list[di
 def test_a_dataclass_of_every_type_round_trips(era, values):
     results = run_composites(era, [("record", {"value": write_record(v)}) for v in values])
     assert received == values
-    schema = {entry.name: entry.definition() for entry in COMPOSITES.tools.values()}["record"]["outputSchema"]
+    schema = COMPOSITE_TOOLS["record"]["outputSchema"]
     for value, result in zip(values, results):
         jsonschema.Draft202012Validator(schema).validate(result["structuredContent"])
-        data = result["structuredContent"]
-        read = {"at": CASES["datetime"].read, "day": CASES["date"].read, "clock": CASES["time"].read,
-                "took": read_duration, "id": uuid.UUID, "amount": decimal.Decimal, "where": Path,
-                "blob": read_bytes, "color": Color, "tags": lambda ids: [uuid.UUID(i) for i in ids]}
-        assert Record(**{key: read[key](item) for key, item in data.items()}) == value
+        assert read_record(result["structuredContent"]) == value
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -327,7 +289,7 @@ def test_a_dataclass_of_every_type_round_trips(era, values):
 def test_a_pydantic_model_of_every_type_round_trips(era, values):
     results = run_composites(era, [("model", {"value": v.model_dump(mode="json")}) for v in values])
     assert received == values
-    definition = {entry.name: entry.definition() for entry in COMPOSITES.tools.values()}["model"]
+    definition = COMPOSITE_TOOLS["model"]
     assert definition["inputSchema"]["properties"]["value"]["properties"]["count"]["description"] == "how many"
     for value, result in zip(values, results):
         jsonschema.Draft202012Validator(definition["outputSchema"]).validate(result["structuredContent"])
@@ -338,7 +300,7 @@ def test_a_pydantic_model_of_every_type_round_trips(era, values):
 def test_a_pydantic_constraint_is_an_error_naming_the_field(era):
     value = Model(at=datetime.datetime(2026, 7, 28), day=datetime.date(2026, 7, 28), clock=datetime.time(12),
                   took=datetime.timedelta(1), id=uuid.UUID(int=1), amount=decimal.Decimal("1.5"), where=Path("a"),
-                  color=Color.RED, count=1).model_dump(mode="json")
+                  color=Color.RED, tags=[], count=1).model_dump(mode="json")
     [negative, bad_day] = run_composites(era, [("model", {"value": {**value, "count": -1}}),
                                                ("model", {"value": {**value, "day": "2026-02-31"}})])
     assert negative["isError"] and negative["content"][0]["text"] == (
