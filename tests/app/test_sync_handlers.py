@@ -4,13 +4,19 @@ answered (or dropped) at once while its thread runs on, and the thread's result 
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import threading
+import time
 
 import pytest
 import trio
 
 from mcptrio import App, Context, McpError, SessionLimits
 from mcptrio.testing import open_client
+from tests.test_cli import fake_distribution
 
 MAIN = threading.get_ident()
 
@@ -237,3 +243,29 @@ async def test_a_plain_function_runs_as_a_task_too():
         assert created["resultType"] == "task"
         result = await client.call_tool("report", {"pages": 4})  # followed to its end
         assert text_of(result) == "4 pages"
+
+
+def test_a_stdio_server_exits_at_end_of_input_though_a_thread_never_returns(tmp_path):
+    fake_distribution(tmp_path, "stuck_plugin", {"stuck": "stuck:plugin"}, {"stuck": """
+        import threading
+        import mcptrio
+
+        plugin = mcptrio.Registry("stuck")
+
+        @plugin.tool
+        def forever() -> str:
+            threading.Event().wait()  # never set
+            return "never"
+    """})
+    messages = [{"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                 "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                            "clientInfo": {"name": "t", "version": "1"}}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "forever", "arguments": {}}}]
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "mcptrio.cli", "serve", "--plugins", "stuck"], env=env, timeout=60,
+                          input="".join(json.dumps(m) + "\n" for m in messages).encode(), capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert time.monotonic() - started < 5 + 10  # the shutdown grace (5 s), then the thread is left behind
+    assert json.loads(done.stdout.splitlines()[0])["id"] == 0
