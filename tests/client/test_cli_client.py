@@ -35,10 +35,10 @@ def test_inspect_human_and_json():
     human = mcptrio("inspect", "--plugins", "bench")
     assert human.returncode == 0
     assert "mcptrio" in human.stdout and "modern era, protocol 2026-07-28" in human.stdout
-    assert "5 tools, 2 resources, 0 templates, 1 prompts" in human.stdout
+    assert "6 tools, 2 resources, 0 templates, 1 prompts" in human.stdout
     machine = json.loads(mcptrio("inspect", "--plugins", "bench", "--era", "legacy", "--json").stdout)
     assert machine["era"] == "legacy" and machine["protocolVersion"] == "2025-11-25"
-    assert machine["counts"] == {"tools": 5, "resources": 2, "templates": 0, "prompts": 1}
+    assert machine["counts"] == {"tools": 6, "resources": 2, "templates": 0, "prompts": 1}
     assert machine["server"]["name"] == "mcptrio" and "tools" in machine["capabilities"]
 
 
