@@ -240,6 +240,7 @@ async def test_http_and_ws_transports_from_the_command_line(tmp_path):
     (["--orphan-timeout", "-1"], "orphan timeout must be 0 or more seconds"),
     (["--max-requests", "0"], "max_requests must be a whole number of at least 1"),
     (["--max-streams", "0"], "max_streams must be a whole number of at least 1"),
+    (["--thread-limit", "0"], "thread_limit must be a whole number of at least 1"),
     (["--max-streams-per-client", "-3"], "max_streams_per_client must be a whole number of at least 1"),
     (["--state", "memcached://127.0.0.1:11211"], "state URL must start with redis://, rediss:// or unix://"),
     (["--state", "redis://:pw@127.0.0.1:notaport/0"], "state URL has a bad port"),

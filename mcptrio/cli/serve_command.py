@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
                             version=settings.version, instructions=settings.instructions, limits=settings.limits,
                             telemetry=settings.telemetry, rate_limit=settings.rate_limit,
                             max_tool_calls=settings.max_tool_calls, tool_call_wait=settings.tool_call_wait,
-                            access_log=settings.access_log, auth=settings.auth)
+                            access_log=settings.access_log, auth=settings.auth, thread_limit=settings.thread_limit)
     # Everything loaded so far lives as long as the server: keep the collector from rescanning it.
     # Only the young generations are collected first (a full collection found nothing to free
     # after loading the plugins, and took 6 ms of a 140 ms start-up).

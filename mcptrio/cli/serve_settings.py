@@ -217,6 +217,10 @@ class ServeSettings:
         Seconds(), "how long a tool call over --max-tool-calls waits for a slot before it is refused", OPERATING,
         flags=("--tool-call-wait",), default=5.0,
         doc="How long a call over `max_tool_calls` waits for a slot before it gets `-31503`.")
+    thread_limit: int = setting(
+        Whole(1), "plain def handlers running at once, each in a worker thread", OPERATING,
+        flags=("--thread-limit",), default=40,
+        doc="How many plain `def` handlers run at once, each in a worker thread; more wait for a thread.")
     limits: SessionLimits = setting(
         Limits("drain_timeout"), "The limits and timeouts of every session (`mcptrio.SessionLimits`): the "
         "`[serve.limits]` table.", OPERATING, default_doc="each key's own")
