@@ -228,8 +228,9 @@ class HttpServer:
 
 
 @contextlib.asynccontextmanager
-async def serve_http(startup_timeout: float = 20.0, shutdown_timeout: float = 10.0) -> AsyncIterator[HttpServer]:
-    """``mcptrio serve --plugins everything --transport http`` on a free loopback port.
+async def serve_http(http_server: str = "builtin", startup_timeout: float = 20.0,
+                     shutdown_timeout: float = 10.0) -> AsyncIterator[HttpServer]:
+    """``mcptrio serve --plugins everything --transport http --http-server …`` on a free loopback port.
 
     ``--port 0`` lets the kernel pick the free port, so no other process can take it between the
     pick and the bind; the server announces the URL it listens on once it is bound, and a TCP
@@ -238,7 +239,7 @@ async def serve_http(startup_timeout: float = 20.0, shutdown_timeout: float = 10
     failing test shows it.
     """
     process = await trio.lowlevel.open_process(
-        [*SERVE, "--transport", "http", "--host", "127.0.0.1", "--port", "0"],
+        [*SERVE, "--transport", "http", "--http-server", http_server, "--host", "127.0.0.1", "--port", "0"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     stderr = bytearray()
     announced = trio.Event()
