@@ -144,15 +144,14 @@ class GuardedStream(trio.abc.HalfCloseableStream):
         self._closed = trio.Event()
         try:
             with trio.move_on_after(LINGER):
-                await self._writes_done()
-                async with self._sending:
-                    await self.stream.send_eof()
-                if self.eof:
-                    pass
-                elif self._receiving:  # hypercorn's reader reads on: wait for the client's end
-                    await self._eof_seen.wait()
-                else:
-                    await read_to_the_end(self)
+                if not self.eof:  # (else the client has closed: nothing to wait for)
+                    await self._writes_done()
+                    async with self._sending:
+                        await self.stream.send_eof()
+                    if self._receiving:  # hypercorn's reader reads on: wait for the client's end
+                        await self._eof_seen.wait()
+                    else:
+                        await read_to_the_end(self)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:
