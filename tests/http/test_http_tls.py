@@ -119,9 +119,14 @@ async def test_over_the_connection_limit_the_503_is_spoken_in_tls_and_http11(app
     async with http_server(app, server=server, config=config, tls=tls_of(certificates)) as url:
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         held = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(2)]
-        await trio.sleep(0.2)
-        async with httpx.AsyncClient(http2=True, verify=client_context(certificates), trust_env=False) as client:
-            refused = await client.get(url.replace("/mcp", "/healthz"))
+        with trio.fail_after(5):
+            while True:  # (until the server has accepted the two: a new client each time, so a new connection)
+                async with httpx.AsyncClient(http2=True, verify=client_context(certificates),
+                                             trust_env=False) as client:
+                    refused = await client.get(url.replace("/mcp", "/healthz"))
+                if refused.status_code != 200:
+                    break
+                await trio.sleep(0.05)
         for stream in held:
             await stream.aclose()
     assert (refused.status_code, refused.http_version) == (503, "HTTP/1.1")
