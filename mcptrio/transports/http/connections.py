@@ -38,7 +38,7 @@ class ConnectionServer:
     alpn: tuple[str, ...] = ("http/1.1",)
 
     def __init__(self, app: Asgi, *, header_timeout: float = 30.0, max_head_size: int = 64 * 1024,
-                 max_headers: int = 100, write_timeout: float = 30.0, max_connections: int = 10_000,
+                 max_headers: int = 100, write_timeout: float = 30.0, max_connections: int = 25_000,
                  graceful_timeout: float = 10.0, tls: ssl.SSLContext | None = None,
                  refusal_tls: ssl.SSLContext | None = None) -> None:
         self.app = app
