@@ -15,6 +15,7 @@ import asyncio
 import os
 import select
 import socket
+import ssl
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -303,10 +304,10 @@ class Response:
 
 
 class HttpConnection:
-    """One keep-alive HTTP/1.1 connection to the server, requests one at a time."""
+    """One keep-alive HTTP/1.1 connection to the server (in TLS with ``tls``), requests one at a time."""
 
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
+    def __init__(self, host: str, port: int, tls: ssl.SSLContext | None = None) -> None:
+        self.host, self.port, self.tls = host, port, tls
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
         self._host_header = f"Host: {host}:{port}\r\n".encode()
@@ -314,7 +315,7 @@ class HttpConnection:
         self.reconnects = 0
 
     async def connect(self) -> "HttpConnection":
-        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port, ssl=self.tls)
         sock = self.writer.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -478,21 +479,22 @@ def modern_post(host: str, port: int, path: str, method: str, params: dict[str, 
     return ("\r\n".join(headers) + "\r\n\r\n").encode() + body
 
 
-async def connect_client(host: str, port: int, path: str, era: str,
-                         extra_headers: tuple[tuple[str, str], ...] = ()) -> McpHttpClient:
-    client = McpHttpClient(await HttpConnection(host, port).connect(), path, era, extra_headers=extra_headers)
+async def connect_client(host: str, port: int, path: str, era: str, extra_headers: tuple[tuple[str, str], ...] = (),
+                         tls: ssl.SSLContext | None = None) -> McpHttpClient:
+    client = McpHttpClient(await HttpConnection(host, port, tls).connect(), path, era, extra_headers=extra_headers)
     if era == "legacy":
         await client.open_session()
     return client
 
 
-async def wait_for_http(host: str, port: int, path: str, deadline: float, proc: subprocess.Popen) -> float:
+async def wait_for_http(host: str, port: int, path: str, deadline: float, proc: subprocess.Popen,
+                        tls: ssl.SSLContext | None = None) -> float:
     """Poll until the endpoint answers an initialize; the time it first did (perf_counter)."""
     while True:
         if proc.poll() is not None:
             raise BenchError(f"server exited with status {proc.returncode} before answering")
         try:
-            client = McpHttpClient(await HttpConnection(host, port).connect(), path, "legacy")
+            client = McpHttpClient(await HttpConnection(host, port, tls).connect(), path, "legacy")
         except OSError:
             if perf() > deadline:
                 raise BenchError(f"nothing listens on {host}:{port}") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 from dataclasses import dataclass
 
 from client import BenchError, McpHttpClient, connect_client, perf, tool_text
@@ -26,10 +27,10 @@ class LoadResult:
 
 
 async def http_load(port: int, pid: int | None, era: str, concurrency: int, seconds: float, max_calls: int,
-                    bare: bool = False, warmup: float = 0.0,
-                    extra_headers: tuple[tuple[str, str], ...] = ()) -> LoadResult:
+                    bare: bool = False, warmup: float = 0.0, extra_headers: tuple[tuple[str, str], ...] = (),
+                    tls: ssl.SSLContext | None = None) -> LoadResult:
     """``concurrency`` clients, each on its own connection (and legacy session), calling echo in a loop."""
-    clients = await asyncio.gather(*(connect_client(HOST, port, PATH, "modern" if bare else era, extra_headers)
+    clients = await asyncio.gather(*(connect_client(HOST, port, PATH, "modern" if bare else era, extra_headers, tls)
                                      for _ in range(concurrency)))
     try:
         if warmup > 0:

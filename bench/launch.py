@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import ssl
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -108,8 +109,10 @@ def stop_process(proc: subprocess.Popen, grace: float = 3.0) -> None:
 class HttpServer:
     """An HTTP server process on ``port``; ``ready()`` waits until it answers an initialize."""
 
-    def __init__(self, argv: list[str], port: int, env: dict[str, str], log_file: Any, cwd: str) -> None:
+    def __init__(self, argv: list[str], port: int, env: dict[str, str], log_file: Any, cwd: str,
+                 tls: ssl.SSLContext | None = None) -> None:
         self.port = port
+        self.tls = tls
         self.spawned_at = perf()
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file, env=env,
                                      cwd=cwd)
@@ -118,7 +121,7 @@ class HttpServer:
 
     async def ready(self) -> float:
         """Wait until it answers; the time from spawn to that answer, in ms."""
-        self.ready_at = await wait_for_http(HOST, self.port, PATH, perf() + 30, self.proc)
+        self.ready_at = await wait_for_http(HOST, self.port, PATH, perf() + 30, self.proc, self.tls)
         return self.startup_ms
 
     @property
@@ -131,10 +134,11 @@ class HttpServer:
 
 @contextlib.asynccontextmanager
 async def serving(impl: Impl, argv: Callable[[int], list[str]], logs: Logs, log_name: str,
-                  env: dict[str, str] | None = None) -> AsyncIterator[HttpServer]:
-    """An HTTP server of ``impl`` started as ``argv(port)`` on a free port, ready to answer; stopped after."""
+                  env: dict[str, str] | None = None, tls: ssl.SSLContext | None = None) -> AsyncIterator[HttpServer]:
+    """An HTTP server of ``impl`` started as ``argv(port)`` on a free port, ready to answer (over TLS
+    with ``tls``, the client's context); stopped after."""
     port = free_port()
-    server = HttpServer(argv(port), port, impl.env if env is None else env, logs.open(log_name), impl.cwd)
+    server = HttpServer(argv(port), port, impl.env if env is None else env, logs.open(log_name), impl.cwd, tls)
     try:
         await server.ready()
         yield server

@@ -10,7 +10,7 @@ from settings import SDK_PIN, SUITES, Settings
 from targets import stdio_targets_table, targets_table
 from scale_out import scale_table
 from tasks_load import tasks_table
-from variants import hypercorn_table, variants_table
+from variants import hypercorn_table, servers_table, variants_table
 
 
 def fmt(figure: Figure, value: float | None, na: str | None) -> str:
@@ -33,6 +33,7 @@ def report(results: Results, settings: Settings, impls: list[str]) -> str:
     if "http" in settings.suites:
         lines += bare_table(results, settings)
     lines += hypercorn_table(results)
+    lines += servers_table(results)
     lines += variants_table(results)
     lines += tasks_table(results)
     lines += scale_table(results)

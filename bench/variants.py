@@ -14,8 +14,9 @@ be compared with the machine's drift cancelled out.  To add a row, append to ``V
 
 Each is run right after mcptrio's plain HTTP suite in every repetition, stored as the figure
 ``variant.<slug>.c<clients>.rps`` (in the JSON, with every sample) and shown in the table
-"Variants, each against the plain mcptrio server of the same run".  The hypercorn experiment is
-built from the same ``Variant`` type, with its own table.
+"Variants, each against the plain mcptrio server of the same run".  The same apps on stock
+hypercorn, and ``mcptrio serve`` on each of its HTTP servers with TLS off and on, are built from
+the same ``Variant`` type, each with a table of its own.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import authorization
+import tls_rows
 from figures import Figure, clients
 from http_load import http_load, record_load
 from launch import Impl, Logs, serving
@@ -48,6 +50,7 @@ class Variant:
     clients: int = 10
     env: dict[str, str] = field(default_factory=dict)  # added to the plain server's environment
     headers: Callable[[int], tuple[tuple[str, str], ...]] | None = None  # (port) -> sent with every request
+    tls: bool = False  # served with a certificate of a throwaway CA (tls_rows.py), the load in TLS
 
     @property
     def load_key(self) -> str:
@@ -126,13 +129,29 @@ ON_HYPERCORN = [
 ]
 
 
+def _serve_on(http_server: str) -> Callable[[Impl, int], list[str]]:
+    return lambda impl, port: impl.http_argv(port, "auto") + ["--http-server", http_server]
+
+
+# `mcptrio serve` on each of its HTTP servers, TLS off and on (2026-07-28, 10 clients): the built-in
+# server with TLS off is the plain figure of the HTTP suite.
+SERVER_ROWS = [
+    Variant("server.builtin_tls", "built-in, TLS on", "mcptrio 2026-07-28 on the built-in server, TLS", "http.modern",
+            _serve_on("builtin"), tls=True),
+    Variant("server.hypercorn", "hypercorn, TLS off", "mcptrio 2026-07-28 on hypercorn (--http-server hypercorn)",
+            "http.modern", _serve_on("hypercorn")),
+    Variant("server.hypercorn_tls", "hypercorn, TLS on", "mcptrio 2026-07-28 on hypercorn, TLS", "server.hypercorn",
+            _serve_on("hypercorn"), tls=True),
+]
+
+
 JWT_VERIFY = Figure("variant.auth_jwt.verify_us", "JWT check of a token not seen before (RS256, keys cached)", "µs",
                     "lower")
 
 
 def variant_figures() -> list[Figure]:
     """The figures of every variant, for the JSON (after the baselines)."""
-    return [v.figure() for v in ON_HYPERCORN + VARIANTS] + [JWT_VERIFY]
+    return [v.figure() for v in ON_HYPERCORN + VARIANTS + SERVER_ROWS] + [JWT_VERIFY]
 
 
 async def variant_suite(impl: Impl, variants: list[Variant], settings: Settings, results: Results, logs: Logs,
@@ -141,15 +160,20 @@ async def variant_suite(impl: Impl, variants: list[Variant], settings: Settings,
     for variant in variants:
         bare = variant.era == "bare"
         log_name = f"{variant.key.replace('.', '-')}-{rep}"
-        argv = functools.partial(variant.argv, impl)
-        async with serving(impl, argv, logs, log_name, {**impl.env, **variant.env}) as server:
+        argv = functools.partial(_argv, variant, impl)
+        tls = tls_rows.client_context() if variant.tls else None
+        async with serving(impl, argv, logs, log_name, {**impl.env, **variant.env}, tls) as server:
             headers = variant.headers(server.port) if variant.headers is not None else ()
             load = await http_load(server.port, server.pid, "modern" if bare else variant.era, variant.clients,
                                    settings.seconds, settings.max_calls, bare=bare, warmup=settings.warmup,
-                                   extra_headers=headers)
+                                   extra_headers=headers, tls=tls)
             record_load(results, variant.load_key, impl.name, rep, load)
     if any(v.headers is authorization.bearer for v in variants):
         results.add(JWT_VERIFY.key, impl.name, authorization.verification_cost())
+
+
+def _argv(variant: Variant, impl: Impl, port: int) -> list[str]:
+    return variant.argv(impl, port) + (tls_rows.server_flags() if variant.tls else [])
 
 
 def _text(value: float | None, digits: str = "{:.0f}") -> str:
@@ -176,6 +200,23 @@ def hypercorn_table(results: Results) -> list[str]:
         lines.append(f"| {variant.name} | {_text(own)} | {_text(hyper)} | {_ratio(own, hyper)} | "
                      f"{'—' if paired is None else f'{paired:.2f}×'} | {_text(sdk)} | {_ratio(own, sdk)} | "
                      f"{_ratio(hyper, sdk)} |")
+    return lines
+
+
+def servers_table(results: Results) -> list[str]:
+    """`mcptrio serve` on each HTTP server, TLS off and on, same run (nothing if those rows did not run)."""
+    if results.median("server.hypercorn.c10.rps", "mcptrio") is None:
+        return []
+    lines = ["", "### `mcptrio serve` on each HTTP server, TLS off and on (2026-07-28 echo, 10 clients)", "",
+             "| server | TLS off, calls/s | TLS on, calls/s | on/off | median of per-repetition on/off | "
+             "TLS off, against the built-in server |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    builtin = results.median("http.modern.c10.rps", "mcptrio")
+    for name, off_key, on_key in (("built-in (the default)", "http.modern.c10.rps", "server.builtin_tls.c10.rps"),
+                                  ("hypercorn", "server.hypercorn.c10.rps", "server.hypercorn_tls.c10.rps")):
+        off, on = results.median(off_key, "mcptrio"), results.median(on_key, "mcptrio")
+        paired = results.paired_ratio(on_key, "mcptrio", off_key, "mcptrio")
+        lines.append(f"| {name} | {_text(off)} | {_text(on)} | {_ratio(on, off)} | {_text(paired, '{:.2f}×')} | "
+                     f"{_ratio(off, builtin)} |")
     return lines
 
 

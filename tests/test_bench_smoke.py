@@ -34,6 +34,7 @@ def test_smoke_run_prints_the_table(smoke):
     assert "| figure | mcptrio | SDK | ratio mcptrio/SDK |" in stdout
     assert "| bare, mcptrio's server |" in stdout
     assert "### mcptrio's HTTP server against hypercorn" in stdout
+    assert "### `mcptrio serve` on each HTTP server, TLS off and on" in stdout
     assert "### Each feature off against on, same run, with its issue's target" in stdout
     assert "### The targets (issue 5), from this run" in stdout
     assert "### The stdio targets (issue 19), from this run" in stdout
@@ -52,7 +53,8 @@ def test_every_figure_has_positive_numbers(smoke):
                 "stdio.startup_ms", "stdio.peak_rss_mib", "stdio.cancel_stop_ms", "stdio.cancel_next_ms",
                 "stdio.eof_answered", "http.sessions_per_s", "http.session_kib", "http.sessions_rss_deleted_mib",
                 "http.cancel_legacy_next_ms", "http.cancel_modern_stop_ms", "bare.c10.rps", "bare.stdio.pipelined_64",
-                "hypercorn.bare.c10.rps", "hypercorn.legacy_json.c10.rps", "hypercorn.modern.c10.rps"}
+                "hypercorn.bare.c10.rps", "hypercorn.legacy_json.c10.rps", "hypercorn.modern.c10.rps",
+                "server.builtin_tls.c10.rps", "server.hypercorn.c10.rps", "server.hypercorn_tls.c10.rps"}
     expected |= {f"http.{mode}.c{c}.{what}" for mode in ("legacy_sse", "legacy_json", "modern")
                  for c in (1, 10, 100) for what in ("rps", "p50_ms", "p99_ms")}
     expected |= {f"{prefix}.n{n}.{what}" for prefix in ("mixed", "mixed.json") for n in (0, 200)
@@ -60,11 +62,11 @@ def test_every_figure_has_positive_numbers(smoke):
     assert expected <= set(figures)
     cpu_seen = []
     for key, figure in figures.items():
-        # The stdio floor, the same apps on hypercorn, the variants (bench/variants.py) and tasks
-        # (bench/tasks_load.py: the SDK's server has none) are mcptrio's only, and so is mcptrio's
-        # JSON mode under slow calls (bench/mixed_load.py).
-        servers = (("mcptrio",) if key.startswith(("bare.stdio.", "hypercorn.", "variant.", "tasks.", "scale.", "mixed.json."))
-                   else SERVERS)
+        # The stdio floor, the same apps on hypercorn, the variants and the server rows
+        # (bench/variants.py) and tasks (bench/tasks_load.py: the SDK's server has none) are mcptrio's
+        # only, and so is mcptrio's JSON mode under slow calls (bench/mixed_load.py).
+        mcptrio_only = ("bare.stdio.", "hypercorn.", "variant.", "server.", "tasks.", "scale.", "mixed.json.")
+        servers = ("mcptrio",) if key.startswith(mcptrio_only) else SERVERS
         for server in servers:
             if server in figure["na"]:
                 # A behaviour the server lacks (e.g. the SDK does not stop a legacy request whose

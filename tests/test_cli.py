@@ -251,6 +251,33 @@ def test_bad_scale_out_flags_are_one_line_errors(flags, says):
     assert says in line and ":pw@" not in line
 
 
+@pytest.mark.parametrize("flags, says", [
+    (["--http-server", "apache"], "invalid choice: 'apache'"),
+    (["--certfile", "cert.pem"], "TLS needs both --certfile and --keyfile"),
+    (["--keyfile", "key.pem"], "TLS needs both --certfile and --keyfile"),
+    (["--ca-certs", "ca.pem"], "--ca-certs (client certificates) needs TLS: add --certfile and --keyfile"),
+    (["--certfile", "/no/cert.pem", "--keyfile", "/no/key.pem"],
+     "cannot use certificate /no/cert.pem with key /no/key.pem: No such file or directory"),
+    (["--max-connections", "0"], "max_connections must be a whole number of at least 1"),
+])
+def test_bad_http_server_flags_are_one_line_errors(flags, says):
+    line = one_line_error(run(["serve", "--plugins", "bench", "--transport", "http", "--port", "0", *flags]))
+    assert says in line
+
+
+def test_http_server_flags_on_another_transport_are_refused(tmp_path):
+    says = "--http-server and TLS (--certfile, --keyfile, --ca-certs) are for --transport http"
+    assert says in one_line_error(run(["serve", "--plugins", "bench", "--http-server", "hypercorn"]))
+    assert says in one_line_error(run(["serve", "--plugins", "bench", "--transport", "ws", "--certfile", "c.pem",
+                                       "--keyfile", "k.pem"]))
+    config = tmp_path / "mcptrio.toml"
+    config.write_text('[serve]\nplugins = ["bench"]\ntransport = "http"\nhttp_server = "nginx"\n')
+    assert "http_server must be one of builtin, hypercorn, got 'nginx'" in one_line_error(
+        run(["serve", "--config", str(config)]))
+    config.write_text('[serve]\nplugins = ["bench"]\ntransport = "http"\ncertfile = 1\n')
+    assert "serve.certfile must be a string, got 1" in one_line_error(run(["serve", "--config", str(config)]))
+
+
 def test_scale_out_flags_on_the_wrong_transport_are_refused():
     assert "--workers and --stateless-only are for --transport http" in one_line_error(
         run(["serve", "--plugins", "bench", "--transport", "ws", "--workers", "2"]))

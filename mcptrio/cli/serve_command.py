@@ -71,6 +71,10 @@ def checked(settings: ServeSettings) -> ServeSettings:
     refusal = misplaced(settings)
     if refusal is not None:
         raise UsageError(refusal)
+    if (settings.certfile is None) != (settings.keyfile is None):
+        raise UsageError("TLS needs both --certfile and --keyfile")
+    if settings.ca_certs is not None and settings.certfile is None:
+        raise UsageError("--ca-certs (client certificates) needs TLS: add --certfile and --keyfile")
     if settings.workers > 1 and settings.state is None and not settings.stateless_only:
         raise UsageError(f"{settings.workers} workers without --state would not share legacy sessions: "
                          "add --state redis://HOST:PORT/DB, or serve only the stateless 2026-07-28 era "

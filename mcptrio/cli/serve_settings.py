@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, ParamSpec
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, ParamSpec
 
 from . import auth_settings, logs
 from .config_file import read_config
@@ -47,8 +47,10 @@ SECTIONS = {  # each section's introduction on the reference page
     COMMAND_LINE: "Flags with no key in the file.",
 }
 RESPONSE_MODES = ("auto", "json", "sse")
+HTTP_SERVERS = ("builtin", "hypercorn")  # (mcptrio.transports.http.HTTP_SERVERS, which stdio does not import)
 NETWORK = ("http", "ws")
 ONLY_HTTP = "--workers and --stateless-only are for --transport http"
+ONLY_HTTP_SERVER = "--http-server and TLS (--certfile, --keyfile, --ca-certs) are for --transport http"
 
 
 P = ParamSpec("P")
@@ -168,6 +170,27 @@ class ServeSettings:
     stateless_only: bool = setting(
         YesNo(), "serve only the stateless 2026-07-28 protocol (initialize is refused with 400)", HTTP,
         flags=("--stateless-only",), default=False, transports=("http",), refused_elsewhere=ONLY_HTTP)
+    http_server: Literal["builtin", "hypercorn"] = setting(
+        Choice(HTTP_SERVERS), "builtin: mcptrio's HTTP/1.1 server; hypercorn: HTTP/1.1, and HTTP/2 over TLS", HTTP,
+        flags=("--http-server",), default="builtin", transports=("http",), refused_elsewhere=ONLY_HTTP_SERVER,
+        doc="The HTTP server: mcptrio's own (HTTP/1.1), or hypercorn (HTTP/1.1, and HTTP/2 over TLS). Both serve "
+            "the same endpoint, with the same limits and drain.")
+    certfile: Path | None = setting(
+        FilePath(), "serve https:// with this certificate chain (PEM; with --keyfile)", HTTP, flags=("--certfile",),
+        transports=("http",), refused_elsewhere=ONLY_HTTP_SERVER,
+        doc="Serve `https://` with this certificate chain (PEM), without a proxy; with `keyfile`. A file that "
+            "can't be used is a one-line error.")
+    keyfile: Path | None = setting(
+        FilePath(), "the certificate's private key (PEM)", HTTP, flags=("--keyfile",), transports=("http",),
+        refused_elsewhere=ONLY_HTTP_SERVER)
+    ca_certs: Path | None = setting(
+        FilePath(), "require a client certificate signed by one of these CAs (PEM; with --certfile)", HTTP,
+        flags=("--ca-certs",), transports=("http",), refused_elsewhere=ONLY_HTTP_SERVER)
+    max_connections: int = setting(
+        Whole(1), "connections open at once per process; beyond, a new one gets 503", HTTP,
+        flags=("--max-connections",), default=25_000, transports=("http",),
+        doc="Connections one process holds open at once (room for every stream and request, and idle ones). "
+            "Beyond it a new connection gets `503` with a reason and `Connection: close`.")
 
     # -- several processes
     workers: int = setting(

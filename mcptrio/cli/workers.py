@@ -75,7 +75,7 @@ def supervise(settings: ServeSettings, argv: list[str]) -> int:
     sock = listen(settings.host, settings.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}{settings.path}"
+    url = f"{'http' if settings.certfile is None else 'https'}://{shown}:{port}{settings.path}"
     failure: BaseException | None = None
     try:
         trio.run(_supervise, settings, argv, sock, url)

@@ -1,6 +1,7 @@
-"""TLS for the client tests: a private CA and a certificate it signs for 127.0.0.1 and localhost
-(made with ``cryptography``, as trustme would), and ``tls_front``: a TLS-terminating relay in front
-of a plain mcptrio endpoint (HTTP or WebSocket), as a reverse proxy would be."""
+"""TLS for the tests: a private CA, a server certificate it signs for 127.0.0.1 and localhost and a
+client certificate (made with ``cryptography``, as trustme would), and ``tls_front``: a
+TLS-terminating relay in front of a plain mcptrio endpoint (HTTP or WebSocket), as a reverse
+proxy would be."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ class Certificates:
     ca: Path  # the private CA's certificate (PEM): what a client trusts
     cert: Path  # the server's certificate chain (PEM)
     key: Path  # the server's key (PEM)
+    client_cert: Path  # a client's certificate, signed by the same CA (PEM)
+    client_key: Path  # its key (PEM)
 
     def server_context(self) -> ssl.SSLContext:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -33,7 +36,8 @@ class Certificates:
 
 
 def make_certificates(folder: Path, *, name: str = "mcptrio test CA") -> Certificates:
-    """A CA, and a server certificate it signs for 127.0.0.1 and localhost, written in ``folder``."""
+    """A CA, a server certificate it signs for 127.0.0.1 and localhost, and a client certificate
+    it signs, written in ``folder``."""
     now = datetime.datetime.now(datetime.timezone.utc)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
@@ -46,25 +50,35 @@ def make_certificates(folder: Path, *, name: str = "mcptrio test CA") -> Certifi
                                        key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
           .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
           .sign(ca_key, hashes.SHA256()))
+    folder.mkdir(parents=True, exist_ok=True)
+    found = Certificates(folder / "ca.pem", folder / "cert.pem", folder / "key.pem", folder / "client.pem",
+                         folder / "client-key.pem")
+    found.ca.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    server_names = x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
+    _leaf(ca_name, ca_key, "localhost", server_names, x509.oid.ExtendedKeyUsageOID.SERVER_AUTH, found.cert, found.key)
+    _leaf(ca_name, ca_key, "mcptrio test client", x509.SubjectAlternativeName([x509.DNSName("client.test")]),
+          x509.oid.ExtendedKeyUsageOID.CLIENT_AUTH, found.client_cert, found.client_key)
+    return found
+
+
+def _leaf(ca_name: x509.Name, ca_key: ec.EllipticCurvePrivateKey, name: str, names: x509.SubjectAlternativeName,
+          usage: x509.ObjectIdentifier, cert: Path, key_file: Path) -> None:
+    """A certificate the CA signs for ``name`` (server or client ``usage``), and its key, written."""
+    now = datetime.datetime.now(datetime.timezone.utc)
     key = ec.generate_private_key(ec.SECP256R1())
     leaf = (x509.CertificateBuilder()
-            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]))
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)]))
             .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
             .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
+            .add_extension(names, critical=False)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
             .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
             .sign(ca_key, hashes.SHA256()))
-    folder.mkdir(parents=True, exist_ok=True)
-    found = Certificates(folder / "ca.pem", folder / "cert.pem", folder / "key.pem")
-    found.ca.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
-    found.cert.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
-    found.key.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                            serialization.NoEncryption()))
-    return found
+    cert.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
 
 
 @contextlib.asynccontextmanager

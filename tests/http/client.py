@@ -21,7 +21,7 @@ import httpx
 import trio
 
 from mcptrio import App, SessionLimits
-from mcptrio.transports.http import HttpConfig, serve_http
+from mcptrio.transports.http import HttpConfig, TlsSettings, serve_http
 from mcptrio.transports.websocket import serve_websocket
 
 LEGACY = "2025-11-25"
@@ -40,10 +40,12 @@ SERVER_STOP_TIMEOUT = 15.0  # every server started here must be gone within this
 # -- servers ---------------------------------------------------------------------------------------
 
 @contextlib.asynccontextmanager
-async def http_server(app: App, *, config: HttpConfig | None = None,
-                      limits: SessionLimits | None = None, state: str | None = None) -> AsyncIterator[str]:
-    """``serve_http`` on 127.0.0.1 with a free port; yields the endpoint URL."""
-    async with _served(serve_http, app, config=config, limits=limits, state=state) as url:
+async def http_server(app: App, *, config: HttpConfig | None = None, limits: SessionLimits | None = None,
+                      state: str | None = None, server: str = "builtin",
+                      tls: TlsSettings | None = None) -> AsyncIterator[str]:
+    """``serve_http`` on 127.0.0.1 with a free port (on ``server``: builtin or hypercorn); yields the endpoint URL."""
+    async with _served(serve_http, app, config=config, limits=limits, state=state, http_server=server,
+                       tls=tls) as url:
         yield url
 
 

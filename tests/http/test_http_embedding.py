@@ -1,10 +1,11 @@
 """Embedding: ``serve_http`` under ``nursery.start`` with a shutdown trigger (drain in-flight work),
-and ``McpHttpApp`` mounted in the user's own hypercorn config."""
+on either of its servers, and ``McpHttpApp`` mounted in the user's own hypercorn config."""
 
 import functools
 
 import hypercorn.config
 import hypercorn.trio
+import pytest
 import trio
 
 from mcptrio import SessionLimits
@@ -25,8 +26,14 @@ from .client import (
 )
 
 
-async def test_serve_http_reports_the_endpoint_url(app):
-    async with http_server(app, config=HttpConfig(path="/api/v1/mcp")) as url:
+@pytest.fixture(params=["builtin", "hypercorn"])
+def on(request):
+    """The server serve_http runs."""
+    return request.param
+
+
+async def test_serve_http_reports_the_endpoint_url(app, on):
+    async with http_server(app, config=HttpConfig(path="/api/v1/mcp"), server=on) as url:
         assert url.startswith("http://127.0.0.1:")
         assert url.endswith("/api/v1/mcp")
         async with new_client() as client:
@@ -38,7 +45,7 @@ async def test_serve_http_reports_the_endpoint_url(app):
     assert elsewhere.status_code == 404
 
 
-async def test_shutdown_trigger_drains_in_flight_requests(app):
+async def test_shutdown_trigger_drains_in_flight_requests(app, on):
     limits = SessionLimits(shutdown_grace=1)
     stop = trio.Event()
     answers = {}
@@ -47,7 +54,7 @@ async def test_shutdown_trigger_drains_in_flight_requests(app):
         async with trio.open_nursery() as nursery:
             async def server(task_status=trio.TASK_STATUS_IGNORED):
                 await serve_http(app, host="127.0.0.1", port=0, limits=limits, shutdown_trigger=stop.wait,
-                                 task_status=task_status)
+                                 http_server=on, task_status=task_status)
                 returned.set()
 
             url = await nursery.start(server)
@@ -95,13 +102,13 @@ async def test_shutdown_trigger_drains_in_flight_requests(app):
     assert app.stats == {"started": 3, "finished": 1, "cancelled": 2}
 
 
-async def test_shutdown_ends_the_standalone_get_stream(app):
+async def test_shutdown_ends_the_standalone_get_stream(app, on):
     stop = trio.Event()
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
             url = await nursery.start(functools.partial(
                 serve_http, app, host="127.0.0.1", port=0, limits=SessionLimits(shutdown_grace=1),
-                shutdown_trigger=stop.wait))
+                shutdown_trigger=stop.wait, http_server=on))
             async with new_client() as client:
                 session_id = await initialize(client, url)
                 headers = {"accept": "text/event-stream", "mcp-session-id": session_id,

@@ -228,10 +228,10 @@ class HttpServer:
 
 
 @contextlib.asynccontextmanager
-async def serve_http(startup_timeout: float = 20.0, shutdown_timeout: float = 10.0, *, plugins: str = "everything",
-                     env: dict[str, str] | None = None) -> AsyncIterator[HttpServer]:
-    """``mcptrio serve --plugins everything --transport http`` (or other ``plugins``, with ``env``) on
-    a free loopback port.
+async def serve_http(http_server: str = "builtin", startup_timeout: float = 20.0, shutdown_timeout: float = 10.0,
+                     *, plugins: str = "everything", env: dict[str, str] | None = None) -> AsyncIterator[HttpServer]:
+    """``mcptrio serve --plugins everything --transport http --http-server …`` (or other ``plugins``,
+    with ``env``) on a free loopback port.
 
     ``--port 0`` lets the kernel pick the free port, so no other process can take it between the
     pick and the bind; the server announces the URL it listens on once it is bound, and a TCP
@@ -240,7 +240,8 @@ async def serve_http(startup_timeout: float = 20.0, shutdown_timeout: float = 10
     failing test shows it.
     """
     process = await trio.lowlevel.open_process(
-        [*SERVE[:-1], plugins, "--transport", "http", "--host", "127.0.0.1", "--port", "0"],
+        [*SERVE[:-1], plugins, "--transport", "http", "--http-server", http_server, "--host", "127.0.0.1",
+         "--port", "0"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     stderr = bytearray()
     announced = trio.Event()

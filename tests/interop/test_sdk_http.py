@@ -8,7 +8,9 @@
   ``resultType``, multi round-trip ``InputRequiredResult`` with a sealed ``requestState``, and
   ``subscriptions/listen``.
 
-Each test starts its own server on a free loopback port and stops it at the end.
+Each test starts its own server on a free loopback port and stops it at the end; those marked
+``BOTH_SERVERS`` run on hypercorn too (``--http-server hypercorn``): one test of each way a
+response travels (JSON, a POST's event stream, the GET stream, DELETE, a listen stream).
 """
 
 from __future__ import annotations
@@ -38,9 +40,17 @@ def answers() -> Answers:
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[HttpServer]:
-    async with serve_http() as running:
+def http_server() -> str:
+    return "builtin"
+
+
+@pytest.fixture
+async def server(http_server: str) -> AsyncIterator[HttpServer]:
+    async with serve_http(http_server) as running:
         yield running
+
+
+BOTH_SERVERS = pytest.mark.parametrize("http_server", ["builtin", "hypercorn"])
 
 
 @contextlib.asynccontextmanager
@@ -66,6 +76,7 @@ def posts_with(log: HttpLog, fragment: str) -> list[Exchange]:
 
 # == legacy era: 2025-11-25 sessions ====================================================================
 
+@BOTH_SERVERS
 async def test_legacy_session_lifecycle(server: HttpServer, answers: Answers) -> None:
     log = HttpLog()
     async with log.client:
@@ -129,6 +140,7 @@ async def test_legacy_tools_and_progress(server: HttpServer, answers: Answers) -
             (token, 0), (token, 50), (token, 100)]
 
 
+@BOTH_SERVERS
 async def test_legacy_elicitation_and_sampling(server: HttpServer, answers: Answers) -> None:
     async with open_http(server.url, answers, "legacy") as (client, tap, log):
         elicited = await client.call_tool("test_elicitation", {"message": "Who are you?"})
@@ -203,6 +215,7 @@ def assert_stateless(log: HttpLog) -> None:
         assert exchange.request_headers["mcp-protocol-version"] == MODERN, exchange
 
 
+@BOTH_SERVERS
 async def test_modern_discover_and_envelope(server: HttpServer, answers: Answers) -> None:
     async with open_http(server.url, answers, "auto") as (client, tap, log):
         assert client.protocol_version == MODERN
@@ -231,6 +244,7 @@ async def test_modern_discover_and_envelope(server: HttpServer, answers: Answers
     assert_stateless(log)
 
 
+@BOTH_SERVERS
 async def test_modern_tools_and_progress(server: HttpServer, answers: Answers) -> None:
     seen: list[tuple[float, float | None, str | None]] = []
 
@@ -362,6 +376,7 @@ async def test_modern_resources_prompts_completion(server: HttpServer, answers: 
     assert_stateless(log)
 
 
+@BOTH_SERVERS
 async def test_modern_listen_sees_another_clients_change(server: HttpServer, answers: Answers) -> None:
     async with open_http(server.url, answers, "auto") as (listener, _tap, _log):
         async with listener.listen(tools_list_changed=True) as subscription:

@@ -13,7 +13,7 @@ from typing import AsyncIterator
 
 import trio
 
-SERVING = re.compile(r"serving [\w, ]+ at (http://\S+?/mcp)")
+SERVING = re.compile(r"serving [\w, ]+ at (https?://\S+?/mcp)")
 
 
 class Server:

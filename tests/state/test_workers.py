@@ -2,6 +2,7 @@
 
 import os
 import signal
+import ssl
 import sys
 
 import httpx
@@ -82,6 +83,30 @@ async def test_sigterm_to_one_worker_leaves_the_other_serving(redis, tmp_path):
                 await trio.sleep(0.05)
             assert f"(pid {first}) exited with status 0" in server.log()
     assert retried <= 2, f"{retried} requests had to be sent again"
+
+
+async def test_workers_on_hypercorn_serve_https_and_http2_on_the_inherited_socket(tmp_path):
+    """--http-server hypercorn with TLS and two workers: each serves on the socket the supervisor
+    bound, speaks HTTP/2 to a client that offers it, and drains on SIGTERM."""
+    from ..client.tls import make_certificates
+
+    certificates = make_certificates(tmp_path / "tls")
+    flags = ("--workers", "2", "--stateless-only", "--http-server", "hypercorn", "--certfile", str(certificates.cert),
+             "--keyfile", str(certificates.key))
+    async with mcptrio_serve(tmp_path, *flags) as server:
+        assert server.url.startswith("https://127.0.0.1:")
+        verify = ssl.create_default_context(cafile=certificates.ca)
+        async with httpx.AsyncClient(timeout=10, trust_env=False, limits=FRESH, http2=True, verify=verify) as http:
+            with trio.fail_after(30):
+                for n in range(6):  # fresh connections: the kernel hands them to either worker
+                    body, headers = modern_tool("echo", {"text": f"tls {n}"}, n)
+                    answer = await http.post(server.url, json=body, headers=headers)
+                    assert (answer.status_code, answer.http_version) == (200, "HTTP/2"), answer.text
+                    assert text_of(answer.json()) == f"tls {n}"
+        server.process.send_signal(signal.SIGTERM)
+        with trio.fail_after(20):
+            assert await server.process.wait() == 0
+    assert server.log().count("worker serving") == 2 and "Traceback" not in server.log()
 
 
 async def test_several_workers_without_shared_state_are_refused(tmp_path):

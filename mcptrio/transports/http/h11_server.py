@@ -12,8 +12,10 @@ errors); response_framing.py writes the responses (h11's checks kept, at a fract
 one cancel scope per connection, whose deadline moves, times the wait for a request head and an
 idle keep-alive connection.  A task reads on behalf of a request only when the app waits for
 ``http.disconnect`` once the body is in (a request still running: watch.py), and stops before the
-connection reads the next request.  What is not here: HTTP/2, TLS (a reverse proxy terminates
-it: docs/guides/reverse-proxy.md), WebSocket (transports/websocket.py).
+connection reads the next request.  TLS, the connection limit, the write timeout and the drain
+are connections.py's, shared with hypercorn_server.py; the checks on a request's framing are
+request_checks.py's.  What is not here: HTTP/2 (hypercorn_server.py), WebSocket
+(transports/websocket.py).
 """
 
 from __future__ import annotations
@@ -22,22 +24,22 @@ import logging
 import math
 import time
 from email.utils import formatdate
-from http import HTTPStatus
-from typing import Any, Awaitable, Callable
+from typing import Any
 from urllib.parse import unquote
 
 import h11
 import trio
 
 from ...runtime.quiet_lock import QuietLock
-from .asgi_lifespan import ASGI_VERSION, Asgi, run_lifespan
+from .asgi_lifespan import ASGI_VERSION
+from .connections import ConnectionServer, linger
+from .request_checks import chunk_line_problem, error_body, refusal
 from .response_framing import CONTINUE, FramingError, ResponseFraming
 
 log = logging.getLogger("mcptrio.http")
 
 MAX_RECV = 64 * 1024
 DISCONNECT = {"type": "http.disconnect"}
-_REASONS = {status.value: status.phrase for status in HTTPStatus}
 
 
 class _Date:
@@ -54,66 +56,42 @@ class _Date:
         return cls.value
 
 
-class H11Server:
+class H11Server(ConnectionServer):
     """Serves one ASGI app on listeners until ``shutdown_trigger`` returns, then drains."""
 
-    def __init__(self, app: Asgi, *, header_timeout: float = 30.0, max_head_size: int = 64 * 1024,
-                 graceful_timeout: float = 10.0) -> None:
-        self.app = app
-        self.header_timeout = header_timeout
-        self.max_head_size = max_head_size
-        self.graceful_timeout = graceful_timeout
-        self.connections: set[Connection] = set()
-        self.closing = False
-
-    async def serve(self, listeners: list[trio.SocketListener], shutdown_trigger: Callable[[], Awaitable[object]],
-                    task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED) -> None:
-        async with trio.open_nursery() as outer:
-            lifespan = await outer.start(run_lifespan, self.app)
-            async with trio.open_nursery() as handlers:
-                accepting = trio.CancelScope()
-
-                async def accept(task_status: trio.TaskStatus[object]) -> None:
-                    with accepting:
-                        await trio.serve_listeners(self._connection, listeners, handler_nursery=handlers,
-                                                   task_status=task_status)
-
-                await handlers.start(accept)
-                task_status.started(listeners)
-                await shutdown_trigger()
-                accepting.cancel()
-                for listener in listeners:
-                    await listener.aclose()
-                self.closing = True
-                for connection in list(self.connections):
-                    connection.close_when_idle()
-                handlers.cancel_scope.deadline = trio.current_time() + self.graceful_timeout
-            await lifespan.shutdown()
-            outer.cancel_scope.cancel()
-
-    async def _connection(self, stream: trio.SocketStream) -> None:
-        connection = Connection(self, stream)
+    async def handle(self, socket_stream: trio.SocketStream) -> None:
+        stream = self.secured(socket_stream)
+        connection = Connection(self, stream, socket_stream)
         self.connections.add(connection)
         try:
             await connection.run()
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            pass
+            pass  # (a TLS handshake that failed, too)
         finally:
             self.connections.discard(connection)
             await trio.aclose_forcefully(stream)
+
+    async def close_idle(self) -> None:
+        for connection in list(self.connections):
+            if isinstance(connection, Connection):
+                connection.close_when_idle()
 
 
 class Connection:
     """One client's connection: requests one after the other, each answered before the next is read."""
 
-    def __init__(self, server: H11Server, stream: trio.SocketStream) -> None:
+    def __init__(self, server: H11Server, stream: trio.abc.Stream, socket_stream: trio.SocketStream) -> None:
         self.server = server
         self.stream = stream
+        self.socket_stream = socket_stream
+        self.fed = 0  # bytes given to the parser (h11) since it was made
         self.h11 = self._parser()
         self.timer = trio.CancelScope()  # its deadline: the wait for a request head (else +inf)
         self.idle = True  # waiting for a request head with nothing of it read
-        self.client = _address(stream, "getpeername")
-        self.local = _address(stream, "getsockname")
+        self.writing_since = math.inf  # when the write under way began (connections.time_writes)
+        self.client = _address(socket_stream, "getpeername")
+        self.local = _address(socket_stream, "getsockname")
+        self.scheme = "http" if stream is socket_stream else "https"
         self._lock = QuietLock()
         self._nursery: trio.Nursery | None = None
         self.extensions = {"mcptrio.receive_nowait": self.receive_nowait}
@@ -124,6 +102,7 @@ class Connection:
         connection per request (less than a µs) takes over what the last one had read ahead."""
         parser = h11.Connection(h11.SERVER, max_incomplete_event_size=self.server.max_head_size)
         data, closed = trailing
+        self.fed = len(data)
         if data:
             parser.receive_data(data)
         if closed:
@@ -144,6 +123,10 @@ class Connection:
         self.gone = False  # the client closed (or broke) the connection
         self.broken = False  # a write was cut: the connection can carry nothing more
         self.head_request = False  # a HEAD: the response has headers only
+        self.chunked = False  # the request body is chunked
+        self.after_chunk = False  # a chunk of it was read (its CRLF may be next)
+        self.at_chunk_line = True  # a chunk-size line is next (not chunk data)
+        self.refused: str | None = None  # why the request's body was refused (a 400 takes the app's answer's place)
         self._reader: trio.CancelScope | None = None
         self._reader_done: trio.Event | None = None
 
@@ -151,21 +134,32 @@ class Connection:
         if self.idle:
             self.timer.cancel()
 
+    def abort(self) -> None:
+        self.socket_stream.socket.close()  # (a write waiting on it fails at once)
+
     async def run(self) -> None:
         with self.timer:
+            self.timer.deadline = trio.current_time() + self.server.header_timeout
+            if isinstance(self.stream, trio.SSLStream):
+                await self.stream.do_handshake()  # (within the time a request head has)
             async with trio.open_nursery() as self._nursery:
                 while True:
                     self.timer.deadline = trio.current_time() + self.server.header_timeout
                     try:
                         event = await self._next_event()
                     except h11.RemoteProtocolError as exc:
-                        await self._refuse(exc)
+                        await self._refuse(exc.error_status_hint, str(exc))
                         await self._linger()
                         return
                     if not isinstance(event, h11.Request):
                         return  # ConnectionClosed (or a stray event): the client is done
                     self.idle = False  # (a pipelined request came with no read: set here too)
                     self.timer.deadline = math.inf
+                    problem = self._check(event)
+                    if problem is not None:
+                        await self._refuse(*problem)
+                        await self._linger()
+                        return
                     await self._handle(event)
                     if not self._keep_alive():
                         await self._linger()
@@ -183,24 +177,31 @@ class Connection:
                 return event
             data = await self._recv()
             self.idle = False
+            self.fed += len(data)
             self.h11.receive_data(data)
+
+    def _check(self, request: h11.Request) -> tuple[int, str] | None:
+        """A head over the limits, or framing not to trust: (status, reason) to refuse it with."""
+        server = self.server
+        size = self.fed - len(self.h11.trailing_data[0]) if self.fed > server.max_head_size else 0
+        return refusal(request.http_version, request.headers, size, server.max_head_size, server.max_headers)
 
     async def _recv(self) -> bytes:
         try:
-            return await self.stream.receive_some(MAX_RECV)
+            data = await self.stream.receive_some(MAX_RECV)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return b""
+        return data if isinstance(data, bytes) else bytes(data)  # (TLS reads are bytearrays)
 
-    async def _refuse(self, exc: h11.RemoteProtocolError) -> None:
-        """A request h11 could not take (malformed, head too large): its status and reason, then close."""
-        status = exc.error_status_hint
-        body = f"{status} {_REASONS.get(status, '')}: {exc}\n".encode()
+    async def _refuse(self, status: int, reason: str) -> None:
+        """A request not to serve (malformed, over a limit): its status and reason, then close."""
+        body = error_body(status, reason)
         head = ResponseFraming().head(status, [(b"content-type", b"text/plain; charset=utf-8")], body,
                                       head_request=False, http11=True, keep_alive=False, date=_Date.now())
         await self._write(head + body)
 
     def _keep_alive(self) -> bool:
-        if self.gone or self.broken or not self.done or self.framing.close:
+        if self.gone or self.broken or self.refused or not self.done or self.framing.close:
             return False
         try:  # a body the app did not read, if it is already here (a GET's empty one, say), is passed over
             while self.h11.their_state is h11.SEND_BODY:
@@ -211,34 +212,30 @@ class Connection:
         return self.h11.their_state is h11.DONE
 
     async def _linger(self) -> None:
-        """Before closing a connection the client may still be writing to: stop writing, and read
-        what comes for a moment, so the kernel does not reset the connection (which can take the
-        answer just sent with it)."""
-        if self.gone or self.h11.their_state is h11.DONE:
-            return
-        with trio.move_on_after(1.0):
-            try:
-                await self.stream.send_eof()
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                return
-            received = 0
-            while received < 1024 * 1024:
-                data = await self._recv()
-                if not data:
-                    return
-                received += len(data)
+        """Close gently a connection the client may still be writing to (connections.linger)."""
+        if not self.gone and (self.refused or self.h11.their_state is not h11.DONE):
+            await linger(self.stream)
 
     async def _handle(self, request: h11.Request) -> None:
         target = request.target
         self.head_request = request.method == b"HEAD"
         headers = list(request.headers)  # (lower-cased names)
         self.http11 = request.http_version == b"1.1"
-        self.keep_alive = self.http11 and not any(name == b"connection" and b"close" in value.lower()
-                                                  for name, value in headers)
+        close = length = False
+        for name, value in headers:
+            if name == b"connection":
+                close = close or b"close" in value.lower()
+            elif name == b"transfer-encoding":
+                self.chunked = True
+            elif name == b"content-length":
+                length = True
+        # With both Content-Length and Transfer-Encoding, what follows may be a smuggled request:
+        # the answer closes the connection (RFC 9112 section 6.1; request_checks.py).
+        self.keep_alive = self.http11 and not close and not (length and self.chunked)
         path, _, query = target.partition(b"?")
         scope = {
             "type": "http", "asgi": ASGI_VERSION, "http_version": request.http_version.decode(),
-            "method": request.method.decode(), "scheme": "http",
+            "method": request.method.decode(), "scheme": self.scheme,
             "path": unquote(path.decode("latin-1")) if b"%" in path else path.decode("latin-1"),
             "raw_path": path, "query_string": query, "root_path": "",
             "headers": headers,
@@ -254,7 +251,10 @@ class Connection:
                 assert self._reader_done is not None
                 with trio.CancelScope(shield=True):
                     await self._reader_done.wait()  # (it must not read once this task reads again)
-        if self.done or self.gone or self.broken:
+        if self.refused is not None and not self.written:
+            await self._refuse(400, self.refused)
+            return
+        if self.done or self.gone or self.broken or self.refused:
             return
         if self.written:
             self.broken = True  # the app stopped mid-response: only closing the connection ends it
@@ -268,7 +268,7 @@ class Connection:
 
     async def _receive(self) -> dict[str, Any]:
         while True:
-            if self.body_done or self.gone or self.done:
+            if self.body_done or self.gone or self.done or self.refused:
                 return await self._wait_disconnect()
             message = self.receive_nowait()
             if message is not None:
@@ -280,30 +280,38 @@ class Connection:
             if not data:
                 self._set_gone()
                 return DISCONNECT
+            self.fed += len(data)
             self.h11.receive_data(data)
 
     def receive_nowait(self) -> dict[str, Any] | None:
         """The body that has arrived (all of it, or what there is so far), else None: no waiting.
         Apps reach it through the scope's ``extensions["mcptrio.receive_nowait"]``."""
-        if self.body_done or self.gone:
+        if self.body_done or self.gone or self.refused:
             return None
         chunks: list[bytes] = []
         try:
             while True:
                 event = self.h11.next_event()
                 if event is h11.NEED_DATA:
+                    if self.chunked and self.at_chunk_line:
+                        problem = chunk_line_problem(self.h11.trailing_data[0], self.after_chunk)
+                        if problem is not None:
+                            raise h11.RemoteProtocolError(problem)
                     if not chunks:
                         return None
                     break  # what arrived so far; more_body=True
                 if isinstance(event, h11.Data):
                     chunks.append(bytes(event.data))
+                    self.after_chunk, self.at_chunk_line = True, event.chunk_end
                 elif isinstance(event, h11.EndOfMessage):
                     self.body_done = True
                     break
                 else:  # (h11 yields nothing else inside a request body)
                     raise h11.RemoteProtocolError("unexpected event in a request body")
-        except h11.RemoteProtocolError:  # a malformed body (bad chunking): the request is lost
-            self._set_gone()
+        except h11.RemoteProtocolError as exc:  # a malformed body (bad chunking): refused with a 400
+            self.refused = f"malformed request body: {exc}"
+            if self.disconnected is not None:
+                self.disconnected.set()
             return DISCONNECT
         body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         return {"type": "http.request", "body": body, "more_body": not self.body_done}
@@ -313,7 +321,7 @@ class Connection:
         ASGI has every receive answer http.disconnect), one task reads for everyone waiting."""
         if self.disconnected is None:
             self.disconnected = trio.Event()
-            if self.gone or self.done:
+            if self.gone or self.done or self.refused:
                 self.disconnected.set()
             else:
                 self._reader, self._reader_done = trio.CancelScope(), trio.Event()
@@ -343,8 +351,8 @@ class Connection:
             self.disconnected.set()
 
     async def _send(self, message: dict[str, Any]) -> None:
-        if self.done or self.gone or self.broken:
-            return  # after the end, or to a client that left: nothing to do (as the ASGI spec allows)
+        if self.done or self.gone or self.broken or self.refused:
+            return  # after the end, to a client that left or a request refused: nothing to do (as ASGI allows)
         kind = message["type"]
         if kind == "http.response.start":
             if self.started:
@@ -381,13 +389,16 @@ class Connection:
             if self.gone or self.broken:
                 return
             self.written = True
+            self.writing_since = trio.current_time()
             try:
                 await self.stream.send_all(data)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
-                self._set_gone()
+                self._set_gone()  # (or the client took nothing for write_timeout: aborted)
             except BaseException:
                 self.broken = True  # cut mid-write (cancelled): what went out is unknown
                 raise
+            finally:
+                self.writing_since = math.inf
 
 
 def _address(stream: trio.SocketStream, which: str) -> tuple[str, int] | None:
