@@ -1,4 +1,4 @@
-"""mcptrio's HTTP/1.1 server (``transports/http/h11_server.py``) as a plain ASGI server, over real
+"""mcptrio's HTTP/1.1 server (``transports/http/server/h11_server.py``) as a plain ASGI server, over real
 sockets on 127.0.0.1: keep-alive and pipelining, refusals of bad input, the ASGI receive/send
 contract (disconnects, mid-response failures, 100-continue, HEAD), timeouts and the drain.
 The MCP endpoint on it is what the rest of tests/http exercises."""
@@ -13,7 +13,7 @@ import pytest
 import trio
 import trio.testing
 
-from mcptrio.transports.http.h11_server import H11Server
+from mcptrio.transports.http.server.h11_server import H11Server
 
 class Recorder:
     """A small ASGI app: echoes the body, and does what the request's path asks."""

@@ -2,7 +2,7 @@
 
 from .asgi import McpHttpApp
 from ..net.config import HttpConfig
-from .server import HTTP_SERVERS, serve_http
-from .tls import TlsError, TlsSettings
+from .serving import HTTP_SERVERS, serve_http
+from .server.tls import TlsError, TlsSettings
 
 __all__ = ["HTTP_SERVERS", "HttpConfig", "McpHttpApp", "TlsError", "TlsSettings", "serve_http"]

@@ -35,7 +35,7 @@ from ..net.capacity import Capacity, LimitReached, client_key
 from .exchange import JSON_HEADERS, Exchange, Sink
 from .legacy.sse_transport import LegacySseEndpoints
 from ..net.refusal import HttpError, retry_later
-from .asgi_io import Receive, Send, accepts
+from .server.asgi_io import Receive, Send, accepts
 from .legacy.routes import SessionRoutes
 from .legacy.sessions import HttpSession, SessionTable
 from .watch import Watch, Watchers

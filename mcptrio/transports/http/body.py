@@ -9,7 +9,7 @@ import trio
 from ...protocol import errors
 from .exchange import Sink
 from ..net.refusal import HttpError
-from .asgi_io import Receive
+from .server.asgi_io import Receive
 
 async def read_body(headers: dict[bytes, bytes], receive: Receive, sink: Sink, limit: int, timeout: float) -> bytes:
     """The whole request body, at most ``limit`` bytes (413), arriving within ``timeout`` s (408)."""

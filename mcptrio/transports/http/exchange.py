@@ -16,7 +16,7 @@ import orjson
 import trio
 
 from ...protocol import errors
-from ...runtime.quiet_lock import QuietLock
+from .server.quiet_lock import QuietLock
 from . import sse
 from ..net.config import HttpConfig
 from .event_log import EventLog

@@ -25,7 +25,7 @@ from ..event_log import parse_event_id
 from ...net.capacity import Capacity, client_key
 from ..exchange import Exchange, Sink
 from ...net.refusal import HttpError, retry_later
-from ..asgi_io import Receive, accepts
+from ..server.asgi_io import Receive, accepts
 from .sessions import HttpSession
 
 if TYPE_CHECKING:

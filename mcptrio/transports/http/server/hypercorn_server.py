@@ -28,9 +28,9 @@ from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import ASGIFramework
 from hypercorn.utils import wrap_app
 
-from ...runtime.quiet_lock import QuietLock
+from .quiet_lock import QuietLock
 from .asgi_io import Receive, Send
-from .asgi_lifespan import Asgi
+from .lifespan import Asgi
 from .connections import LINGER, ConnectionServer, Watched, read_to_the_end
 from .request_checks import error_body, must_close, refusal
 

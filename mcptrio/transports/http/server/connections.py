@@ -14,7 +14,7 @@ from typing import Awaitable, Callable, Iterable, Protocol
 
 import trio
 
-from .asgi_lifespan import Asgi, run_lifespan
+from .lifespan import Asgi, run_lifespan
 
 log = logging.getLogger("mcptrio.http")
 

@@ -30,8 +30,8 @@ from urllib.parse import unquote
 import h11
 import trio
 
-from ...runtime.quiet_lock import QuietLock
-from .asgi_lifespan import ASGI_VERSION
+from .quiet_lock import QuietLock
+from .lifespan import ASGI_VERSION
 from .connections import ConnectionServer, linger
 from .request_checks import chunk_line_problem, error_body, refusal
 from .response_framing import CONTINUE, FramingError, ResponseFraming

@@ -14,9 +14,9 @@ from ..net.shared_state import shared_state
 from .asgi import McpHttpApp
 from ..net.authorization import resource_check
 from ..net.config import HttpConfig
-from .connections import ConnectionServer
-from .h11_server import H11Server
-from .tls import TlsSettings
+from .server.connections import ConnectionServer
+from .server.h11_server import H11Server
+from .server.tls import TlsSettings
 
 if TYPE_CHECKING:
     from ...app import App
@@ -67,7 +67,7 @@ def server_factory(name: HttpServerName, http_config: HttpConfig, limits: Sessio
     if name == "builtin":
         server_class = H11Server
     elif name == "hypercorn":
-        from .hypercorn_server import HypercornServer
+        from .server.hypercorn_server import HypercornServer
 
         server_class = HypercornServer
     else:
