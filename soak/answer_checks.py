@@ -9,7 +9,7 @@ import httpx
 
 from limits import TRACEBACK_MARKERS
 from tally import Failed, Tally
-from tests.http.client import is_sse, parse_sse
+from tests.transports.http.client import is_sse, parse_sse
 
 
 def has_traceback(text: str) -> bool:

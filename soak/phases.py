@@ -19,7 +19,7 @@ from server_process import Server
 from sim_client import SimClient
 from summary import mb, summarise
 from tally import Tally
-from tests.http.client import modern
+from tests.transports.http.client import modern
 
 
 async def run_phase(server: Server, tally: Tally, seconds: float, clients: int, seed: int, sessions: set[str],

@@ -12,7 +12,7 @@ import trio
 from answer_checks import jsonrpc_problem
 from client_base import ClientBase
 from limits import MODERN_VERSION, STREAM_END_TIMEOUT
-from tests.http.client import is_sse, legacy_headers, modern, notification, parse_sse, rpc
+from tests.transports.http.client import is_sse, legacy_headers, modern, notification, parse_sse, rpc
 
 
 class CancelTraffic(ClientBase):

@@ -9,7 +9,7 @@ import struct
 import trio
 
 from limits import LEGACY_VERSIONS
-from tests.http.client import legacy_headers, modern, rpc
+from tests.transports.http.client import legacy_headers, modern, rpc
 from traffic_legacy import LegacyTraffic
 
 

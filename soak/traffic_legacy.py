@@ -7,7 +7,7 @@ import trio
 
 from client_base import random_text
 from limits import LEGACY_VERSIONS, STREAM_END_TIMEOUT
-from tests.http.client import CLIENT_INFO, is_sse, legacy_headers, notification, rpc
+from tests.transports.http.client import CLIENT_INFO, is_sse, legacy_headers, notification, rpc
 from traffic_cancel import CancelTraffic
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 
 from limits import LEGACY_VERSIONS
-from tests.http.client import legacy_headers, modern, rpc
+from tests.transports.http.client import legacy_headers, modern, rpc
 from traffic_legacy import LegacyTraffic
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from client_base import random_text
 from limits import MODERN_VERSION
-from tests.http.client import modern
+from tests.transports.http.client import modern
 from traffic_cancel import CancelTraffic
 
 

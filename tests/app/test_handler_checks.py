@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import mcptrio
-from tests.test_cli import fake_distribution, one_line_error, run
+from tests.cli.test_cli import fake_distribution, one_line_error, run
 
 
 def register(kind: str, uri_or_name: str, fn, **options: Any) -> None:

@@ -12,7 +12,7 @@ import mcptrio
 import mcptrio.client
 from mcptrio.testing import open_client
 
-from ..http.client import http_server, ws_server
+from ..transports.http.client import http_server, ws_server
 
 
 def _app(events: list[str]) -> mcptrio.App:

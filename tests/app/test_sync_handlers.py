@@ -16,7 +16,7 @@ import trio
 
 from mcptrio import App, Context, McpError, SessionLimits
 from mcptrio.testing import open_client
-from tests.test_cli import fake_distribution
+from tests.cli.test_cli import fake_distribution
 
 MAIN = threading.get_ident()
 

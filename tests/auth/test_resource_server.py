@@ -29,8 +29,17 @@ from mcptrio.auth.jwt_verifier import JwtVerifier
 from mcptrio.transports.http import HttpConfig, serve_http
 from mcptrio.transports.websocket import serve_websocket
 
-from ..http.client import (CLIENT_INFO, LEGACY, call_tool, final_of, legacy_headers, modern, modern_tool, new_client,
-                           rpc)
+from ..transports.http.client import (
+    CLIENT_INFO,
+    LEGACY,
+    call_tool,
+    final_of,
+    legacy_headers,
+    modern,
+    modern_tool,
+    new_client,
+    rpc,
+)
 
 FORM = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
 
@@ -486,7 +495,7 @@ async def test_a_websocket_connection_ends_when_its_token_expires(auth_server):
 
 
 async def test_on_the_legacy_sse_transport_a_missing_scope_is_a_json_rpc_error_on_the_stream(auth_server):
-    from ..http.client import SseReader
+    from ..transports.http.client import SseReader
 
     async with served(make_app(auth_server.issuer), legacy_sse=True) as url, new_client() as http:
         token = auth_server.token("alpha", url, "mcp:read")

@@ -14,7 +14,7 @@ import mcptrio.client
 from mcptrio.client.http import header_value
 from mcptrio.transports.http.headers import decode_value
 
-from ..http.client import http_server, ws_server
+from ..transports.http.client import http_server, ws_server
 from ..runtime.apps import build_app
 
 ERAS = ["modern", "legacy"]

@@ -16,8 +16,8 @@ import mcptrio.client
 from mcptrio import Context, McpError, ToolError
 from mcptrio.app.tasks.runner import TaskRunner
 
-from ..http.client import http_server, ws_server
-from ..tasks.apps import mock_wall_clock
+from ..transports.http.client import http_server, ws_server
+from ..app.tasks.apps import mock_wall_clock
 
 ERAS = ["modern", "legacy"]
 EVERYTHING = [sys.executable, "-m", "mcptrio", "serve", "--plugins", "everything"]

@@ -14,7 +14,7 @@ import trio
 import mcptrio.client
 from mcptrio.client import McpError
 
-from ..http.client import http_server, ws_server
+from ..transports.http.client import http_server, ws_server
 from ..runtime.apps import build_app
 from .tls import make_certificates, tls_front
 

@@ -14,7 +14,7 @@ import mcptrio.client
 from mcptrio import wire
 from mcptrio.client import McpError
 
-from ..http.client import http_server, ws_server
+from ..transports.http.client import http_server, ws_server
 from ..runtime.apps import build_app
 from ..state.redis_server import free_port
 

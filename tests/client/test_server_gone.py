@@ -11,7 +11,7 @@ import trio
 from mcptrio.client import connect
 from mcptrio.protocol.errors import McpError
 
-from .test_cli_client import mcptrio, one_line_error
+from ..cli.test_client_commands import mcptrio, one_line_error
 
 RUNS = 20
 PYTHON = shlex.quote(sys.executable)

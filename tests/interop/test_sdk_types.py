@@ -16,7 +16,7 @@ import trio
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.test_cli import fake_distribution
+from tests.cli.test_cli import fake_distribution
 
 from ._support import LEGACY, MODERN, serve_http, text_of
 

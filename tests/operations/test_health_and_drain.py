@@ -19,7 +19,7 @@ import mcptrio
 from mcptrio.transports.http import HttpConfig, serve_http
 from mcptrio.transports.websocket import serve_websocket
 
-from ..http.client import CLIENT_INFO, final_of, modern_tool, new_client, rpc
+from ..transports.http.client import CLIENT_INFO, final_of, modern_tool, new_client, rpc
 
 MCPTRIO = [sys.executable, "-m", "mcptrio"]
 

@@ -19,7 +19,7 @@ from mcptrio.cli import logs
 from mcptrio.app.access_log import reference
 from mcptrio.testing import open_client
 
-from ..http.client import (
+from ..transports.http.client import (
     CLIENT_INFO,
     LEGACY,
     call_tool,

@@ -9,8 +9,17 @@ import sys
 
 import trio
 
-from ..http.client import (LEGACY, SseReader, call_tool, initialize, legacy_headers, modern, new_client, rpc,
-                           text_of)
+from ..transports.http.client import (
+    LEGACY,
+    SseReader,
+    call_tool,
+    initialize,
+    legacy_headers,
+    modern,
+    new_client,
+    rpc,
+    text_of,
+)
 
 VERSION_1 = '''
 import mcptrio

@@ -21,7 +21,7 @@ from mcptrio import SessionLimits
 from mcptrio.transports.http import serve_http
 from mcptrio_bench import plugin, stats
 
-from ..http.client import ACCEPT, modern, new_client
+from ..transports.http.client import ACCEPT, modern, new_client
 
 LIMIT = 65536
 

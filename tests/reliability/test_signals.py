@@ -22,7 +22,7 @@ import pytest
 import trio
 from trio_websocket import ConnectionClosed, open_websocket_url
 
-from ..http.client import (
+from ..transports.http.client import (
     CLIENT_INFO,
     is_sse,
     legacy_headers,

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import trio
 
-from ..http.client import SseReader, call_tool, initialize, legacy_headers, resume_headers
+from ..transports.http.client import SseReader, call_tool, initialize, legacy_headers, resume_headers
 
 RETRYABLE = (httpx.TransportError,)
 

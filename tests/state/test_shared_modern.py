@@ -6,7 +6,7 @@ import contextlib
 
 import trio
 
-from ..http.client import (
+from ..transports.http.client import (
     SseReader,
     call_tool,
     final_of,

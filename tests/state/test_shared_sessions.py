@@ -7,7 +7,7 @@ import functools
 
 import trio
 
-from ..http.client import (
+from ..transports.http.client import (
     LEGACY,
     SseReader,
     call_tool,
@@ -168,7 +168,7 @@ async def test_a_list_change_on_one_worker_reaches_the_get_stream_on_another(red
 
 
 def _messages(response):
-    from ..http.client import messages_of
+    from ..transports.http.client import messages_of
     return messages_of(response)
 
 
@@ -192,7 +192,7 @@ async def test_idle_expiry_holds_across_workers_and_use_on_any_renews_it(redis):
 async def test_a_resource_update_on_one_worker_reaches_subscribers_on_another(redis):
     """A legacy session subscribed on a, its GET stream on b; a 2026-07-28 listen stream on b;
     the change is made on a."""
-    from ..http.client import final_of, modern, modern_tool
+    from ..transports.http.client import final_of, modern, modern_tool
 
     async with workers(redis) as (apps, (a, b)), new_client() as client, new_client() as other, \
             new_client() as third:

@@ -7,8 +7,8 @@ import time
 
 import trio
 
-from ..http.client import final_of, http_server, modern, new_client
-from ..tasks.apps import MODERN_CAPS, Trail, make_app
+from ..transports.http.client import final_of, http_server, modern, new_client
+from ..app.tasks.apps import MODERN_CAPS, Trail, make_app
 from .processes import mcptrio_serve
 
 

@@ -5,7 +5,7 @@ import sys
 
 import trio
 
-from ..http.client import call_tool, initialize, legacy_headers, new_client, text_of
+from ..transports.http.client import call_tool, initialize, legacy_headers, new_client, text_of
 from .processes import mcptrio_serve
 from .redis_server import redis_server
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 import trio
 
-from ..http.client import LEGACY, call_tool, initialize, legacy_headers, modern_tool, text_of
+from ..transports.http.client import LEGACY, call_tool, initialize, legacy_headers, modern_tool, text_of
 from .processes import mcptrio_serve
 from .redis_server import free_port
 

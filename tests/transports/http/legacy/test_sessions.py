@@ -8,7 +8,7 @@ import trio
 from mcptrio import SessionLimits
 from mcptrio.transports.http import HttpConfig
 
-from .client import (
+from ..client import (
     LEGACY,
     SseReader,
     call_tool,

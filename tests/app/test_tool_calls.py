@@ -11,7 +11,7 @@ import mcptrio
 from mcptrio.protocol.errors import UNAVAILABLE
 from mcptrio.testing import open_client, open_process_client
 
-from ..http.client import final_of, http_server, modern_tool, new_client, text_of
+from ..transports.http.client import final_of, http_server, modern_tool, new_client, text_of
 
 MCPTRIO = [sys.executable, "-m", "mcptrio"]
 

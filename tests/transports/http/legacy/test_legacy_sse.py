@@ -7,7 +7,7 @@ import trio
 
 from mcptrio.transports.http import HttpConfig, serve_http
 
-from ..runtime.apps import build_app
+from ....runtime.apps import build_app
 
 
 async def data_lines(lines, count):

@@ -22,9 +22,9 @@ import trio
 
 from mcptrio.testing import open_process_client
 
-from ..http.client import final_of, modern_tool, new_client, text_of
+from ...transports.http.client import final_of, modern_tool, new_client, text_of
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
 TRACEPARENT = f"00-{TRACE_ID}-b7ad6b7169203331-01"

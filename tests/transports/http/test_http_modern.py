@@ -9,7 +9,7 @@ import trio
 from mcptrio import App
 from mcptrio import Param
 
-from ..runtime.apps import build_app
+from ...runtime.apps import build_app
 from .client import (
     META_SERVER_INFO,
     MODERN,

@@ -13,14 +13,7 @@ import trio
 from mcptrio.transports.http import HttpConfig, McpHttpApp
 
 from .asgi_fake import FakeRequest, body_writes
-from .client import (
-    http_server,
-    modern,
-    modern_tool,
-    new_client,
-    start_lifespan,
-    wait_until,
-)
+from .client import http_server, modern, modern_tool, new_client, start_lifespan, wait_until
 
 COMMENT = b":\n\n"
 

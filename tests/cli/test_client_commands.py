@@ -10,7 +10,7 @@ import sys
 import pytest
 import trio
 
-from ..http.client import http_server
+from ..transports.http.client import http_server
 from ..runtime.apps import build_app
 
 MCPTRIO = [sys.executable, "-m", "mcptrio"]

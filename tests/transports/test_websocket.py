@@ -11,7 +11,7 @@ from trio_websocket import ConnectionClosed, ConnectionRejected, open_websocket_
 
 from mcptrio import SessionLimits
 
-from .client import (
+from .http.client import (
     CLIENT_INFO,
     LEGACY,
     META_SERVER_INFO,

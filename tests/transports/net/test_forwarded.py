@@ -7,7 +7,7 @@ import mcptrio
 from mcptrio.transports.http import HttpConfig
 from mcptrio.transports.net.forwarded import client_address, parse_networks
 
-from .client import final_of, http_server, modern_tool, new_client, text_of, ws_server
+from ..http.client import final_of, http_server, modern_tool, new_client, text_of, ws_server
 
 PROXIES = parse_networks(["127.0.0.1", "10.0.0.0/8"])
 

@@ -10,7 +10,7 @@ from trio_websocket import open_websocket_url
 
 from mcptrio.testing import open_process_client
 
-from ..http.client import (
+from ...transports.http.client import (
     CLIENT_INFO,
     call_tool,
     final_of,

@@ -10,8 +10,8 @@ import trio
 from mcptrio import App, Context
 from mcptrio.transports.http import HttpConfig, McpHttpApp
 
-from ..runtime.apps import build_app
-from .client import (
+from ....runtime.apps import build_app
+from ..client import (
     LEGACY,
     SseReader,
     call_tool,

@@ -16,7 +16,7 @@ from mcptrio.app.admission import RateLimit
 from mcptrio.protocol.errors import RATE_LIMITED
 from mcptrio.testing import open_client, open_process_client
 
-from ..http.client import (
+from ..transports.http.client import (
     CLIENT_INFO,
     LEGACY,
     call_tool,

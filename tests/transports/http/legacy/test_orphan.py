@@ -8,8 +8,8 @@ import trio
 
 from mcptrio.transports.http import HttpConfig
 
-from ..runtime.apps import add_slow_steps, build_app
-from .client import (
+from ....runtime.apps import add_slow_steps, build_app
+from ..client import (
     SseReader,
     call_tool,
     http_server,

@@ -15,7 +15,7 @@ import mcptrio
 from mcptrio import McpError, Request, ToolError
 from mcptrio.testing import open_client, open_process_client
 
-from ..http.client import (
+from ..transports.http.client import (
     CLIENT_INFO,
     LEGACY,
     call_tool,

@@ -24,7 +24,7 @@ from mcptrio import McpError, ToolError
 from mcptrio.app.telemetry import Telemetry
 from mcptrio.testing import open_client
 
-from ..http.client import (
+from ...transports.http.client import (
     CLIENT_INFO,
     LEGACY,
     call_tool,

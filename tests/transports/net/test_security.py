@@ -9,7 +9,7 @@ import trio
 from mcptrio import SessionLimits
 from mcptrio.transports.http import HttpConfig
 
-from .client import (
+from ..http.client import (
     MODERN,
     final_of,
     http_server,

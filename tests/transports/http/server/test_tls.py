@@ -16,8 +16,8 @@ import mcptrio.client
 from mcptrio.client import McpError
 from mcptrio.transports.http import HttpConfig, TlsError, TlsSettings, serve_http
 
-from ..client.tls import Certificates, make_certificates
-from .client import final_of, http_server, initialize, legacy_headers, call_tool, modern_tool, text_of
+from ....client.tls import Certificates, make_certificates
+from ..client import final_of, http_server, initialize, legacy_headers, call_tool, modern_tool, text_of
 
 
 @pytest.fixture(scope="module")

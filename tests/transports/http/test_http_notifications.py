@@ -7,14 +7,7 @@ import trio
 
 from mcptrio.transports.http import HttpConfig
 
-from .client import (
-    LEGACY,
-    SseReader,
-    http_server,
-    initialize,
-    modern,
-    new_client,
-)
+from .client import LEGACY, SseReader, http_server, initialize, modern, new_client
 
 ROUNDS = 20
 

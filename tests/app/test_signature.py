@@ -588,14 +588,14 @@ async def bad_field(b: Bad) -> None: ...
 
 
 @pytest.mark.parametrize(("fn", "message"), [
-    (when, "when: parameter 'day': unsupported type tests.test_signature.Opaque"),
+    (when, "when: parameter 'day': unsupported type tests.app.test_signature.Opaque"),
     (keys, "keys: parameter 'm': dict[int, str]: JSON object keys are strings, use dict[str, ...]"),
     (classes, "classes: parameter 'x': unsupported union"),
     (star, "star: parameter 'args': tool arguments are passed by keyword"),
     (positional, "positional: parameter 'a': tool arguments are passed by keyword"),
-    (nested, "nested: parameter 'p': unsupported type tests.test_signature.Opaque"),
-    (bad_field, "bad_field: parameter 'b': Bad.when: unsupported type tests.test_signature.Opaque"),
-    (returns, "returns: return type: unsupported type tests.test_signature.Opaque"),
+    (nested, "nested: parameter 'p': unsupported type tests.app.test_signature.Opaque"),
+    (bad_field, "bad_field: parameter 'b': Bad.when: unsupported type tests.app.test_signature.Opaque"),
+    (returns, "returns: return type: unsupported type tests.app.test_signature.Opaque"),
     (two, "two: more than one Context parameter ('a', 'b')"),
 ])
 def test_unsupported_annotations_raise_type_error(fn, message):

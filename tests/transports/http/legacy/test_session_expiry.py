@@ -4,7 +4,7 @@ import trio
 
 from mcptrio.transports.http import HttpConfig
 
-from .client import (
+from ..client import (
     LEGACY,
     SseReader,
     call_tool,

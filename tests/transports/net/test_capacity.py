@@ -20,7 +20,7 @@ from trio_websocket import ConnectionRejected, open_websocket_url
 
 from mcptrio.transports.http import HttpConfig
 
-from .client import (
+from ..http.client import (
     SseReader,
     final_of,
     http_server,
