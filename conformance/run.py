@@ -44,8 +44,13 @@ def wait_for_port(port: int, timeout: float = 20) -> None:
     raise SystemExit(f"server did not start listening on port {port} within {timeout:g} s")
 
 
+def suite_environment() -> dict[str, str]:
+    """This environment with the pinned Node first on PATH (the suite starts Node itself)."""
+    return dict(os.environ, PATH=f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
 def run_suite(url: str, version: str, output: Path) -> dict[str, tuple[int, int]]:
-    env = dict(os.environ, PATH=f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    env = suite_environment()
     command = [str(NODE_BIN / "node"), str(SUITE), "server", "--url", url, "--suite", "all", "-o", str(output)]
     if version != "all":
         command += ["--spec-version", version]

@@ -1,5 +1,6 @@
 """The ``mcptrio`` command: ``serve`` plugins, list the installed ``plugins``, use a server from the
-shell (``inspect``, ``list``, ``call``, ``read``, ``prompt``), write a ``new`` plugin, ``rotate-key``.
+shell (``inspect``, ``list``, ``call``, ``read``, ``prompt``; ``auth`` logs in to protected ones),
+write a ``new`` plugin, ``rotate-key``.
 
 Each command's module is imported only when that command runs (a stdio server's start-up time
 matters).  Every user error is one line on stderr and exit status 2; a clean shutdown exits 0.
@@ -13,7 +14,7 @@ import sys
 from .usage import Parser, UsageError, fail
 
 CLIENT_COMMANDS = ("inspect", "list", "call", "read", "prompt")
-COMMANDS = ("serve", "plugins", *CLIENT_COMMANDS, "new", "rotate-key")
+COMMANDS = ("serve", "plugins", *CLIENT_COMMANDS, "auth", "new", "rotate-key")
 
 
 def make_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -32,6 +33,10 @@ def make_parser(command: str | None = None) -> argparse.ArgumentParser:
         from . import client_commands
 
         client_commands.add_commands(commands, [command] if command else CLIENT_COMMANDS)
+    if command in (None, "auth"):
+        from . import auth_commands
+
+        auth_commands.add_command(commands)
     if command in (None, "new"):
         from . import scaffold
 
@@ -82,6 +87,10 @@ def run(args: argparse.Namespace) -> int | None:
         from . import client_commands
 
         return client_commands.run(args)
+    if args.command == "auth":
+        from . import auth_commands
+
+        return auth_commands.run(args)
     return None
 
 

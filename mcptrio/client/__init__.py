@@ -10,6 +10,8 @@ hand), which ``mcptrio.testing`` hands to protocol tests.
 
 from ..protocol.errors import McpError
 from .connect import connect
+from .group import ClientGroup, connect_all
+from .servers_file import ServerEntry, read_servers
 from .session import Client
 
-__all__ = ["Client", "McpError", "connect"]
+__all__ = ["Client", "ClientGroup", "McpError", "ServerEntry", "connect", "connect_all", "read_servers"]

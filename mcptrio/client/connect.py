@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import ssl
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Sequence, cast
 from urllib.parse import urlsplit
 
 import trio
 
-from .. import wire
 from ..groups import leaves
-from ..protocol.errors import McpError
-from ..protocol.session import LOG_LEVELS, META_SERVER_INFO
-from ..protocol.versions import LATEST_LEGACY, LATEST_MODERN
+from ..protocol.errors import UNSUPPORTED_PROTOCOL_VERSION, McpError
+from ..protocol.session import LOG_LEVELS
+from ..protocol.versions import LATEST_LEGACY, LATEST_MODERN, MODERN_VERSIONS
 from .raw import RawClient
+from .recovery import SessionLost
 from .session import TASKS_EXTENSION, Answer, Client
 from .tls import Verify, failure_reason, ssl_context
 
 if TYPE_CHECKING:
+    import httpx
+
     from ..app import App
 
 Token = str | Callable[[], Awaitable[str]]
@@ -30,11 +33,13 @@ CONNECT_TIMEOUT = 30.0  # seconds for a connection (and a WebSocket's handshake)
 @contextlib.asynccontextmanager
 async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
                   elicitation: Answer | None = None, sampling: Answer | None = None,
-                  roots: Answer | None = None, token: Token | None = None,
+                  roots: Answer | None = None, token: Token | None = None, auth: httpx.Auth | None = None,
                   headers: dict[str, str] | None = None,
                   client_info: dict[str, Any] | None = None, tasks: bool | None = None,
                   log_level: str | None = None, verify: Verify = True,
-                  keep_stderr: bool = False) -> AsyncIterator[Client]:
+                  keep_stderr: bool = False, env: dict[str, str] | None = None, cwd: str | None = None,
+                  listen: bool | None = None,
+                  on_session_lost: SessionLost | None = None) -> AsyncIterator[Client]:
     """Connect to an MCP server and yield a ready ``Client``.
 
     ``target``: an ``http(s)://`` or ``ws(s)://`` URL, a command line (a list, or a string split
@@ -45,19 +50,30 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
     (``params`` in, a result out); the client declares exactly those capabilities (and the tasks
     extension for a call that runs as a task).
     ``token``: a bearer token, or an async callable returning one (asked before every request).
+    ``auth``: how to get one when the server asks (HTTP): ``mcptrio.client.oauth.OAuth()`` logs the
+    user in, ``ClientCredentials(...)`` uses a program's own; any ``httpx.Auth`` does.
     ``tasks``: run task tools as tasks, followed to their end by ``call_tool``: True, every tool
     that can; None (default), only those that must; False, none (see ``Client``).
     ``log_level``: the least severe log message the server should send (``"debug"`` …
     ``"emergency"``): ``logging/setLevel`` in a legacy session, each request's
     ``_meta`` in the 2026-07-28 era (whose server sends none unless asked).
+    ``listen``: open a legacy HTTP session's GET stream, where the server sends what belongs to no
+    request (change notifications, a task's questions): None (default) when the client answers
+    questions (``elicitation``, ``sampling``, ``roots``) or runs tasks, and at the first
+    ``notifications()`` or ``subscribe()``.
+    ``on_session_lost(old_id, new_id)``: told when a legacy HTTP session the server lost (404) was
+    replaced by a new one (see ``mcptrio.client.recovery``).
     ``verify``: which TLS certificates ``https://`` and ``wss://`` trust: an ``ssl.SSLContext``,
     a CA file (or directory), False for none; True (default) honours ``SSL_CERT_FILE`` and
     ``SSL_CERT_DIR`` (see ``mcptrio.client.tls.ssl_context``).
+    ``env``, ``cwd``: a command's variables (added to this process's environment) and folder.
     ``keep_stderr``: a command's stderr is read here instead of shared with this process; when
     the server ends before it answers, the error says how it exited and the last lines it wrote.
     """
     if era not in (None, "legacy", "modern"):
         raise ValueError(f"era must be 'legacy', 'modern' or None, got {era!r}")
+    if token is not None and auth is not None:
+        raise ValueError("pass token or auth, not both")
     if log_level is not None and log_level not in LOG_LEVELS:
         raise ValueError(f"log_level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     handlers = {method: answer for method, answer in (("elicitation/create", elicitation),
@@ -71,14 +87,14 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
     if roots is not None:
         capabilities["roots"] = {}
     try:
-        async with _end(target, token, headers, verify, keep_stderr) as end:
+        async with _end(target, token if auth is None else auth, headers, verify, keep_stderr, env, cwd) as end:
             raw = RawClient(end, era=era or "modern", capabilities=capabilities, handlers=handlers,
                             client_info=client_info or CLIENT_INFO, cancel_when_cancelled=True)
             async with trio.open_nursery() as nursery:
                 await nursery.start(raw.run)
-                client = Client(raw, tasks=tasks)
+                client = Client(raw, tasks=tasks, on_session_lost=on_session_lost)
                 await _handshake(client, era)
-                await _after_handshake(client, log_level)
+                await _after_handshake(client, log_level, listen)
                 try:
                     yield client
                 finally:
@@ -95,47 +111,53 @@ async def _handshake(client: Client, era: str | None) -> None:
     raw = client.raw
     if era != "legacy":
         try:
-            found = await raw.request("server/discover", {})
+            found = await _discover(raw)
         except McpError as exc:
-            if era == "modern" or (isinstance(exc.data, dict) and exc.data.get("transport")):
-                raise  # (a server that is gone is not one that does not know server/discover)
+            if era == "modern" or (isinstance(exc.data, dict) and (exc.data.get("transport") or
+                                                                   exc.data.get("authorization"))):
+                raise  # (a server that is gone, or refused us, is not one that does not know server/discover)
         else:
             versions = found.get("supportedVersions") or []
             if era == "modern" or LATEST_MODERN in versions:
                 raw.version = LATEST_MODERN if LATEST_MODERN in versions or not versions else versions[-1]
-                _describe(client, found)
+                client.describe_server(found)
                 return
     raw.era, raw.version = "legacy", LATEST_LEGACY
-    _describe(client, await raw.initialize())
+    client.describe_server(await raw.initialize())
 
 
-async def _after_handshake(client: Client, log_level: str | None) -> None:
+async def _after_handshake(client: Client, log_level: str | None, listen: bool | None) -> None:
     raw = client.raw
     if raw.era == "modern":
         raw.log_level = log_level
         if client.tasks:  # (every request: the tasks/* methods must declare it too)
             raw.capabilities["extensions"] = {**(raw.capabilities.get("extensions") or {}), TASKS_EXTENSION: {}}
         return
-    open_stream = getattr(raw.end, "open_stream", None)
-    if open_stream is not None:  # HTTP: the session's GET stream (a task's questions come on it)
-        await open_stream()
+    if listen or (listen is None and (raw.handlers or client.tasks)):
+        await client.open_stream()  # HTTP: the session's GET stream (a task's questions come on it)
     if log_level is not None and "logging" in client.server_capabilities:
         await raw.request("logging/setLevel", {"level": log_level})
 
 
-def _describe(client: Client, result: dict[str, Any]) -> None:
-    meta = given if isinstance(given := result.get("_meta"), dict) else {}
-    info = result.get("serverInfo") or meta.get(META_SERVER_INFO)
-    client.server_info = wire.structure(info, wire.Implementation) if isinstance(info, dict) else None
-    client.server_capabilities = result.get("capabilities") or {}
-    client.instructions = result.get("instructions")
-    if client.raw.era == "legacy" and isinstance(result.get("protocolVersion"), str):
-        client.raw.version = result["protocolVersion"]
+async def _discover(raw: RawClient) -> dict[str, Any]:
+    """``server/discover``; refused for its version (-32022), asked again once at the newest
+    version both sides speak."""
+    try:
+        return await raw.request("server/discover", {})
+    except McpError as error:
+        data = error.data if isinstance(error.data, dict) else {}
+        offered = data.get("supported") or data.get("supportedVersions") or []
+        mutual = [version for version in MODERN_VERSIONS if version in offered]
+        if error.code != UNSUPPORTED_PROTOCOL_VERSION or not mutual:
+            raise
+        raw.version = mutual[0]
+        return await raw.request("server/discover", {})
 
 
 @contextlib.asynccontextmanager
-async def _end(target: Any, token: Token | None, headers: dict[str, str] | None,
-               verify: Verify, keep_stderr: bool) -> AsyncIterator[Any]:
+async def _end(target: Any, token: Token | httpx.Auth | None, headers: dict[str, str] | None,
+               verify: Verify, keep_stderr: bool, env: dict[str, str] | None = None,
+               cwd: str | None = None) -> AsyncIterator[Any]:
     from ..app import App
 
     if isinstance(target, App):
@@ -145,6 +167,8 @@ async def _end(target: Any, token: Token | None, headers: dict[str, str] | None,
         async with _http(target, token, headers, ssl_context(verify)) as end:
             yield end
     elif isinstance(target, str) and target.startswith(("ws://", "wss://")):
+        if token is not None and not (isinstance(token, str) or callable(token)):
+            raise ValueError("auth= is for http(s) URLs: over WebSocket pass token=")
         async with _websocket(target, token, headers, ssl_context(verify)) as end:
             yield end
     else:
@@ -153,7 +177,8 @@ async def _end(target: Any, token: Token | None, headers: dict[str, str] | None,
         command = shlex.split(target) if isinstance(target, str) else list(target)
         if not command:
             raise ValueError("an empty command line")
-        async with process_end(command, wait=5, keep_stderr=keep_stderr) as end:
+        environment = {**os.environ, **env} if env else None
+        async with process_end(command, wait=5, keep_stderr=keep_stderr, env=environment, cwd=cwd) as end:
             yield end
 
 
@@ -177,7 +202,7 @@ async def _in_process(app: App) -> AsyncIterator[Any]:
 
 
 @contextlib.asynccontextmanager
-async def _http(url: str, token: Token | None, headers: dict[str, str] | None,
+async def _http(url: str, token: Token | httpx.Auth | None, headers: dict[str, str] | None,
                 context: ssl.SSLContext) -> AsyncIterator[Any]:
     try:
         import httpx
@@ -197,10 +222,10 @@ async def _http(url: str, token: Token | None, headers: dict[str, str] | None,
             nursery.cancel_scope.cancel()
 
 
-def _bearer(httpx: Any, token: Token | None) -> Any:
-    if token is None:
-        return None
-    known: Token = token  # (the narrowing, for the class below)
+def _bearer(httpx: Any, token: Token | httpx.Auth | None) -> Any:
+    if token is None or isinstance(token, httpx.Auth):
+        return token
+    known = cast("Token", token)  # (a token: the narrowing, for the class below)
 
     class Bearer(httpx.Auth):  # type: ignore[misc]  # (httpx, imported when needed, is Any here)
         async def async_auth_flow(self, request: Any) -> Any:

@@ -23,6 +23,7 @@ import trio
 
 from ..protocol.methods import METHODS
 from ..protocol.session import META_VERSION
+from .sse import EventStream
 from .tls import failure_reason
 
 ACCEPT = "application/json, text/event-stream"
@@ -30,6 +31,25 @@ _PLAIN = re.compile(r"[\x20-\x7e]*")  # visible ASCII and space: a header value 
 _SENTINEL = re.compile(r"=\?base64\?.*\?=", re.DOTALL)
 
 Mirrored = list[tuple[str, tuple[str, ...]]]  # (Mcp-Param-* name, the argument's path)
+MAX_IDLE_RESUMES = 3
+
+
+class StreamEnded(ConnectionError):
+    """A request's event stream ended without its answer, and could not be resumed."""
+
+
+def failure_answer(exc: Exception, stream: EventStream) -> dict[str, Any]:
+    """The JSON-RPC error a request gets when its HTTP exchange failed: ``data.mayHaveRun`` says
+    whether the server may have run it (the request was sent and no answer came back)."""
+    import httpx
+
+    from .oauth.errors import AuthorizationError
+
+    if isinstance(exc, AuthorizationError):
+        return {"code": -32000, "message": str(exc), "data": {"authorization": True}}
+    sent = not isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)) or stream.last_id is not None
+    message = str(exc) if isinstance(exc, StreamEnded) else f"HTTP request failed: {failure_reason(exc)}"
+    return {"code": -32000, "message": message, "data": {"transport": True, "mayHaveRun": sent}}
 
 
 def header_value(value: Any) -> str:
@@ -67,6 +87,7 @@ class HttpEnd:
         self._in, self._out = trio.open_memory_channel[bytes](1000)
         self._open: dict[Any, trio.CancelScope] = {}
         self._stream = trio.CancelScope()  # the legacy session's GET stream
+        self.listening = False
 
     async def send(self, frame: bytes) -> None:
         message = orjson.loads(frame)
@@ -115,64 +136,119 @@ class HttpEnd:
         return headers
 
     async def _exchange(self, frame: bytes, headers: dict[str, str], request_id: Any, scope: trio.CancelScope) -> None:
+        import httpx
+
+        stream = EventStream()
         try:
             with scope:
-                async with self.http.stream("POST", self.url, content=frame, headers=headers) as response:
-                    if request_id == self._initialize_id and "mcp-session-id" in response.headers:
-                        self.session_id = response.headers["mcp-session-id"]
-                    kind = response.headers.get("content-type", "")
-                    if kind.startswith("text/event-stream"):
-                        await self._events(response)
-                    elif response.status_code == 202:
-                        return
-                    elif response.status_code == 200:
-                        await self._deliver(await response.aread(), response.status_code)
-                    else:  # refused before any handler ran: the error answers this request, id or not
-                        await self._refused(request_id, response.status_code, await response.aread())
-        except Exception as exc:  # the connection failed: the request gets an error answer
-            error = {"code": -32000, "message": f"HTTP request failed: {failure_reason(exc)}",
-                     "data": {"transport": True}}
-            await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": error})
+                try:
+                    async with self.http.stream("POST", self.url, content=frame, headers=headers) as response:
+                        if request_id == self._initialize_id and "mcp-session-id" in response.headers:
+                            self.session_id = response.headers["mcp-session-id"]
+                        kind = response.headers.get("content-type", "")
+                        if kind.startswith("text/event-stream"):
+                            if await self._events(response, stream, request_id):
+                                return
+                        elif response.status_code == 202:
+                            return
+                        elif response.status_code == 200:
+                            await self._deliver(await response.aread(), response.status_code)
+                            return
+                        else:  # refused before any handler ran: the error answers this request, id or not
+                            await self._refused(request_id, response.status_code, await response.aread(),
+                                                session=headers.get("mcp-session-id"))
+                            return
+                except httpx.TransportError:
+                    if stream.last_id is None:
+                        raise
+                # the event stream ended (or broke) before the answer: a legacy one is resumed
+                await self._resume(stream, request_id, resumable="mcp-method" not in headers)
+        except Exception as exc:  # the connection (or getting a token for it) failed: an error answer
+            await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": failure_answer(exc, stream)})
         finally:
             self._open.pop(request_id, None)
+
+    def _get_headers(self, last_event_id: str | None) -> dict[str, str]:
+        headers = {"accept": "text/event-stream", **self.headers}
+        if self.session_id is not None:
+            headers["mcp-session-id"] = self.session_id
+        if self.version is not None:
+            headers["mcp-protocol-version"] = self.version
+        if last_event_id is not None:
+            headers["last-event-id"] = last_event_id
+        return headers
+
+    async def _resume(self, stream: EventStream, request_id: Any, *, resumable: bool) -> None:
+        """GET the stream again from its last event id, after the server's ``retry``, until the
+        answer comes (a legacy stream; the 2026-07-28 era's are not resumable).  Bounded: three
+        reconnections in a row that bring nothing new end it with an error."""
+        import httpx
+
+        if stream.last_id is None or not resumable:
+            raise StreamEnded("the server's event stream ended before the answer")
+        idle = 0
+        while idle < MAX_IDLE_RESUMES:
+            await trio.sleep(stream.retry)
+            seen = stream.last_id
+            try:
+                async with self.http.stream("GET", self.url, headers=self._get_headers(stream.last_id)) as response:
+                    if response.status_code != 200 or not response.headers.get("content-type", "").startswith(
+                            "text/event-stream"):
+                        await self._refused(request_id, response.status_code, await response.aread(), reached=True,
+                                            session=self.session_id)
+                        return
+                    if await self._events(response, stream, request_id):
+                        return
+            except httpx.TransportError:
+                pass
+            idle = 0 if stream.last_id != seen else idle + 1
+        raise StreamEnded(f"the server's event stream could not be resumed ({MAX_IDLE_RESUMES} tries)")
 
     async def open_stream(self) -> None:
         """A legacy session: open its GET stream and return once the server has answered (a
         server without one, 405, is fine: then nothing comes outside the requests)."""
-        if self.session_id is None:
+        if self.session_id is None or self.listening:
             return
+        self.listening = True
         opened = trio.Event()
         self.nursery.start_soon(self._listen, opened)
         with trio.move_on_after(10):  # (a server that never answers a GET: go on without it)
             await opened.wait()
 
     async def _listen(self, opened: trio.Event) -> None:
-        headers = {"accept": "text/event-stream", **self.headers, "mcp-session-id": self.session_id or ""}
-        if self.version is not None:
-            headers["mcp-protocol-version"] = self.version
-        try:
-            with self._stream:
-                async with self.http.stream("GET", self.url, headers=headers) as response:
+        """The GET stream, resumed from its last event id when it ends (bounded like a POST's)."""
+        stream = EventStream()
+        idle = 0
+        with self._stream:
+            while idle < MAX_IDLE_RESUMES:
+                seen = stream.last_id
+                try:
+                    async with self.http.stream("GET", self.url, headers=self._get_headers(stream.last_id)) as response:
+                        opened.set()
+                        if response.status_code != 200 or not response.headers.get("content-type", "").startswith(
+                                "text/event-stream"):
+                            return
+                        await self._events(response, stream, None)
+                except Exception:  # the stream is a bonus: the requests work without it
+                    pass
+                finally:
                     opened.set()
-                    if response.status_code == 200 and response.headers.get("content-type", "").startswith(
-                            "text/event-stream"):
-                        await self._events(response)
-        except Exception:  # the stream is a bonus: the requests work without it
-            pass
-        finally:
-            opened.set()
+                if stream.last_id is None:
+                    return  # (no event ids: nothing to resume from)
+                idle = 0 if stream.last_id != seen else idle + 1
+                await trio.sleep(stream.retry)
+        self.listening = False
 
-    async def _events(self, response: Any) -> None:
-        data: list[str] = []
-        async for line in response.aiter_lines():
-            if line.startswith("data:"):
-                data.append(line[5:].lstrip(" "))
-            elif line == "" and data:
-                joined, data = "\n".join(data), []
-                if joined:  # (an event with no data: the priming event, which only carries an id)
-                    await self._deliver(joined.encode(), 200)
+    async def _events(self, response: Any, stream: EventStream, request_id: Any) -> bool:
+        """Deliver the messages of one connection; True once the answer to ``request_id`` came."""
+        async for data in stream.messages(response.aiter_lines()):
+            message = await self._deliver(data.encode(), 200)
+            if request_id is not None and isinstance(message, dict) and message.get("id") == request_id \
+                    and ("result" in message or "error" in message):
+                return True
+        return False
 
-    async def _deliver(self, body: bytes, status: int) -> None:
+    async def _deliver(self, body: bytes, status: int) -> Any:
         try:
             message = orjson.loads(body)
         except orjson.JSONDecodeError:
@@ -180,8 +256,10 @@ class HttpEnd:
         if isinstance(message, dict) and message.get("id") == self._initialize_id and "result" in message:
             self.version = message["result"].get("protocolVersion")
         await self._out_send(message)
+        return message
 
-    async def _refused(self, request_id: Any, status: int, body: bytes) -> None:
+    async def _refused(self, request_id: Any, status: int, body: bytes, *, reached: bool = False,
+                       session: str | None = None) -> None:
         try:
             message = orjson.loads(body)
             error = message["error"] if isinstance(message, dict) and isinstance(message.get("error"), dict) else None
@@ -190,7 +268,8 @@ class HttpEnd:
         if error is None:
             error = {"code": -32000, "message": f"HTTP {status}: {body[:200].decode(errors='replace')}"}
         error = {**error, "data": {**(data if isinstance(data := error.get("data"), dict) else {}),
-                                   "httpStatus": status}}
+                                   "httpStatus": status, "mayHaveRun": reached,
+                                   **({"sessionId": session} if session and status == 404 else {})}}
         await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": error})
 
     async def _out_send(self, message: Any) -> None:
@@ -198,6 +277,14 @@ class HttpEnd:
             await self._in.send(orjson.dumps(message))
         except trio.ClosedResourceError:
             pass
+
+    def forget_session(self) -> None:
+        """The server lost the legacy session: drop its id and version (and its GET stream), so the
+        next ``initialize`` starts a new one."""
+        self.session_id = self.version = self._initialize_id = None
+        self._stream.cancel()
+        self._stream = trio.CancelScope()
+        self.listening = False
 
     async def receive(self) -> bytes:
         return await self._out.receive()

@@ -94,14 +94,15 @@ class ProcessEnd:
 
 @contextlib.asynccontextmanager
 async def process_end(command: Sequence[str], *, stderr: Any = None, env: dict[str, str] | None = None,
-                      wait: float = 10, keep_stderr: bool = False) -> AsyncIterator[ProcessEnd]:
+                      wait: float = 10, keep_stderr: bool = False, cwd: str | None = None) -> AsyncIterator[ProcessEnd]:
     """Spawn ``command`` and yield the client's end of its stdio.  On exit its stdin is closed
     (a server's signal to drain), and it gets ``wait`` seconds to exit before it is killed.
     ``keep_stderr``: its stderr is read here, not shared, and its last lines say why it ended
     (``ProcessEnd.why_ended``)."""
     tail = StderrTail() if keep_stderr else None
     process = await trio.lowlevel.open_process(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                               stderr=subprocess.PIPE if tail is not None else stderr, env=env)
+                                               stderr=subprocess.PIPE if tail is not None else stderr, env=env,
+                                               cwd=cwd)
     async with contextlib.AsyncExitStack() as stack:
         if tail is not None:
             assert process.stderr is not None

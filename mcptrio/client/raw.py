@@ -23,6 +23,7 @@ ServerRequestHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 TaskWatcher = Callable[[dict[str, Any]], Any]
 
 CLIENT_INFO = {"name": "mcptrio-testing", "version": "0"}
+MAX_RECOVERIES = 2  # per request: the same session again, then a new one
 
 log = logging.getLogger("mcptrio.client")
 
@@ -45,6 +46,8 @@ class RawClient:
         self.capabilities = capabilities if capabilities is not None else {}
         self.handlers = handlers or {}
         self.log_level: str | None = None  # 2026-07-28: asked on every request (_meta), when set
+        # Asked when a request failed for its connection or session: True to send it again.
+        self.recover: Callable[[str, dict[str, Any], McpError], Awaitable[bool]] | None = None
         self.notifications: list[dict[str, Any]] = []
         self.unmatched: list[Any] = []  # answers with a null or unknown id, batch arrays
         self.initialize_result: dict[str, Any] | None = None
@@ -207,10 +210,15 @@ class RawClient:
         task had happened.
         """
         params = dict(params or {})
+        recoveries = 0
         while True:
             message = await self.response(method, params, **kwargs)
             if "error" in message:
-                raise McpError.from_dict(message["error"])
+                error = McpError.from_dict(message["error"])
+                if self.recover is not None and recoveries < MAX_RECOVERIES and await self.recover(method, params, error):
+                    recoveries += 1
+                    continue  # asked again, under a new id (on a new session, if the old one was lost)
+                raise error
             result: dict[str, Any] = message["result"]
             if follow_task and result.get("resultType") == "task":
                 return await self.follow_task(result, on_task=on_task, **kwargs)

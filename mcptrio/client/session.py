@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar, overload
 
 import trio
 
 from .. import wire
 from ..protocol.errors import HEADER_MISMATCH, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, McpError
-from ..protocol.session import META_CAPABILITIES, META_SUBSCRIPTION_ID
+from ..protocol.session import META_CAPABILITIES, META_SERVER_INFO, META_SUBSCRIPTION_ID
 from .http import mirrored_params
 from .raw import RawClient
+from .recovery import SessionLost, SessionRecovery
+from .tool_headers import header_problem
 
 Progress = Callable[[float, float | None, str | None], Any]
 Answer = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 T = TypeVar("T")
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+log = logging.getLogger("mcptrio.client")
 LEGACY_TASKS_SINCE = "2025-11-25"
 
 
@@ -36,7 +40,8 @@ class Client:
     False: none.  A task is followed to its end by ``call_tool`` (see ``RawClient.follow_task``).
     """
 
-    def __init__(self, raw: RawClient, *, tasks: bool | None = None) -> None:
+    def __init__(self, raw: RawClient, *, tasks: bool | None = None,
+                 on_session_lost: SessionLost | None = None) -> None:
         self.raw = raw
         self.tasks = tasks
         self._tokens = itertools.count(1)
@@ -47,6 +52,27 @@ class Client:
         self.server_info: wire.Implementation | None = None
         self.server_capabilities: dict[str, Any] = {}
         self.instructions: str | None = None
+        self.recovery = SessionRecovery(raw, describe=self.describe_server, repeatable=self._repeatable,
+                                        on_session_lost=on_session_lost)
+        raw.recover = self.recovery
+
+    def describe_server(self, result: dict[str, Any]) -> None:
+        """Take what the server says of itself (an ``initialize`` or ``server/discover`` result)."""
+        meta = given if isinstance(given := result.get("_meta"), dict) else {}
+        info = result.get("serverInfo") or meta.get(META_SERVER_INFO)
+        self.server_info = wire.structure(info, wire.Implementation) if isinstance(info, dict) else None
+        self.server_capabilities = result.get("capabilities") or {}
+        self.instructions = result.get("instructions")
+        if self.raw.era == "legacy" and isinstance(result.get("protocolVersion"), str):
+            self.raw.version = result["protocolVersion"]
+
+    async def _repeatable(self, name: str) -> bool:
+        """May this tool run twice: is it annotated read-only or idempotent?"""
+        if name not in self._tools:
+            await self.list_tools()
+        tool = self._tools.get(name)
+        annotations = tool.annotations if tool is not None else None
+        return bool(annotations is not None and (annotations.read_only_hint or annotations.idempotent_hint))
 
     @property
     def era(self) -> str:
@@ -84,9 +110,13 @@ class Client:
         raise McpError(-32000, f"{method}: more than 10,000 pages")
 
     async def list_tools(self) -> list[wire.Tool]:
+        """The server's tools (over HTTP, without those whose ``x-mcp-header`` annotations break the
+        spec's rules: each is logged and left out)."""
         tools: list[wire.Tool] = await self._pages("tools/list", "tools", wire.ListToolsResult)
-        self._tools = {tool.name: tool for tool in tools}
         mirrored = getattr(self.raw.end, "mirrored", None)  # (HTTP: the Mcp-Param-* headers of each tool)
+        if isinstance(mirrored, dict):
+            tools = [tool for tool in tools if not _rejected(tool)]
+        self._tools = {tool.name: tool for tool in tools}
         if isinstance(mirrored, dict):
             mirrored.clear()
             mirrored.update({tool.name: found for tool in tools if (found := mirrored_params(tool.input_schema))})
@@ -102,20 +132,23 @@ class Client:
         return await self._pages("prompts/list", "prompts", wire.ListPromptsResult)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,
-                        progress: Progress | None = None) -> wire.CallToolResult:
+                        progress: Progress | None = None,
+                        on_task: Callable[[dict[str, Any]], Any] | None = None) -> wire.CallToolResult:
         """Call a tool; ``progress(progress, total, message)`` hears its progress notifications
         (a 2026-07-28 task sends none: its status messages come as ``(0, None, message)``).
         A tool's own failure is a result with ``is_error``; a protocol error raises McpError, as
-        does a task that failed or was cancelled.  A task is followed to its end (``tasks``);
-        cancelling the caller's scope meanwhile sends ``tasks/cancel``."""
+        does a task that failed or was cancelled.  A task is followed to its end (``tasks``),
+        ``on_task(task)`` seeing each state polled; cancelling the caller's scope meanwhile sends
+        ``tasks/cancel``."""
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
         token = None
-        on_task = None
+        watchers = [on_task] if on_task is not None else []
         if progress is not None:
             token = f"mcptrio-progress-{next(self._tokens)}"
             self._progress[token] = progress
             params["_meta"] = {"progressToken": token}
-            on_task = _status_reporter(progress)
+            watchers.append(_status_reporter(progress))
+        on_task = _each(watchers) if watchers else None
         try:
             if self.era == "legacy":
                 answer = await self._call_legacy(params, on_task)
@@ -197,7 +230,15 @@ class Client:
 
     async def subscribe(self, uri: str) -> None:
         """Legacy sessions: ``notifications/resources/updated`` for ``uri`` from now on (see ``notifications``)."""
+        await self.open_stream()
         await self.request("resources/subscribe", {"uri": uri})
+
+    async def open_stream(self) -> None:
+        """A legacy HTTP session: open its GET stream, where the server sends what belongs to no
+        request (done when needed: ``connect(listen=...)``)."""
+        open_stream = getattr(self.raw.end, "open_stream", None)
+        if open_stream is not None and self.era == "legacy":
+            await open_stream()
 
     @contextlib.asynccontextmanager
     async def listen(self, **notifications: Any) -> AsyncIterator[AsyncIterator[dict[str, Any]]]:
@@ -255,6 +296,7 @@ class Client:
     async def notifications(self, method: str | None = None) -> AsyncIterator[dict[str, Any]]:
         """The server's notifications as they arrive (``method``: only those), from now on."""
         seen = len(self.raw.notifications)
+        await self.open_stream()
         while True:
             while seen < len(self.raw.notifications):
                 message = self.raw.notifications[seen]
@@ -284,12 +326,29 @@ class Client:
 
 
 
+def _rejected(tool: wire.Tool) -> bool:
+    problem = header_problem(tool.input_schema)
+    if problem is not None:
+        log.warning("left out tool %r: %s", tool.name, problem)
+    return problem is not None
+
+
 def _required_extensions(error: McpError) -> dict[str, Any]:
     """The extensions a -32021 error says the client must declare."""
     data = error.data if isinstance(error.data, dict) else {}
     required = data.get("requiredCapabilities")
     extensions = required.get("extensions") if isinstance(required, dict) else None
     return extensions if isinstance(extensions, dict) else {}
+
+
+def _each(watchers: list[Callable[[dict[str, Any]], Any]]) -> Callable[[dict[str, Any]], Any]:
+    async def watch(task: dict[str, Any]) -> None:
+        for watcher in watchers:
+            outcome = watcher(task)
+            if outcome is not None and hasattr(outcome, "__await__"):
+                await outcome
+
+    return watch
 
 
 def _status_reporter(progress: Progress) -> Any:

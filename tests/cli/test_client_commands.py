@@ -95,17 +95,17 @@ def test_an_elicitation_is_declined_without_a_terminal():
     assert done.returncode == 0 and "action=decline" in done.stdout
 
 
-def test_an_elicitation_is_answered_in_a_terminal():
-    """Through a pseudo-terminal, as a person at the keyboard would answer the form."""
+def in_a_terminal(args: list[str], answers: list[bytes]) -> tuple[int, str]:
+    """Run ``mcptrio ARGS`` in a pseudo-terminal, typing each answer when a prompt (a line ending
+    in ":") waits; its exit status and all it wrote."""
     import pty
 
     controller, terminal = pty.openpty()
-    process = subprocess.Popen([*MCPTRIO, "call", "--plugins", "everything", "test_elicitation", "message=Who are you?"],
-                               stdin=terminal, stdout=terminal, stderr=terminal, close_fds=True,
+    process = subprocess.Popen([*MCPTRIO, *args], stdin=terminal, stdout=terminal, stderr=terminal, close_fds=True,
                                env={**os.environ, "COLUMNS": "120", "TERM": "dumb"})
     os.close(terminal)
     seen = b""
-    answers = iter([b"alice\n", b"alice@example.org\n"])
+    waiting = iter(answers)
     try:
         while process.poll() is None or seen.count(b"\n") == 0:
             try:
@@ -115,16 +115,22 @@ def test_an_elicitation_is_answered_in_a_terminal():
             if not chunk:
                 break
             seen += chunk
-            if seen.rstrip().endswith(b":"):  # a field's prompt is waiting
-                answer = next(answers, None)
+            if seen.rstrip().endswith(b":"):  # a prompt is waiting
+                answer = next(waiting, None)
                 if answer is not None:
                     os.write(controller, answer)
                     seen += b"\n"
     finally:
         process.wait(30)
         os.close(controller)
-    text = seen.decode(errors="replace")
-    assert process.returncode == 0, text
+    return process.returncode, seen.decode(errors="replace")
+
+
+def test_an_elicitation_is_answered_in_a_terminal():
+    """Through a pseudo-terminal, as a person at the keyboard would answer the form."""
+    status, text = in_a_terminal(["call", "--plugins", "everything", "test_elicitation", "message=Who are you?"],
+                                 [b"alice\n", b"alice@example.org\n"])
+    assert status == 0, text
     assert "Who are you?" in text
     assert "action=accept" in text and '"username":"alice"' in text and '"email":"alice@example.org"' in text
 
@@ -158,3 +164,12 @@ def test_without_the_cli_extra_serve_and_plugins_work():
                             input=json.dumps(initialize) + "\n", capture_output=True, text=True, timeout=60)
     assert served.returncode == 0, served.stderr
     assert json.loads(served.stdout)["result"]["serverInfo"]["name"] == "mcptrio"
+
+
+def test_call_watch_follows_a_task_and_answers_its_question_in_a_terminal():
+    """``call --watch``: the tool runs as a task; its states on stderr, its question asked here."""
+    status, text = in_a_terminal(["call", "--plugins", "everything", "confirm_delete", "filename=a.txt", "--watch"],
+                                 [b"y\n"])
+    assert status == 0, text
+    assert "Delete a.txt?" in text and "confirm [y/n]:" in text and "Deleted a.txt" in text
+    assert ": input_required" in text and ": completed" in text  # (each state the polls saw)

@@ -62,7 +62,7 @@ async def test_an_untrusted_certificate_fails_at_once_and_says_why(certificates,
     async with serve("https") as plain, tls_front(plain, certificates) as url:
         with pytest.raises(McpError, match="TLS certificate verify failed: unable to get local issuer") as failed:
             await echo(url)
-        assert failed.value.data == {"transport": True}
+        assert failed.value.data == {"transport": True, "mayHaveRun": False}  # (never reached the server)
 
 
 async def test_a_ca_file_that_cannot_be_read_is_a_clear_error(tmp_path):

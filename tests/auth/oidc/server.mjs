@@ -8,6 +8,10 @@
 //   future / future-secret  mcp:read and test:not-yet (its JWTs are not valid for an hour: nbf)
 //   introspector / introspector-secret   the resource server's own credentials (introspection)
 //
+// Users log in through oidc-provider's built-in pages (devInteractions: any login and password; a
+// consent page after), for the authorization code flow of clients that register themselves
+// (RFC 7591, native loopback redirects; any port); they get refresh tokens.
+//
 // Resources (RFC 8707): any http://127.0.0.1:<port>/<path> or http://localhost:<port>/<path> URL.
 // The path decides the token: ".../opaque/..." an opaque token (introspect it), ".../short/..." a
 // 2-second lifetime, a path ending in "-es" an ES256 JWT; otherwise an RS256 JWT (typ at+jwt,
@@ -55,12 +59,13 @@ server.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
     clients: [client('alpha', 'mcp:read mcp:write files:read files:write'), client('beta', 'mcp:read'),
               client('future', 'mcp:read test:not-yet'), client('introspector', '')],
     jwks: { keys },
-    scopes: SCOPES,
+    scopes: [...SCOPES, 'offline_access'],
     features: {
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       revocation: { enabled: true },
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: true },
+      registration: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => undefined,
@@ -68,6 +73,8 @@ server.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
         getResourceServerInfo: resourceServer,
       },
     },
+    cookies: { keys: [randomBytes(16).toString('hex')] },
+    issueRefreshToken: async (ctx, client) => client.grantTypeAllowed('refresh_token'),
     formats: {
       customizers: {
         jwt(ctx, token, jwt) {

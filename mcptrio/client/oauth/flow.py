@@ -1,0 +1,272 @@
+"""The part every OAuth client of an MCP server shares: an ``httpx.Auth`` that puts the token on
+each request, and on a ``401`` discovers the authorization server and gets one; refreshes a token
+before it expires, or when the server says it has; and steps up on ``403 insufficient_scope``.
+
+How a token is got is the subclass's (``OAuth``: a user's login; ``ClientCredentials``: a
+machine's own credentials).  One lock serialises logins and refreshes, so requests that meet a
+401 together cause one login.  Tokens are kept per server in the ``TokenStore``, tagged with the
+authorization server that issued them; registrations per authorization server (never reused
+with another: the resource metadata is read again on every 401, and an authorization server that
+changed means a new registration).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, AsyncGenerator
+
+import attrs
+import httpx
+import trio
+
+from ..tls import Verify, ssl_context
+from .challenge import Challenge, challenge_of
+from .errors import AuthorizationError
+from .grants import Tokens, request_tokens
+from .metadata import ResourceMetadata, ServerMetadata, canonical, discover_resource, discover_server, origin_of
+from .registration import Registration
+from .store import MemoryTokenStore, TokenStore
+
+if TYPE_CHECKING:
+    from .dpop import DPoPKey
+
+log = logging.getLogger("mcptrio.client.oauth")
+MAX_STEP_UPS = 2  # re-authorizations for wider scopes, per request (the 401's login not counted)
+
+
+@attrs.define
+class Session:
+    """What the client knows of one server's authorization, as kept in the store."""
+
+    issuer: str
+    resource: str
+    tokens: Tokens
+    scopes: list[str] = attrs.field(factory=list)  # what was asked for (step-up asks for these and more)
+    dpop_key: str | None = attrs.field(default=None, repr=False)
+
+    def to_json(self) -> str:
+        return json.dumps({"issuer": self.issuer, "resource": self.resource, "tokens": json.loads(self.tokens.to_json()),
+                           "scopes": self.scopes, "dpop_key": self.dpop_key})
+
+    @classmethod
+    def from_json(cls, text: str) -> Session | None:
+        try:
+            value = json.loads(text)
+            tokens = Tokens.from_json(json.dumps(value["tokens"]))
+            if tokens is None:
+                return None
+            return cls(value["issuer"], value["resource"], tokens, list(value.get("scopes") or []), value.get("dpop_key"))
+        except (ValueError, TypeError, KeyError):
+            return None
+
+
+def tokens_key(server_url: str) -> str:
+    return f"tokens {canonical(server_url)}"
+
+
+def client_key(issuer: str) -> str:
+    return f"client {issuer}"
+
+
+class OAuthFlow(httpx.Auth):
+    """Base of ``OAuth`` and ``ClientCredentials``; see the module's docstring."""
+
+    def __init__(self, *, store: TokenStore | None = None, scope: str | None = None, dpop: bool = False,
+                 verify: Verify = True) -> None:
+        self.store: TokenStore = store if store is not None else MemoryTokenStore()
+        self.scope = scope  # scopes the caller asks for besides what the server says it needs
+        self.dpop = dpop
+        self.verify = verify
+        self.server_url: str | None = None
+        self.session: Session | None = None
+        self._loaded = False
+        self._lock = trio.Lock()
+        self._dpop_key: DPoPKey | None = None
+
+    # -- what a subclass provides ------------------------------------------------------------------
+
+    async def obtain(self, http: httpx.AsyncClient, server: ServerMetadata, resource: str,
+                     scopes: list[str], dpop: DPoPKey | None) -> Tokens:
+        """A new token for ``resource`` with ``scopes`` from this authorization server."""
+        raise NotImplementedError
+
+    def wants_offline_access(self) -> bool:
+        return False
+
+    # -- the httpx.Auth ----------------------------------------------------------------------------
+
+    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        if self.server_url is None:
+            self.server_url = str(request.url.copy_with(query=None, fragment=None))
+        await self._load()
+        if self.session is not None and self.session.tokens.expired():
+            await self._refresh_or_obtain(self.session.tokens, None)
+        used = self._sign(request)
+        response = yield request
+        unauthorized = step_ups = 0
+        while True:
+            challenge = challenge_of(response.headers.get_list("www-authenticate"))
+            if response.status_code == 401:
+                if self._dpop_key is not None and challenge is not None and challenge.error == "use_dpop_nonce" \
+                        and self._dpop_key.remember_nonce(str(request.url), response.headers.get("dpop-nonce")):
+                    pass  # (RFC 9449 §9: the same request again with the server's nonce)
+                else:
+                    unauthorized += 1
+                    if unauthorized > 2:
+                        return
+                    # (a refreshed token refused too: the authorization server may have changed)
+                    await self._refresh_or_obtain(used, challenge, refresh=unauthorized == 1)
+            elif response.status_code == 403 and challenge is not None and challenge.error == "insufficient_scope":
+                step_ups += 1
+                if step_ups > MAX_STEP_UPS:
+                    log.warning("%s still refuses the token after %d wider authorizations: giving up",
+                                self.server_url, MAX_STEP_UPS)
+                    return
+                await self._step_up(challenge)
+            else:
+                if self._dpop_key is not None:
+                    self._dpop_key.remember_nonce(str(request.url), response.headers.get("dpop-nonce"))
+                return
+            used = self._sign(request)
+            response = yield request
+
+    def _sign(self, request: httpx.Request) -> Tokens | None:
+        tokens = self.session.tokens if self.session is not None else None
+        if tokens is None:
+            request.headers.pop("authorization", None)
+            return None
+        if tokens.token_type.lower() == "dpop" and self._dpop_key is not None:
+            request.headers["authorization"] = f"DPoP {tokens.access_token}"
+            request.headers["dpop"] = self._dpop_key.proof(request.method, str(request.url),
+                                                           access_token=tokens.access_token)
+        else:
+            request.headers["authorization"] = f"Bearer {tokens.access_token}"
+        return tokens
+
+    # -- tokens ------------------------------------------------------------------------------------
+
+    async def _load(self) -> None:
+        if self._loaded or self.server_url is None:
+            return
+        self._loaded = True
+        stored = await self.store.get(tokens_key(self.server_url))
+        self.session = Session.from_json(stored) if stored else None
+        if self.session is not None and self.session.dpop_key:
+            from .dpop import DPoPKey
+
+            self._dpop_key = DPoPKey(self.session.dpop_key)
+
+    async def _save(self) -> None:
+        assert self.server_url is not None
+        if self.session is None:
+            await self.store.delete(tokens_key(self.server_url))
+        else:
+            await self.store.set(tokens_key(self.server_url), self.session.to_json())
+
+    def _client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(timeout=30, trust_env=False, verify=ssl_context(self.verify))
+
+    async def _refresh_or_obtain(self, failed: Tokens | None, challenge: Challenge | None, *,
+                                 refresh: bool = True) -> None:
+        async with self._lock:
+            current = self.session.tokens if self.session is not None else None
+            if current is not None and current is not failed:
+                return  # (another request got a new token meanwhile)
+            if refresh and failed is not None and failed.refresh_token and self.session is not None:
+                try:
+                    await self._refresh(self.session)
+                    return
+                except AuthorizationError as exc:
+                    log.info("refreshing the token for %s failed (%s): logging in again", self.server_url, exc)
+            await self._authorize(challenge, widen=False)
+
+    async def _refresh(self, session: Session) -> None:
+        async with self._client() as http:
+            server = await discover_server(http, session.issuer, fallback=True)
+            registration = await self._stored_registration(server.issuer)
+            grant = {"grant_type": "refresh_token", "refresh_token": session.tokens.refresh_token or "",
+                     "resource": session.resource}
+            tokens = await request_tokens(http, server, registration.client if registration else None, grant,
+                                          dpop=self._dpop_key if session.tokens.token_type.lower() == "dpop" else None,
+                                          previous=session.tokens)
+        self.session = attrs.evolve(session, tokens=tokens)
+        await self._save()
+        log.info("refreshed the token for %s", self.server_url)
+
+    async def _step_up(self, challenge: Challenge) -> None:
+        async with self._lock:
+            await self._authorize(challenge, widen=True)
+
+    async def _authorize(self, challenge: Challenge | None, *, widen: bool) -> None:
+        """Discover, choose the scopes, and get a token (under the lock)."""
+        assert self.server_url is not None
+        async with self._client() as http:
+            resource = await discover_resource(http, self.server_url,
+                                               challenge.resource_metadata if challenge else None)
+            if resource is None:  # a 2025-03-26 server: its origin is its authorization server
+                resource = ResourceMetadata(canonical(self.server_url), [origin_of(self.server_url)])
+                server = await discover_server(http, resource.authorization_servers[0], fallback=True)
+            else:
+                server = await self._first_server(http, resource)
+            previous = self.session.scopes if widen and self.session is not None else []
+            scopes = choose_scopes(challenge, resource, server, previous=previous, extra=self.scope,
+                                   offline_access=self.wants_offline_access())
+            dpop = self._dpop_for(server)
+            tokens = await self.obtain(http, server, resource.resource, scopes, dpop)
+        self.session = Session(server.issuer, resource.resource, tokens, scopes,
+                               dpop.pem() if dpop is not None and tokens.token_type.lower() == "dpop" else None)
+        await self._save()
+
+    async def _first_server(self, http: httpx.AsyncClient, resource: ResourceMetadata) -> ServerMetadata:
+        errors = []
+        for issuer in resource.authorization_servers:
+            try:
+                return await discover_server(http, issuer)
+            except AuthorizationError as exc:
+                errors.append(str(exc))
+        raise AuthorizationError("; ".join(errors))
+
+    def _dpop_for(self, server: ServerMetadata) -> DPoPKey | None:
+        if not self.dpop:
+            return None
+        if "ES256" not in (server.dpop_signing_alg_values_supported or []):
+            log.info("%s does not offer DPoP with ES256: using bearer tokens", server.issuer)
+            return None
+        if self._dpop_key is None:
+            from .dpop import DPoPKey
+
+            self._dpop_key = DPoPKey()
+        return self._dpop_key
+
+    async def _stored_registration(self, issuer: str) -> Registration | None:
+        stored = await self.store.get(client_key(issuer))
+        registration = Registration.from_json(stored) if stored else None
+        return registration if registration is not None and registration.issuer == issuer else None
+
+    async def logout(self, server_url: str | None = None) -> bool:
+        """Forget the tokens kept for the server (``server_url``, else the one in use); True if
+        there were any."""
+        url = server_url or self.server_url
+        if url is None:
+            return False
+        found = await self.store.get(tokens_key(url)) is not None
+        await self.store.delete(tokens_key(url))
+        if url == self.server_url:
+            self.session = None
+        return found
+
+
+def choose_scopes(challenge: Challenge | None, resource: ResourceMetadata, server: ServerMetadata, *,
+                  previous: list[str], extra: str | None, offline_access: bool) -> list[str]:
+    """The spec's scope selection: the challenge's ``scope``, else the resource's
+    ``scopes_supported``, else none; on step-up, with what was asked before (SEP-2350); the
+    caller's own; ``offline_access`` when the authorization server lists it (SEP-2207)."""
+    chosen = list(previous)
+    wanted = challenge.scopes if challenge is not None and challenge.scopes else (resource.scopes_supported or [])
+    for scope in wanted + (extra.split() if extra else []):
+        if scope not in chosen:
+            chosen.append(scope)
+    if offline_access and "offline_access" in (server.scopes_supported or []) and "offline_access" not in chosen:
+        chosen.append("offline_access")
+    return chosen

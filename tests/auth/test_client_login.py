@@ -1,0 +1,152 @@
+"""A user's login with ``mcptrio.client.oauth.OAuth`` against the real authorization server
+(oidc-provider): dynamic registration, authorization code + PKCE through the loopback redirect,
+its login and consent pages driven over HTTP as a browser would; then calls to an mcptrio server
+protected by it, a refresh after the token expired, and step-up to a wider scope."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import stat
+import subprocess
+import sys
+from html.parser import HTMLParser
+from urllib.parse import urljoin
+
+import httpx
+import pytest
+import trio
+
+import mcptrio.client
+from mcptrio.client import McpError
+from mcptrio.client.oauth import FileTokenStore, LoginRequired, OAuth
+
+from .test_resource_server import make_app, served
+
+MCPTRIO = [sys.executable, "-m", "mcptrio"]
+
+
+class Forms(HTMLParser):
+    """The forms of a page: each one's action and its inputs' names and values."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: list[tuple[str, dict[str, str]]] = []
+
+    def handle_starttag(self, tag: str, attributes: list[tuple[str, str | None]]) -> None:
+        found = dict(attributes)
+        if tag == "form":
+            self.forms.append((found.get("action") or "", {}))
+        elif tag == "input" and self.forms and found.get("name"):
+            self.forms[-1][1][found["name"] or ""] = found.get("value") or ""
+
+
+class Browser:
+    """A user at a browser: opens the authorization page, logs in, consents; the last redirect
+    lands on the client's loopback listener."""
+
+    def __init__(self) -> None:
+        self.logins = 0
+        self.pages: list[str] = []  # the prompt of each form answered
+
+    async def __call__(self, url: str) -> None:
+        self.logins += 1
+        async with httpx.AsyncClient(follow_redirects=True, trust_env=False, timeout=10) as browser:
+            page = await browser.get(url)
+            for _ in range(5):  # login, then consent (the last answer is the loopback's page)
+                parser = Forms()
+                parser.feed(page.text)
+                if not parser.forms:
+                    break
+                action, fields = parser.forms[0]
+                self.pages.append(fields.get("prompt") or "")
+                if "login" in fields:
+                    fields.update(login="ada", password="anything")
+                page = await browser.post(urljoin(str(page.url), action), data=fields)
+        assert "you can close this window" in page.text, page.text[:500]
+
+
+async def test_login_call_refresh_and_step_up(auth_server, tmp_path, caplog):
+    caplog.set_level(logging.DEBUG)
+    browser = Browser()
+    store = FileTokenStore(tmp_path / "oauth")
+    # (/short/: the authorization server makes tokens for this resource that live 2 seconds)
+    async with served(make_app(auth_server.issuer), path="/short/mcp") as url:
+        auth = OAuth(store=store, user_agent=browser, timeout=20)
+        with trio.fail_after(60):
+            async with mcptrio.client.connect(url, era="legacy", auth=auth) as client:
+                first = await client.call_tool("whoami")
+                assert not first.is_error and '"mcp:read"' in first.content[0].text
+                assert browser.logins == 1 and browser.pages == ["login", "consent"], browser.pages
+                assert auth.session is not None and auth.session.tokens.refresh_token
+
+                await trio.sleep(2.5)  # the access token has expired: refreshed, no new login
+                old = auth.session.tokens.access_token
+                assert not (await client.call_tool("whoami")).is_error
+                assert browser.logins == 1 and auth.session.tokens.access_token != old
+
+                wrote = await client.call_tool("write_file", {"path": "a.txt"})  # needs files:write: step-up
+                assert wrote.content[0].text == "wrote a.txt" and browser.logins == 2
+                assert {"mcp:read", "files:write"} <= set(auth.session.scopes)
+
+        # kept for the next run, readable by the user alone, no refresh token in the logs
+        files = list((tmp_path / "oauth").iterdir())
+        assert files and all(stat.S_IMODE(f.stat().st_mode) == 0o600 for f in files)
+        assert stat.S_IMODE((tmp_path / "oauth").stat().st_mode) == 0o700
+        assert auth.session.tokens.refresh_token not in caplog.text
+
+        with trio.fail_after(30):
+            again = OAuth(store=store, interactive=False)  # a later run: the stored tokens, refreshed
+            async with mcptrio.client.connect(url, auth=again) as client:
+                assert not (await client.call_tool("write_file", {"path": "b.txt"})).is_error
+        assert browser.logins == 2
+
+
+async def test_without_a_user_a_login_is_a_clear_error(auth_server, tmp_path):
+    async with served(make_app(auth_server.issuer)) as url:
+        with trio.fail_after(30), pytest.raises(McpError) as raised:
+            async with mcptrio.client.connect(url, auth=OAuth(store=FileTokenStore(tmp_path), interactive=False)):
+                pass
+        assert str(LoginRequired(url)) in str(raised.value)
+
+
+async def test_the_cli_logs_in_keeps_the_login_and_logs_out(auth_server, tmp_path):
+    """``mcptrio auth login URL`` prints the address (no display here); a browser follows it; the
+    tokens are kept for ``mcptrio call`` (not on a terminal), until ``mcptrio auth logout``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["XDG_CONFIG_HOME"] = str(tmp_path)
+    browser = Browser()
+
+    async def mcptrio(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return await trio.run_process([*MCPTRIO, *args], capture_stdout=True, capture_stderr=True, check=False,
+                                      env=env)
+
+    async with served(make_app(auth_server.issuer)) as url:
+        with trio.fail_after(90):
+            process = await trio.lowlevel.open_process([*MCPTRIO, "auth", "login", url], env=env,
+                                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            seen = b""
+            while b"in a browser:\n  " not in seen or not seen.endswith(b"\n"):  # (the address, whole)
+                chunk = await process.stderr.receive_some(4096)
+                assert chunk, seen
+                seen += chunk
+            address = seen.decode().split("open this address in a browser:\n", 1)[1].split()[0]
+            await browser(address)
+            assert await process.wait() == 0
+            said = (await process.stdout.receive_some(4096)).decode()
+            assert said.startswith(f"logged in to {url} at {auth_server.issuer}"), said
+
+            status = await mcptrio("auth", "status", "--json")
+            [row] = json.loads(status.stdout)
+            assert row["server"] == url and row["issuer"] == auth_server.issuer and row["refreshable"]
+            assert b"access_token" not in status.stdout and b"eyJ" not in status.stdout
+
+            called = await mcptrio("call", url, "whoami")  # (not a terminal: the kept tokens only)
+            assert called.returncode == 0 and b"mcp:read" in called.stdout, called.stderr
+
+            assert (await mcptrio("auth", "logout", url)).stdout.decode().startswith(f"logged out of {url}")
+            refused = await mcptrio("call", url, "whoami")
+            assert refused.returncode == 2
+            assert refused.stderr.decode().strip() == \
+                f"mcptrio: error: {url} needs a login: run `mcptrio auth login {url}`"
