@@ -39,7 +39,7 @@ import trio
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-for _path in (ROOT, HERE):  # the shared request builders (tests/http/client.py), then the modules beside this one
+for _path in (ROOT, HERE):  # the shared request builders (tests/transports/http/client.py), then the modules beside this one
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 

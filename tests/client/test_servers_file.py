@@ -14,9 +14,9 @@ import trio
 import mcptrio.client
 from mcptrio.client import read_servers
 
-from ..http.client import http_server
+from ..transports.http.client import http_server
 from ..runtime.apps import build_app
-from .test_cli_client import amcptrio
+from ..cli.test_client_commands import amcptrio
 
 SDK_SERVER = [sys.executable, str(Path(__file__).with_name("sdk_server.py"))]
 
