@@ -37,8 +37,12 @@ def counted(argv: list[str], calls: int, window: int) -> int:
         # This checkout's mcptrio and plugins, ahead of whatever is installed.
         path = os.pathsep.join(str(p) for p in (REPO, REPO / "plugins" / "bench", REPO / "plugins" / "everything"))
         env = dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=path)
-        server = StdioServer(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
-                             env=env, stderr=subprocess.DEVNULL, cwd=str(REPO))
+        server = StdioServer(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+            env=env,
+            stderr=subprocess.DEVNULL,
+            cwd=str(REPO),
+        )
         server.initialize()
         if calls:
             echo = stdio_line("tools/call", {"name": "echo", "arguments": {"text": TEXT}})
@@ -68,8 +72,10 @@ def main() -> int:
         return 0
     idle = counted(serve + [args.plugins], 0, args.window)
     busy = counted(serve + [args.plugins], args.calls, args.window)
-    print(f"{args.calls} echo calls, {args.window} in flight, --plugins {args.plugins}: "
-          f"{(busy - idle) / args.calls:,.0f} instructions per call (start-up and exit alone: {idle / 1e6:.0f} million)")
+    print(
+        f"{args.calls} echo calls, {args.window} in flight, --plugins {args.plugins}: "
+        f"{(busy - idle) / args.calls:,.0f} instructions per call (start-up and exit alone: {idle / 1e6:.0f} million)"
+    )
     return 0
 
 

@@ -31,12 +31,24 @@ RESULT = re.compile(r"^[✓✗] (\S+): (\d+) passed, (\d+) failed")
 
 
 def start(version: str, output: Path) -> subprocess.Popen[str]:
-    command = [str(NODE_BIN / "node"), str(SUITE), "client", "--suite", "all", "--command",
-               f"{sys.executable} {CLIENT}", "--expected-failures", str(BASELINE), "-o", str(output)]
+    command = [
+        str(NODE_BIN / "node"),
+        str(SUITE),
+        "client",
+        "--suite",
+        "all",
+        "--command",
+        f"{sys.executable} {CLIENT}",
+        "--expected-failures",
+        str(BASELINE),
+        "-o",
+        str(output),
+    ]
     if version != "default":
         command += ["--spec-version", version]
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=suite_environment())
+    return subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=suite_environment()
+    )
 
 
 def group_of(scenario: str) -> str:
@@ -77,8 +89,10 @@ def main() -> int:
                 failed_runs.append(version)
             summary[version] = groups
             for name, group in sorted(groups.items()):
-                print(f"conformance client {version} {name}: {group['scenarios']} scenarios, "
-                      f"{group['passed']} passed, {group['failed']} failed")
+                print(
+                    f"conformance client {version} {name}: {group['scenarios']} scenarios, "
+                    f"{group['passed']} passed, {group['failed']} failed"
+                )
     print(json.dumps({"runs": summary, "seconds": round(time.monotonic() - began, 1)}))
     if failed_runs:
         print(f"failed (against {BASELINE.name}): {', '.join(failed_runs)}")

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import argparse
 import json
-
-import anyio
 from importlib.metadata import version as dist_version
 
+import anyio
 from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 
@@ -78,8 +77,9 @@ def main() -> None:
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--json-response", action="store_true",
-                        help="legacy sessions answer with a JSON body instead of an SSE stream")
+    parser.add_argument(
+        "--json-response", action="store_true", help="legacy sessions answer with a JSON body instead of an SSE stream"
+    )
     args = parser.parse_args()
     if args.transport == "stdio":
         server.run("stdio")

@@ -10,7 +10,8 @@ import contextlib
 import logging
 import os
 import sys
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import trio
@@ -23,19 +24,19 @@ from . import boundary, lifespan, pipeline
 from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
 from .authorization import ScopeCheck
-from .tasks.methods import EXTENSION
-from .tasks.records import TaskRecord
-from .tasks.runner import TaskRunner
 from .middleware import Middleware
 from .notifications import Audience, Listener, task_session
 from .registry import Registry
+from .tasks.methods import EXTENSION
+from .tasks.records import TaskRecord
+from .tasks.runner import TaskRunner
 
 if TYPE_CHECKING:
     from ..auth import AuthConfig
     from ..protocol.events import IncomingRequest
     from ..runtime.core import SessionCore
-    from ..state.redis import RedisState
     from ..runtime.host import RequestHandler
+    from ..state.redis import RedisState
 
 log = logging.getLogger("mcptrio.app")
 
@@ -67,8 +68,11 @@ class SessionHooks:
 def _otel_in_use() -> bool:
     """Could an OpenTelemetry SDK be configured?  Only once the program, a plugin or the
     ``opentelemetry-instrument`` launcher imported the API, or the environment names a provider."""
-    return ("opentelemetry.trace" in sys.modules or "opentelemetry.metrics" in sys.modules
-            or bool(os.environ.get("OTEL_PYTHON_TRACER_PROVIDER") or os.environ.get("OTEL_PYTHON_METER_PROVIDER")))
+    return (
+        "opentelemetry.trace" in sys.modules
+        or "opentelemetry.metrics" in sys.modules
+        or bool(os.environ.get("OTEL_PYTHON_TRACER_PROVIDER") or os.environ.get("OTEL_PYTHON_METER_PROVIDER"))
+    )
 
 
 def _telemetry(wanted: Any) -> Any:
@@ -91,7 +95,8 @@ class App(Registry):
     """Everything one server offers, plus who it is and the limits its sessions run under.
 
     Operator features, each a built-in middleware outside the app's and plugins' own:
-    ``access_log`` (one line per request on the ``mcptrio.access`` logger), ``telemetry`` (OpenTelemetry; None: on when ``opentelemetry-api`` is installed),
+    ``access_log`` (one line per request on the ``mcptrio.access`` logger), ``telemetry``
+    (OpenTelemetry; None: on when ``opentelemetry-api`` is installed),
     ``rate_limit`` (``"20/s"`` or a ``RateLimit`` with its burst: per principal, else address,
     else session) and ``max_tool_calls`` (server-wide, a call over it waits ``tool_call_wait``
     seconds for a slot), ``tasks`` (a ``TaskRunner``: its store, how many tasks may run at once,
@@ -103,13 +108,28 @@ class App(Registry):
     ``$defs`` in the schemas of the tools registered on the app itself (see ``Registry``).
     """
 
-    def __init__(self, name: str = "mcptrio", version: str = "0.1.0", *, title: str | None = None,
-                 instructions: str | None = None, limits: SessionLimits | None = None, page_size: int = 100,
-                 cache_ttl_ms: int = 0, cache_scope: str = "public", state_key: bytes | None = None,
-                 telemetry: Any = None, rate_limit: RateLimit | str | None = None,
-                 max_tool_calls: int | None = None, tool_call_wait: float = 5.0, auth: AuthConfig | None = None,
-                 tasks: TaskRunner | None = None, access_log: bool = False, thread_limit: int = DEFAULT_THREAD_LIMIT,
-                 inline_schemas: bool = True) -> None:
+    def __init__(
+        self,
+        name: str = "mcptrio",
+        version: str = "0.1.0",
+        *,
+        title: str | None = None,
+        instructions: str | None = None,
+        limits: SessionLimits | None = None,
+        page_size: int = 100,
+        cache_ttl_ms: int = 0,
+        cache_scope: str = "public",
+        state_key: bytes | None = None,
+        telemetry: Any = None,
+        rate_limit: RateLimit | str | None = None,
+        max_tool_calls: int | None = None,
+        tool_call_wait: float = 5.0,
+        auth: AuthConfig | None = None,
+        tasks: TaskRunner | None = None,
+        access_log: bool = False,
+        thread_limit: int = DEFAULT_THREAD_LIMIT,
+        inline_schemas: bool = True,
+    ) -> None:
         super().__init__(name, inline_schemas=inline_schemas)
         if not (isinstance(thread_limit, int) and thread_limit >= 1):
             raise ValueError(f"thread_limit must be a whole number of threads, at least 1, not {thread_limit!r}")
@@ -118,8 +138,15 @@ class App(Registry):
         self.version = version
         self.limits = limits or SessionLimits()
         self.page_size = page_size
-        self.identity = ServerIdentity(name, version, self.capabilities, title=title, instructions=instructions,
-                                       cache_ttl_ms=cache_ttl_ms, cache_scope=cache_scope)
+        self.identity = ServerIdentity(
+            name,
+            version,
+            self.capabilities,
+            title=title,
+            instructions=instructions,
+            cache_ttl_ms=cache_ttl_ms,
+            cache_scope=cache_scope,
+        )
         # Seals requestState.  Processes that share state (``share_state``) share its keys; else
         # set one key (or MCPTRIO_STATE_KEY) for every process that serves.
         env_key = os.environ.get("MCPTRIO_STATE_KEY")
@@ -258,8 +285,11 @@ class App(Registry):
     def _builtin_pipeline(self) -> list[Middleware]:
         self._telemetry_now()
         builtin = sorted(self._builtin, key=lambda item: item[0])
-        skip = self.telemetry if self._telemetry_auto and self.telemetry is not None \
-            and not self.telemetry.configured() else None
+        skip = (
+            self.telemetry
+            if self._telemetry_auto and self.telemetry is not None and not self.telemetry.configured()
+            else None
+        )
         return [mw for _, mw in builtin if mw is not skip]
 
     def use(self, middleware: Middleware) -> Middleware:
@@ -308,10 +338,12 @@ class App(Registry):
             return out
 
         staged: list[tuple[dict[str, Any], dict[str, Any], str]]  # (table, entries to add, kind)
-        staged = [(self.tools, claimed(plugin.tools, True), "tool"),
-                  (self.prompts, claimed(plugin.prompts, True), "prompt"),
-                  (self.resources, claimed(plugin.resources, False), "resource"),
-                  (self.templates, claimed(plugin.templates, False), "resource template")]
+        staged = [
+            (self.tools, claimed(plugin.tools, True), "tool"),
+            (self.prompts, claimed(plugin.prompts, True), "prompt"),
+            (self.resources, claimed(plugin.resources, False), "resource"),
+            (self.templates, claimed(plugin.templates, False), "resource template"),
+        ]
         for table, new, kind in staged:
             for key in new:
                 if key in table:

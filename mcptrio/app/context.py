@@ -9,8 +9,8 @@ to the client and await its answer; in the 2026-07-28 era they end this round wi
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Mapping, TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import trio
 
@@ -52,8 +52,14 @@ class Context:
     _input_counter = 0
     task_wanted = False  # (set by tools/call for an input_first tool the client may run as a task)
 
-    def __init__(self, session: Session, request: IncomingRequest, deadline: float,
-                 input_responses: Mapping[str, Any] = NO_ANSWERS, app: Any = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        request: IncomingRequest,
+        deadline: float,
+        input_responses: Mapping[str, Any] = NO_ANSWERS,
+        app: Any = None,
+    ) -> None:
         self._session = session
         self._app = app
         self._request = request
@@ -227,16 +233,18 @@ class Context:
             params.pop("mode")
         return await self.ask("elicitation/create", params, key=key)
 
-    async def elicit_url(self, message: str, url: str, elicitation_id: str | None = None,
-                         *, key: str | None = None) -> dict[str, Any]:
+    async def elicit_url(
+        self, message: str, url: str, elicitation_id: str | None = None, *, key: str | None = None
+    ) -> dict[str, Any]:
         """Send the user to a URL (URL mode elicitation); returns the ElicitResult as a dict."""
         params: dict[str, Any] = {"mode": "url", "message": message, "url": url}
         if self._request.era == "legacy" and elicitation_id is not None:
             params["elicitationId"] = elicitation_id
         return await self.ask("elicitation/create", params, key=key)
 
-    async def sample(self, messages: list[dict[str, Any]] | str, max_tokens: int, *, key: str | None = None,
-                     **options: Any) -> dict[str, Any]:
+    async def sample(
+        self, messages: list[dict[str, Any]] | str, max_tokens: int, *, key: str | None = None, **options: Any
+    ) -> dict[str, Any]:
         """Ask the client's LLM for a completion; returns the CreateMessageResult as a dict.
 
         ``messages`` may be a plain string (one user text message); ``options`` are further
@@ -311,8 +319,9 @@ class Context:
             raise ValueError(f"{method} is not a server→client request")
         since = ASKABLE_SINCE.get(method, "")
         if self._request.era == "legacy" and self._request.version < since:
-            raise ClientCapabilityMissing(f"{method} needs protocol {since} or later; this session speaks "
-                                          f"{self._request.version}")
+            raise ClientCapabilityMissing(
+                f"{method} needs protocol {since} or later; this session speaks {self._request.version}"
+            )
         declared = self._request.client_capabilities.get(capability)
         if declared is not None and params.get("mode") == "url":
             # Elicitation modes (2025-11-25+): {} means form only; URL mode must be named.
@@ -375,8 +384,9 @@ class SyncContext:
     def elicit(self, message: str, requested_schema: dict[str, Any], *, key: str | None = None) -> dict[str, Any]:
         return self.run(self.ctx.elicit, message, requested_schema, key=key)
 
-    def sample(self, messages: list[dict[str, Any]] | str, max_tokens: int, *, key: str | None = None,
-               **options: Any) -> dict[str, Any]:
+    def sample(
+        self, messages: list[dict[str, Any]] | str, max_tokens: int, *, key: str | None = None, **options: Any
+    ) -> dict[str, Any]:
         return self.run(self.ctx.sample, messages, max_tokens, key=key, **options)
 
     def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:

@@ -18,8 +18,16 @@ from .schema_from_hints import strip_annotated, type_name
 __all__ = ["check_completer_returns", "check_prompt_returns", "check_resource_returns", "check_variables"]
 
 NoneType = type(None)
-_SEQUENCES = (list, tuple, collections.abc.Sequence, collections.abc.Iterable, collections.abc.Collection,
-              set, frozenset, collections.abc.Set)
+_SEQUENCES = (
+    list,
+    tuple,
+    collections.abc.Sequence,
+    collections.abc.Iterable,
+    collections.abc.Collection,
+    set,
+    frozenset,
+    collections.abc.Set,
+)
 
 
 def check_variables(fn: Callable[..., Any], uri: str, variables: tuple[str, ...], context: str | None) -> None:
@@ -36,15 +44,23 @@ def check_variables(fn: Callable[..., Any], uri: str, variables: tuple[str, ...]
         if parameter.name == context or parameter.kind in (parameter.VAR_KEYWORD, parameter.VAR_POSITIONAL):
             continue
         if parameter.name not in variables and parameter.default is parameter.empty:
-            hint = f"add {{{parameter.name}}} to the URI or give it a default" if variables \
+            hint = (
+                f"add {{{parameter.name}}} to the URI or give it a default"
+                if variables
                 else "a resource without {variables} passes none"
-            raise TypeError(f"{what}: {name} requires the parameter {parameter.name!r}, which is not a variable "
-                            f"of the URI ({hint})")
+            )
+            raise TypeError(
+                f"{what}: {name} requires the parameter {parameter.name!r}, which is not a variable of the URI ({hint})"
+            )
 
 
 def check_resource_returns(fn: Callable[..., Any], uri: str) -> None:
-    _check(fn, f"resource {uri!r}", _fits((str, bytes, bytearray, memoryview, NoneType, dict), sequences=True),
-           "str (text), bytes (a blob) or resource contents")
+    _check(
+        fn,
+        f"resource {uri!r}",
+        _fits((str, bytes, bytearray, memoryview, NoneType, dict), sequences=True),
+        "str (text), bytes (a blob) or resource contents",
+    )
 
 
 def check_prompt_returns(fn: Callable[..., Any], name: str) -> None:
@@ -71,6 +87,7 @@ def check_completer_returns(fn: Callable[..., Any], argument: str) -> None:
 def _fits(leaves: tuple[type, ...], *, sequences: bool) -> Callable[[Any], bool]:
     """A test of a return annotation: made of ``leaves``, MCP's own wire types, and (with
     ``sequences``) lists and tuples of them."""
+
     def fits(hint: Any) -> bool:
         hint = strip_annotated(hint)
         if hint is Any or hint is object:
@@ -95,8 +112,9 @@ def _check(fn: Callable[..., Any], what: str, fits: Callable[[Any], bool], expec
         return  # (names that resolve only at run time: the result is checked when it comes)
     if "return" in hints and not fits(hints["return"]):
         name = getattr(fn, "__qualname__", repr(fn))
-        raise TypeError(f"{what}: {name} is annotated to return {_shown(hints['return'])}, but it must return "
-                        f"{expected}")
+        raise TypeError(
+            f"{what}: {name} is annotated to return {_shown(hints['return'])}, but it must return {expected}"
+        )
 
 
 def _shown(hint: Any) -> str:

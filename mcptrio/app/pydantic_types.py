@@ -35,8 +35,11 @@ def is_model(hint: Any) -> bool:
 def is_field_hint(hint: Any) -> bool:
     """True for ``Annotated[X, pydantic.Field(...)]``."""
     fields = sys.modules.get("pydantic.fields")
-    return fields is not None and typing.get_origin(hint) is typing.Annotated and any(
-        isinstance(meta, fields.FieldInfo) for meta in hint.__metadata__)
+    return (
+        fields is not None
+        and typing.get_origin(hint) is typing.Annotated
+        and any(isinstance(meta, fields.FieldInfo) for meta in hint.__metadata__)
+    )
 
 
 _adapters: dict[Any, TypeAdapter[Any]] = {}

@@ -10,7 +10,8 @@ from __future__ import annotations
 import inspect
 import re
 import sys
-from typing import Any, Awaitable, Callable, Iterable, TypeVar, overload
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar, overload
 
 import attrs
 
@@ -43,8 +44,15 @@ def _content_types() -> tuple[type, ...]:
     wire = sys.modules.get("mcptrio.wire")
     if wire is None:
         return TEXT_RESULT_TYPES
-    return TEXT_RESULT_TYPES + (wire.TextContent, wire.ImageContent, wire.AudioContent, wire.ResourceLink,
-                                wire.EmbeddedResource, wire.CallToolResult)
+    return TEXT_RESULT_TYPES + (
+        wire.TextContent,
+        wire.ImageContent,
+        wire.AudioContent,
+        wire.ResourceLink,
+        wire.EmbeddedResource,
+        wire.CallToolResult,
+    )
+
 
 _TEMPLATE_VAR = re.compile(r"\{([+#./;?&]?)([A-Za-z0-9_]+)\*?\}")
 
@@ -52,8 +60,10 @@ _TEMPLATE_VAR = re.compile(r"\{([+#./;?&]?)([A-Za-z0-9_]+)\*?\}")
 def _context_parameter(fn: HandlerFunction) -> str | None:
     for name, param in inspect.signature(fn).parameters.items():
         annotation = param.annotation
-        if annotation is Context or annotation == "Context" or (
-            isinstance(annotation, type) and issubclass(annotation, Context)
+        if (
+            annotation is Context
+            or annotation == "Context"
+            or (isinstance(annotation, type) and issubclass(annotation, Context))
         ):
             return name
     return None
@@ -102,8 +112,13 @@ class ToolEntry:
     input_first: bool = False  # runs in the request until ctx.start_task(), gathering input first
 
     def definition(self) -> dict[str, Any]:
-        out = _optional(title=self.title, description=self.description, annotations=self.annotations,
-                        icons=self.icons, _meta=self.meta)
+        out = _optional(
+            title=self.title,
+            description=self.description,
+            annotations=self.annotations,
+            icons=self.icons,
+            _meta=self.meta,
+        )
         out["name"] = self.name
         out["inputSchema"] = self.signature.input_schema
         if self.signature.output_schema is not None:
@@ -128,8 +143,16 @@ class ResourceEntry:
 
     def definition(self) -> dict[str, Any]:
         out = {"uri": self.uri, "name": self.name}
-        out.update(_optional(title=self.title, description=self.description, mimeType=self.mime_type,
-                             size=self.size, annotations=self.annotations, icons=self.icons))
+        out.update(
+            _optional(
+                title=self.title,
+                description=self.description,
+                mimeType=self.mime_type,
+                size=self.size,
+                annotations=self.annotations,
+                icons=self.icons,
+            )
+        )
         return out
 
 
@@ -156,8 +179,15 @@ class TemplateEntry:
 
     def definition(self) -> dict[str, Any]:
         out = {"uriTemplate": self.uri_template, "name": self.name}
-        out.update(_optional(title=self.title, description=self.description, mimeType=self.mime_type,
-                             annotations=self.annotations, icons=self.icons))
+        out.update(
+            _optional(
+                title=self.title,
+                description=self.description,
+                mimeType=self.mime_type,
+                annotations=self.annotations,
+                icons=self.icons,
+            )
+        )
         return out
 
 
@@ -186,7 +216,7 @@ def compile_template(template: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
     """RFC 6570 level-1 style ``{var}`` (and ``{+var}`` for reserved expansion) to a regex."""
     parts, names, last = [], [], 0
     for found in _TEMPLATE_VAR.finditer(template):
-        parts.append(re.escape(template[last:found.start()]))
+        parts.append(re.escape(template[last : found.start()]))
         operator, name = found.group(1), found.group(2)
         if name in names:
             raise TypeError(f"resource template {template!r}: the variable {{{name}}} appears twice")
@@ -197,8 +227,9 @@ def compile_template(template: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
     return re.compile("".join(parts)), tuple(names)
 
 
-def _prompt_arguments(fn: HandlerFunction, skip: str | None,
-                      descriptions: dict[str, str]) -> tuple[dict[str, Any], ...]:
+def _prompt_arguments(
+    fn: HandlerFunction, skip: str | None, descriptions: dict[str, str]
+) -> tuple[dict[str, Any], ...]:
     arguments = []
     for name, param in inspect.signature(fn).parameters.items():
         if name == skip:
@@ -249,8 +280,10 @@ class Registry:
 
         def register(hook: HookT) -> HookT:
             if inspect.iscoroutinefunction(hook):
-                raise TypeError(f"notification hook {hook.__qualname__} must be a plain function (def), "
-                                "not async: it runs as the notification arrives")
+                raise TypeError(
+                    f"notification hook {hook.__qualname__} must be a plain function (def), "
+                    "not async: it runs as the notification arrives"
+                )
             self.notification_hooks.setdefault(method, []).append(hook)
             return hook
 
@@ -260,18 +293,39 @@ class Registry:
     def tool(self, name: HandlerT, /) -> HandlerT: ...
 
     @overload
-    def tool(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
-             annotations: dict[str, Any] | None = None, icons: list[dict[str, Any]] | None = None,
-             input_schema: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
-             meta: dict[str, Any] | None = None, scopes: Iterable[str] = (), task: str = "never",
-             task_timeout: float | None = None, input_first: bool = False) -> Callable[[HandlerT], HandlerT]: ...
+    def tool(
+        self,
+        name: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+        scopes: Iterable[str] = (),
+        task: str = "never",
+        task_timeout: float | None = None,
+        input_first: bool = False,
+    ) -> Callable[[HandlerT], HandlerT]: ...
 
-    def tool(self, name: str | HandlerFunction | None = None, *, title: str | None = None,
-             description: str | None = None, annotations: dict[str, Any] | None = None,
-             icons: list[dict[str, Any]] | None = None, input_schema: dict[str, Any] | None = None,
-             output_schema: dict[str, Any] | None = None, meta: dict[str, Any] | None = None,
-             scopes: Iterable[str] = (), task: str = "never", task_timeout: float | None = None,
-             input_first: bool = False) -> Any:
+    def tool(
+        self,
+        name: str | HandlerFunction | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+        scopes: Iterable[str] = (),
+        task: str = "never",
+        task_timeout: float | None = None,
+        input_first: bool = False,
+    ) -> Any:
         """Register a function as a tool (``@plugin.tool`` or ``@plugin.tool(...)``); its signature
         gives the input schema.  A plain ``def`` runs in a worker thread.  ``scopes``: the OAuth
         scopes a token needs to call it, once the server checks tokens.
@@ -292,22 +346,47 @@ class Registry:
 
         def register(fn: HandlerT) -> HandlerT:
             check_handler(fn, "tool")
-            signature = ToolSignature.from_function(fn, input_schema=input_schema, output_schema=output_schema,
-                                                    content_types=_content_types(), inline=self.inline_schemas)
+            signature = ToolSignature.from_function(
+                fn,
+                input_schema=input_schema,
+                output_schema=output_schema,
+                content_types=_content_types(),
+                inline=self.inline_schemas,
+            )
             handler, signature.context_parameter = as_async(fn, "tool", signature.context_parameter)
-            entry = ToolEntry(name or fn.__name__, handler, signature, title, _describe(fn, description),
-                              annotations, icons, meta, scopes=declared, task=task, task_timeout=task_timeout,
-                              input_first=input_first)
+            entry = ToolEntry(
+                name or fn.__name__,
+                handler,
+                signature,
+                title,
+                _describe(fn, description),
+                annotations,
+                icons,
+                meta,
+                scopes=declared,
+                task=task,
+                task_timeout=task_timeout,
+                input_first=input_first,
+            )
             self._add(self.tools, entry.name, entry, "tool")
             return fn
 
         return register
 
-    def resource(self, uri: str, *, name: str | None = None, title: str | None = None,
-                 description: str | None = None, mime_type: str | None = None, size: int | None = None,
-                 annotations: dict[str, Any] | None = None, icons: list[dict[str, Any]] | None = None,
-                 complete: dict[str, HandlerFunction] | None = None,
-                 scopes: Iterable[str] = ()) -> Callable[[HandlerT], HandlerT]:
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        size: int | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        complete: dict[str, HandlerFunction] | None = None,
+        scopes: Iterable[str] = (),
+    ) -> Callable[[HandlerT], HandlerT]:
         """Register a resource; a URI with ``{variables}`` makes it a resource template, whose
         handler takes each variable as a parameter.  A plain ``def`` runs in a worker thread.
         ``scopes``: the OAuth scopes a token needs to read it."""
@@ -323,13 +402,36 @@ class Registry:
             handler, ctx_param = as_async(fn, "resource", ctx_param)
             entry: TemplateEntry | ResourceEntry
             if pattern is not None:
-                entry = TemplateEntry(uri, name or fn.__name__, handler, ctx_param, pattern, variables, title,
-                                      _describe(fn, description), mime_type, annotations, icons, _completers(complete),
-                                      scopes=declared)
+                entry = TemplateEntry(
+                    uri,
+                    name or fn.__name__,
+                    handler,
+                    ctx_param,
+                    pattern,
+                    variables,
+                    title,
+                    _describe(fn, description),
+                    mime_type,
+                    annotations,
+                    icons,
+                    _completers(complete),
+                    scopes=declared,
+                )
                 self._add(self.templates, uri, entry, "resource template")
             else:
-                entry = ResourceEntry(uri, name or fn.__name__, handler, ctx_param, title, _describe(fn, description),
-                                      mime_type, size, annotations, icons, scopes=declared)
+                entry = ResourceEntry(
+                    uri,
+                    name or fn.__name__,
+                    handler,
+                    ctx_param,
+                    title,
+                    _describe(fn, description),
+                    mime_type,
+                    size,
+                    annotations,
+                    icons,
+                    scopes=declared,
+                )
                 self._add(self.resources, uri, entry, "resource")
             return fn
 
@@ -339,15 +441,29 @@ class Registry:
     def prompt(self, name: HandlerT, /) -> HandlerT: ...
 
     @overload
-    def prompt(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
-               arguments: dict[str, str] | None = None, icons: list[dict[str, Any]] | None = None,
-               complete: dict[str, HandlerFunction] | None = None,
-               scopes: Iterable[str] = ()) -> Callable[[HandlerT], HandlerT]: ...
+    def prompt(
+        self,
+        name: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        arguments: dict[str, str] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        complete: dict[str, HandlerFunction] | None = None,
+        scopes: Iterable[str] = (),
+    ) -> Callable[[HandlerT], HandlerT]: ...
 
-    def prompt(self, name: str | HandlerFunction | None = None, *, title: str | None = None,
-               description: str | None = None, arguments: dict[str, str] | None = None,
-               icons: list[dict[str, Any]] | None = None, complete: dict[str, HandlerFunction] | None = None,
-               scopes: Iterable[str] = ()) -> Any:
+    def prompt(
+        self,
+        name: str | HandlerFunction | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        arguments: dict[str, str] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        complete: dict[str, HandlerFunction] | None = None,
+        scopes: Iterable[str] = (),
+    ) -> Any:
         """Register a prompt (``@plugin.prompt`` or ``@plugin.prompt(...)``); its parameters are the
         prompt's arguments (``arguments`` describes them).  A plain ``def`` runs in a worker thread.
         ``scopes``: the OAuth scopes a token needs to get it."""
@@ -361,9 +477,17 @@ class Registry:
             prompt_name = name or fn.__name__
             handler_checks.check_prompt_returns(fn, prompt_name)
             handler, ctx_param = as_async(fn, "prompt", _context_parameter(fn))
-            entry = PromptEntry(prompt_name, handler, ctx_param,
-                                _prompt_arguments(fn, ctx_param, arguments or {}), title,
-                                _describe(fn, description), icons, _completers(complete), scopes=declared)
+            entry = PromptEntry(
+                prompt_name,
+                handler,
+                ctx_param,
+                _prompt_arguments(fn, ctx_param, arguments or {}),
+                title,
+                _describe(fn, description),
+                icons,
+                _completers(complete),
+                scopes=declared,
+            )
             self._add(self.prompts, entry.name, entry, "prompt")
             return fn
 
@@ -381,8 +505,9 @@ def _check_called(first: object, kind: str, what: str = "a name") -> None:
     if first is not None and not isinstance(first, str):
         shown = getattr(first, "__name__", repr(first))
         if kind == "resource":
-            raise TypeError(f"@resource: write @plugin.resource(URI): a resource needs its URI "
-                            f"(got {shown!r} where {what} goes)")
+            raise TypeError(
+                f"@resource: write @plugin.resource(URI): a resource needs its URI (got {shown!r} where {what} goes)"
+            )
         raise TypeError(f"@{kind}: the name must be a string, not {first!r}")
 
 

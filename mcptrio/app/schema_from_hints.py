@@ -81,8 +81,11 @@ def annotate(schema: dict[str, Any], metadata: tuple[Any, ...]) -> dict[str, Any
 
 def _is_doc(meta: Any) -> bool:
     """``typing_extensions.Doc("...")`` (PEP 727), known by its shape: nothing is imported for it."""
-    return type(meta).__name__ == "Doc" and type(meta).__module__.startswith("typing") and isinstance(
-        getattr(meta, "documentation", None), str)
+    return (
+        type(meta).__name__ == "Doc"
+        and type(meta).__module__.startswith("typing")
+        and isinstance(getattr(meta, "documentation", None), str)
+    )
 
 
 def strip_annotated(hint: Any) -> Any:
@@ -92,8 +95,7 @@ def strip_annotated(hint: Any) -> Any:
 
 
 def is_object_class(hint: Any) -> bool:
-    return isinstance(hint, type) and (
-        attrs.has(hint) or dataclasses.is_dataclass(hint) or typing.is_typeddict(hint))
+    return isinstance(hint, type) and (attrs.has(hint) or dataclasses.is_dataclass(hint) or typing.is_typeddict(hint))
 
 
 def is_mapping(hint: Any) -> bool:
@@ -164,8 +166,7 @@ class SchemaBuilder:
     schema of what a client sends (``"validation"``) or of what a tool returns (``"serialization"``),
     which differ for some Pydantic types."""
 
-    def __init__(self, *, inline: bool = True,
-                 mode: Literal["validation", "serialization"] = "validation") -> None:
+    def __init__(self, *, inline: bool = True, mode: Literal["validation", "serialization"] = "validation") -> None:
         self.defs: dict[str, dict[str, Any]] = {}
         self.inline = inline
         self.mode: Literal["validation", "serialization"] = mode
@@ -187,7 +188,7 @@ class SchemaBuilder:
             schema = self._pydantic(cls)
             ref = schema.get("$ref")
             if isinstance(ref, str) and ref.startswith(_DEFS):  # Pydantic's form of a recursive model
-                body = self.defs.pop(ref[len(_DEFS):])
+                body = self.defs.pop(ref[len(_DEFS) :])
                 renamed = {ref: "#"}
                 self.defs = {name: _renamed_refs(d, renamed) for name, d in self.defs.items()}
                 schema = {**_renamed_refs(body, renamed), **{k: v for k, v in schema.items() if k != "$ref"}}
@@ -218,8 +219,10 @@ class SchemaBuilder:
         if origin in _UNIONS:
             others = [a for a in args if a is not NoneType]
             if len(others) > 1 and not all(_is_scalar(a) for a in others):
-                raise UnsupportedType(f"unsupported union {hint!r}: only X | None and unions of str, "
-                                      "int, float, bool and Literal are supported")
+                raise UnsupportedType(
+                    f"unsupported union {hint!r}: only X | None and unions of str, "
+                    "int, float, bool and Literal are supported"
+                )
             return {"anyOf": [self.schema(a) for a in args]}
         base = origin or hint
         if base in _ARRAYS:
@@ -227,8 +230,12 @@ class SchemaBuilder:
         if base is tuple:
             if not args or (len(args) == 2 and args[1] is Ellipsis):
                 return self._array(args[0] if args else Any)
-            return {"type": "array", "prefixItems": [self.schema(a) for a in args],
-                    "minItems": len(args), "maxItems": len(args)}
+            return {
+                "type": "array",
+                "prefixItems": [self.schema(a) for a in args],
+                "minItems": len(args),
+                "maxItems": len(args),
+            }
         if base in _SETS:
             return {**self._array(args[0] if args else Any), "uniqueItems": True}
         if base in _MAPPINGS:
@@ -261,7 +268,7 @@ class SchemaBuilder:
                 new, n = f"{name}{n}", n + 1
             renamed[_DEFS + name] = _DEFS + new
         for name, body in defs.items():
-            self.defs[renamed[_DEFS + name][len(_DEFS):]] = _renamed_refs(body, renamed)
+            self.defs[renamed[_DEFS + name][len(_DEFS) :]] = _renamed_refs(body, renamed)
         schema = self._pydantic_schemas[hint] = _renamed_refs(schema, renamed)
         return copy.deepcopy(schema)
 
@@ -292,8 +299,12 @@ class SchemaBuilder:
             elif default is not NO_DEFAULT and (data := json_default(default)) is not NO_DEFAULT:
                 prop["default"] = data
             properties[name] = prop
-        schema: dict[str, Any] = {"type": "object", "properties": properties, "required": required,
-                                  "additionalProperties": False}
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": False,
+        }
         doc = cls.__dict__.get("__doc__")
         if doc and not (dataclasses.is_dataclass(cls) and doc.startswith(f"{cls.__name__}(")):
             schema["description"] = inspect.cleandoc(doc)
@@ -334,7 +345,7 @@ def inline_defs(schema: dict[str, Any], defs: dict[str, dict[str, Any]]) -> dict
     recursive = {name for name in defs if name in _reachable(uses, uses[name])}
 
     def expand(ref: str, rest: dict[str, Any]) -> dict[str, Any]:
-        name = ref[len(_DEFS):] if ref.startswith(_DEFS) else None
+        name = ref[len(_DEFS) :] if ref.startswith(_DEFS) else None
         if name is None or name not in defs or name in recursive:
             return {"$ref": ref, **rest}
         return {**_rebuild(defs[name], expand), **rest}  # (keywords beside the $ref, e.g. a description, win)
@@ -351,7 +362,7 @@ def _refs_in(node: Any) -> set[str]:
 
     def note(ref: str, rest: dict[str, Any]) -> dict[str, Any]:
         if ref.startswith(_DEFS):
-            found.add(ref[len(_DEFS):])
+            found.add(ref[len(_DEFS) :])
         return rest
 
     _rebuild(node, note)
@@ -378,9 +389,8 @@ def _fields(cls: type) -> list[tuple[str, Any, Any]]:
     except Exception as exc:
         raise UnsupportedType(f"cannot resolve the type hints of {cls.__qualname__}: {exc}") from None
     if typing.is_typeddict(cls):
-        required: frozenset[str] = getattr(cls, "__required_keys__")  # (is_typeddict does not narrow)
-        return [(name, hint, _REQUIRED if name in required else NO_DEFAULT)
-                for name, hint in hints.items()]
+        required: frozenset[str] = getattr(cls, "__required_keys__")  # noqa: B009 - is_typeddict does not narrow
+        return [(name, hint, _REQUIRED if name in required else NO_DEFAULT) for name, hint in hints.items()]
     out = []
     if attrs.has(cls):
         for a in attrs.fields(cls):
@@ -404,6 +414,7 @@ def _fields(cls: type) -> list[tuple[str, Any, Any]]:
 
 # -- conversion ------------------------------------------------------------------------------
 
+
 @functools.cache
 def converter() -> cattrs.Converter:
     """Structures validated JSON into the hinted Python types and back (sets become lists).
@@ -416,8 +427,9 @@ def converter() -> cattrs.Converter:
     made.register_unstructure_hook_factory(lambda t: value_type(t) is not None, _value_writer)
     made.register_structure_hook(bytes, _value_parser(bytes))  # (cattrs has a hook of its own for bytes)
     made.register_unstructure_hook(bytes, _value_writer(bytes))
-    made.register_structure_hook_func(lambda t: pydantic_types.is_model(t) or pydantic_types.is_field_hint(t),
-                                      pydantic_types.validate)
+    made.register_structure_hook_func(
+        lambda t: pydantic_types.is_model(t) or pydantic_types.is_field_hint(t), pydantic_types.validate
+    )
     made.register_unstructure_hook_func(pydantic_types.is_model, pydantic_types.dump)
     return made
 
@@ -446,4 +458,3 @@ def _structure_scalar_union(value: Any, hint: Any) -> Any:
     if type(value) is float and value.is_integer() and int in members and float not in members:
         return int(value)
     return value
-

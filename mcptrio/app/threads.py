@@ -27,8 +27,11 @@ CONTEXT_KEYWORD = "_mcptrio_context"
 def is_async(fn: Callable[..., Any]) -> bool:
     """True for an async function (or a callable object whose ``__call__`` is one, or a plain
     function that only wraps one, as some decorators write them): calling it returns an awaitable."""
-    return (inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
-            or inspect.iscoroutinefunction(inspect.unwrap(fn)))
+    return (
+        inspect.iscoroutinefunction(fn)
+        or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004 - an object with an async __call__
+        or inspect.iscoroutinefunction(inspect.unwrap(fn))
+    )
 
 
 def check_handler(fn: Callable[..., Any], what: str) -> None:
@@ -40,8 +43,9 @@ def check_handler(fn: Callable[..., Any], what: str) -> None:
         raise TypeError(f"{what} {name} is a generator function: a handler returns its result")
 
 
-def as_async(fn: Callable[..., Any], what: str,
-             context_parameter: str | None) -> tuple[Callable[..., Awaitable[Any]], str | None]:
+def as_async(
+    fn: Callable[..., Any], what: str, context_parameter: str | None
+) -> tuple[Callable[..., Awaitable[Any]], str | None]:
     """``fn`` as an async handler, and the keyword its Context is passed by: an async ``fn`` as
     it is; a plain one wrapped to run in a worker thread (``CONTEXT_KEYWORD`` when ``fn`` does
     not take the Context itself: the wrapper needs it for the App's thread limiter)."""
@@ -49,19 +53,22 @@ def as_async(fn: Callable[..., Any], what: str,
     if is_async(fn):
         return fn, context_parameter
     if context_parameter is None:
+
         @functools.wraps(fn)
         async def run_without_context(*args: Any, **kwargs: Any) -> Any:
             ctx = kwargs.pop(CONTEXT_KEYWORD)
-            return await trio.to_thread.run_sync(functools.partial(fn, *args, **kwargs), abandon_on_cancel=True,
-                                                 limiter=_limiter(ctx))
+            return await trio.to_thread.run_sync(
+                functools.partial(fn, *args, **kwargs), abandon_on_cancel=True, limiter=_limiter(ctx)
+            )
 
         return run_without_context, CONTEXT_KEYWORD
     keyword = context_parameter
 
     @functools.wraps(fn)
     async def run(*args: Any, **kwargs: Any) -> Any:
-        return await trio.to_thread.run_sync(functools.partial(fn, *args, **kwargs), abandon_on_cancel=True,
-                                             limiter=_limiter(kwargs[keyword]))
+        return await trio.to_thread.run_sync(
+            functools.partial(fn, *args, **kwargs), abandon_on_cancel=True, limiter=_limiter(kwargs[keyword])
+        )
 
     return run, context_parameter
 

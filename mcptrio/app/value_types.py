@@ -64,11 +64,15 @@ def parse_duration(value: Any, hint: type | None = None) -> Any:
     found = _DURATION.fullmatch(value) if isinstance(value, str) else None
     if found is None or value.endswith(("P", "T")):
         if isinstance(value, str) and re.fullmatch(r"[+-]?P([0-9.,]+[YM])+.*", value):
-            raise ValueError(f"{value!r}: years and months have no fixed length; give weeks, days, hours, "
-                             "minutes or seconds")
+            raise ValueError(
+                f"{value!r}: years and months have no fixed length; give weeks, days, hours, minutes or seconds"
+            )
         raise ValueError(f"{value!r} is not an ISO 8601 duration (such as P1DT2H30M or PT0.5S)")
-    micros = sum(Decimal(part.replace(",", ".")) * unit
-                 for part, unit in zip(found.groups()[1:], _UNIT_MICROSECONDS) if part is not None)
+    micros = sum(
+        Decimal(part.replace(",", ".")) * unit
+        for part, unit in zip(found.groups()[1:], _UNIT_MICROSECONDS)
+        if part is not None
+    )
     try:
         return timedelta(microseconds=int(-micros if found.group(1) == "-" else micros))
     except OverflowError:
@@ -90,6 +94,7 @@ def iso_duration(value: Any) -> str:
 
 
 # -- the others -----------------------------------------------------------------------------------
+
 
 def _uuid(value: Any, hint: type) -> Any:
     try:
@@ -144,8 +149,7 @@ VALUE_TYPES = (
     ValueType("datetime", "timedelta", _string("duration"), parse_duration, iso_duration),
     ValueType("uuid", "UUID", _string("uuid"), _uuid, str),
     # A decimal number: a JSON number or, to keep every digit, a string; written as a string.
-    ValueType("decimal", "Decimal", {"anyOf": [{"type": "number"}, _string(pattern=DECIMAL_PATTERN)]},
-              _decimal, str),
+    ValueType("decimal", "Decimal", {"anyOf": [{"type": "number"}, _string(pattern=DECIMAL_PATTERN)]}, _decimal, str),
     ValueType("pathlib", "PurePath", _string(), _path, str),
     ValueType("builtins", "bytes", _string(contentEncoding="base64"), _bytes, _base64),
 )

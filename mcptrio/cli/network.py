@@ -6,7 +6,7 @@ import errno
 import functools
 import logging
 import os
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import trio
 
@@ -33,7 +33,8 @@ def serve(app: App, settings: ServeSettings, argv: list[str]) -> int:
     wanted_files = max(config.max_streams + config.max_requests, config.max_connections) + SPARE_FILES
     open_files = raise_open_files(wanted_files)
     server: Callable[..., Awaitable[None]] = functools.partial(
-        serve_http, fd=settings.listen_fd, http_server=settings.http_server, tls=tls)
+        serve_http, fd=settings.listen_fd, http_server=settings.http_server, tls=tls
+    )
     if settings.transport == "ws":
         from ..transports.websocket import serve_websocket
 
@@ -48,16 +49,27 @@ def serve(app: App, settings: ServeSettings, argv: list[str]) -> int:
 
                 await nursery.start(reload.watch, app, list(settings.plugins), settings.prefixes)
             async with trio.open_nursery() as serving:
-                url = await serving.start(lambda task_status: server(
-                    app, host=host, port=port, config=config, shutdown_trigger=trigger, state=settings.state,
-                    task_status=task_status))
+                url = await serving.start(
+                    lambda task_status: server(
+                        app,
+                        host=host,
+                        port=port,
+                        config=config,
+                        shutdown_trigger=trigger,
+                        state=settings.state,
+                        task_status=task_status,
+                    )
+                )
                 if settings.listen_fd is None:
                     log.info("serving %s at %s%s", ", ".join(app.plugins), url, where)
                 else:
                     log.info("worker serving %s%s", ", ".join(app.plugins), where)
                 if open_files < wanted_files:
-                    log.info("open files are limited to %d: fewer connections than the connection, stream and "
-                             "request limits allow (raise the hard limit: ulimit -Hn)", open_files)
+                    log.info(
+                        "open files are limited to %d: fewer connections than the connection, stream and "
+                        "request limits allow (raise the hard limit: ulimit -Hn)",
+                        open_files,
+                    )
             nursery.cancel_scope.cancel()  # served and drained: stop watching for changes too
 
     failure: BaseException | None = None
@@ -83,8 +95,11 @@ def tls_settings(settings: ServeSettings) -> TlsSettings | None:
     worker starts (ServeError)."""
     if settings.certfile is None or settings.keyfile is None:
         return None
-    tls = TlsSettings(certfile=str(settings.certfile), keyfile=str(settings.keyfile),
-                      ca_certs=None if settings.ca_certs is None else str(settings.ca_certs))
+    tls = TlsSettings(
+        certfile=str(settings.certfile),
+        keyfile=str(settings.keyfile),
+        ca_certs=None if settings.ca_certs is None else str(settings.ca_certs),
+    )
     try:
         tls.context(("http/1.1",))
     except TlsError as exc:
@@ -116,6 +131,7 @@ async def signals_or_orphaned() -> None:
     """A worker's shutdown trigger: SIGTERM/SIGINT, or its supervisor gone (killed outright)."""
     parent = os.getppid()
     async with trio.open_nursery() as nursery:
+
         async def orphaned() -> None:
             while os.getppid() == parent:
                 await trio.sleep(1)
@@ -129,13 +145,20 @@ async def signals_or_orphaned() -> None:
 
 def http_config(settings: ServeSettings) -> HttpConfig:
     """The HTTP (and WebSocket) server's configuration the settings give."""
-    return HttpConfig(path=settings.path, legacy_sse=settings.legacy_sse, response_mode=settings.response_mode,
-                      allowed_hosts=allowed_hosts(settings.host, settings.allowed_hosts),
-                      allowed_origins=settings.allowed_origins, orphan_timeout=settings.orphan_timeout,
-                      trusted_proxies=settings.trusted_proxies, legacy_sessions=not settings.stateless_only,
-                      max_requests=settings.max_requests, max_streams=settings.max_streams,
-                      max_streams_per_client=settings.max_streams_per_client,
-                      max_connections=settings.max_connections)
+    return HttpConfig(
+        path=settings.path,
+        legacy_sse=settings.legacy_sse,
+        response_mode=settings.response_mode,
+        allowed_hosts=allowed_hosts(settings.host, settings.allowed_hosts),
+        allowed_origins=settings.allowed_origins,
+        orphan_timeout=settings.orphan_timeout,
+        trusted_proxies=settings.trusted_proxies,
+        legacy_sessions=not settings.stateless_only,
+        max_requests=settings.max_requests,
+        max_streams=settings.max_streams,
+        max_streams_per_client=settings.max_streams_per_client,
+        max_connections=settings.max_connections,
+    )
 
 
 def allowed_hosts(host: str, extra: tuple[str, ...]) -> tuple[str, ...]:

@@ -66,11 +66,20 @@ def make_app(*middleware: Any) -> mcptrio.App:
 
 def recorder(seen: list[dict[str, Any]]) -> Any:
     async def record(request: Request, call_next: Any) -> dict[str, Any]:
-        seen.append({"method": request.method, "name": request.name, "era": request.era,
-                     "version": request.protocol_version, "id": request.request_id,
-                     "session_id": request.session_id, "transport": request.transport,
-                     "principal": request.principal, "time_left": request.deadline - trio.current_time(),
-                     "arguments": dict(request.params.get("arguments") or {})})
+        seen.append(
+            {
+                "method": request.method,
+                "name": request.name,
+                "era": request.era,
+                "version": request.protocol_version,
+                "id": request.request_id,
+                "session_id": request.session_id,
+                "transport": request.transport,
+                "principal": request.principal,
+                "time_left": request.deadline - trio.current_time(),
+                "arguments": dict(request.params.get("arguments") or {}),
+            }
+        )
         return await call_next(request)
 
     return record
@@ -109,7 +118,11 @@ async def test_middleware_sees_method_target_params_era_and_deadline(era):
         await client.request("tools/list")
         await client.request("ping" if era == "legacy" else "server/discover")  # answered by the protocol
     assert [(s["method"], s["name"]) for s in seen] == [
-        ("tools/call", "echo"), ("prompts/get", "greet"), ("resources/read", "memo://one"), ("tools/list", None)]
+        ("tools/call", "echo"),
+        ("prompts/get", "greet"),
+        ("resources/read", "memo://one"),
+        ("tools/list", None),
+    ]
     first = seen[0]
     assert first["era"] == era
     assert first["version"] == ("2025-11-25" if era == "legacy" else "2026-07-28")
@@ -203,18 +216,20 @@ async def test_a_cancelled_request_is_cancelled_through_the_middleware():
 
 # -- real transports -------------------------------------------------------------------------------
 
+
 async def test_over_http_legacy_and_modern_the_middleware_sees_transport_and_session():
     seen: list[dict[str, Any]] = []
     async with http_server(make_app(recorder(seen))) as url, new_client() as http:
         session_id = await initialize(http, url)
-        legacy = await http.post(url, json=call_tool("echo", {"text": "legacy"}, 1),
-                                 headers=legacy_headers(session_id))
+        legacy = await http.post(url, json=call_tool("echo", {"text": "legacy"}, 1), headers=legacy_headers(session_id))
         assert text_of(final_of(legacy)) == "legacy"
         body, headers = modern_tool("echo", {"text": "modern"}, 2)
         modern = await http.post(url, json=body, headers=headers)
         assert text_of(final_of(modern)) == "modern"
     assert [(s["era"], s["transport"], s["session_id"]) for s in seen] == [
-        ("legacy", "http", session_id), ("modern", "http", None)]
+        ("legacy", "http", session_id),
+        ("modern", "http", None),
+    ]
 
 
 async def test_over_websocket_the_middleware_runs_for_both_eras():

@@ -97,9 +97,10 @@ async def test_over_http_429_with_retry_after_and_a_json_rpc_body_in_both_eras()
         body, headers = modern_tool("echo", {"text": "b"}, 2)
         assert text_of(final_of(await http.post(url, json=body, headers=headers))) == "b"
         # the same address is the same client, whichever era or session it uses
-        for response in (await http.post(url, json=call_tool("echo", {"text": "c"}, 3),
-                                         headers=legacy_headers(session_id)),
-                         await http.post(url, json=body, headers=headers)):
+        for response in (
+            await http.post(url, json=call_tool("echo", {"text": "c"}, 3), headers=legacy_headers(session_id)),
+            await http.post(url, json=body, headers=headers),
+        ):
             assert response.status_code == 429
             assert int(response.headers["retry-after"]) > 3000
             message = response.json()
@@ -127,8 +128,10 @@ async def test_over_websocket_a_json_rpc_error_with_the_delay():
 async def test_from_the_command_line_and_the_config_file_over_stdio(tmp_path: Path):
     config = tmp_path / "limits.toml"
     config.write_text('[serve]\nplugins = ["bench"]\nrate_limit = "1/h"\nrate_burst = 2\n')
-    for command in (MCPTRIO + ["serve", "--plugins", "bench", "--rate-limit", "1/h", "--rate-burst", "2"],
-                    MCPTRIO + ["serve", "--config", str(config)]):
+    for command in (
+        MCPTRIO + ["serve", "--plugins", "bench", "--rate-limit", "1/h", "--rate-burst", "2"],
+        MCPTRIO + ["serve", "--config", str(config)],
+    ):
         async with open_process_client(command) as client:
             assert "result" in await client.response("tools/list")
             assert "result" in await client.response("tools/list")

@@ -75,13 +75,23 @@ def trips(registry: mcptrio.Registry) -> mcptrio.Registry:
 def test_object_types_are_inlined_and_recursive_ones_stay_under_defs():
     tools = definitions(trips(mcptrio.Registry("trips")))
     plan = tools["plan"]
-    place = {"type": "object", "description": "Somewhere.", "properties": {
-        "name": {"type": "string"}, "lat": {"type": "number", "default": 0.0}},
-        "required": ["name"], "additionalProperties": False}
-    trip = {"type": "object", "properties": {"start": place, "stops": {"type": "array", "items": place}},
-            "required": ["start", "stops"], "additionalProperties": False}
+    place = {
+        "type": "object",
+        "description": "Somewhere.",
+        "properties": {"name": {"type": "string"}, "lat": {"type": "number", "default": 0.0}},
+        "required": ["name"],
+        "additionalProperties": False,
+    }
+    trip = {
+        "type": "object",
+        "properties": {"start": place, "stops": {"type": "array", "items": place}},
+        "required": ["start", "stops"],
+        "additionalProperties": False,
+    }
     assert plan["inputSchema"]["properties"] == {
-        "trip": trip, "again": {"anyOf": [trip, {"type": "null"}], "description": "a second trip", "default": None}}
+        "trip": trip,
+        "again": {"anyOf": [trip, {"type": "null"}], "description": "a second trip", "default": None},
+    }
     assert plan["outputSchema"] == trip
     assert "$ref" not in json.dumps(plan)
     # A recursive type has no finite inline form: a reference to itself, under $defs (or "#" at the root).
@@ -91,8 +101,9 @@ def test_object_types_are_inlined_and_recursive_ones_stay_under_defs():
     assert tree["outputSchema"]["properties"]["children"]["items"] == {"$ref": "#"}
 
 
-@pytest.mark.parametrize("registry", [mcptrio.Registry("trips", inline_schemas=False),
-                                      mcptrio.App("trips", inline_schemas=False)])
+@pytest.mark.parametrize(
+    "registry", [mcptrio.Registry("trips", inline_schemas=False), mcptrio.App("trips", inline_schemas=False)]
+)
 def test_inline_schemas_false_keeps_defs(registry):
     plan = definitions(trips(registry))["plan"]
     assert plan["inputSchema"]["properties"]["trip"] == {"$ref": "#/$defs/Trip"}
@@ -110,23 +121,32 @@ async def test_inlined_and_kept_schemas_validate_the_same_arguments():
             bad = await client.call_tool("plan", {"trip": {"start": {"name": "A"}, "stops": [{"lat": 1}]}})
             assert bad["content"][0]["text"] == "invalid arguments: missing required argument 'trip.stops[0].name'"
             deep = await client.call_tool("tree", {"root": {"label": "a", "children": [{"label": 2}]}})
-            assert deep["content"][0]["text"] == ("invalid arguments: 'root.children[0].label': 2 is not of type "
-                                                  "'string'")
+            assert deep["content"][0]["text"] == (
+                "invalid arguments: 'root.children[0].label': 2 is not of type 'string'"
+            )
 
 
 def test_pydantic_models_and_fields_have_pydantic_schemas_inlined():
     plugin = mcptrio.Registry("p")
 
     @plugin.tool
-    async def rate(rating: Rating, note: Annotated[str, pydantic.Field(max_length=10, description="short")] = "",
-                   by: Annotated[str, typing_extensions.Doc("who rates")] = "me") -> Rating:
+    async def rate(
+        rating: Rating,
+        note: Annotated[str, pydantic.Field(max_length=10, description="short")] = "",
+        by: Annotated[str, typing_extensions.Doc("who rates")] = "me",
+    ) -> Rating:
         return rating
 
     rate_tool = definitions(plugin)["rate"]
     properties = rate_tool["inputSchema"]["properties"]
     assert properties["rating"]["description"] == "How good it was."
     assert properties["rating"]["properties"]["stars"] == {
-        "description": "one to five", "maximum": 5, "minimum": 1, "title": "Stars", "type": "integer"}
+        "description": "one to five",
+        "maximum": 5,
+        "minimum": 1,
+        "title": "Stars",
+        "type": "integer",
+    }
     assert properties["rating"]["properties"]["place"]["properties"]["name"] == {"title": "Name", "type": "string"}
     assert properties["note"] == {"type": "string", "maxLength": 10, "description": "short", "default": ""}
     assert properties["by"] == {"type": "string", "description": "who rates", "default": "me"}

@@ -89,11 +89,13 @@ def signature_of(fn, **kwargs) -> ToolSignature:
 
 def tool(**annotations):
     """An async function with keyword parameters annotated as given (none have defaults)."""
+
     async def fn(**kwargs):
         pass
 
     fn.__signature__ = inspect.Signature(
-        [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY) for name in annotations if name != "return"])
+        [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY) for name in annotations if name != "return"]
+    )
     fn.__annotations__ = annotations
     return fn
 
@@ -104,45 +106,58 @@ def param_schema(hint, **kwargs) -> dict:
 
 # -- input schemas ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("hint", "expected"), [
-    (str, {"type": "string"}),
-    (int, {"type": "integer"}),
-    (float, {"type": "number"}),
-    (bool, {"type": "boolean"}),
-    (None, {"type": "null"}),
-    (Any, {}),
-    (Literal["fast", "full"], {"type": "string", "enum": ["fast", "full"]}),
-    (Literal[1, "a"], {"enum": [1, "a"]}),
-    (Literal[Color.RED], {"type": "string", "enum": ["red"]}),
-    (Color, {"type": "string", "enum": ["red", "green"]}),
-    (Level, {"type": "integer", "enum": [1, 2]}),
-    (Optional[int], {"anyOf": [{"type": "integer"}, {"type": "null"}]}),
-    (str | None, {"anyOf": [{"type": "string"}, {"type": "null"}]}),
-    (int | str, {"anyOf": [{"type": "integer"}, {"type": "string"}]}),
-    (list[str], {"type": "array", "items": {"type": "string"}}),
-    (list, {"type": "array"}),
-    (list[Any], {"type": "array"}),
-    (tuple[int, ...], {"type": "array", "items": {"type": "integer"}}),
-    (tuple[int, str], {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}],
-                       "minItems": 2, "maxItems": 2}),
-    (set[str], {"type": "array", "items": {"type": "string"}, "uniqueItems": True}),
-    (frozenset[int], {"type": "array", "items": {"type": "integer"}, "uniqueItems": True}),
-    (dict[str, int], {"type": "object", "additionalProperties": {"type": "integer"}}),
-    (dict, {"type": "object"}),
-    (dict[str, Any], {"type": "object"}),
-    (Annotated[str, "what to look for"], {"type": "string", "description": "what to look for"}),
-    (Annotated[int, Param(description="how many", title="Limit", examples=[3], schema={"minimum": 1})],
-     {"type": "integer", "description": "how many", "title": "Limit", "examples": [3], "minimum": 1}),
-    (list[Annotated[str, "a tag"]], {"type": "array", "items": {"type": "string", "description": "a tag"}}),
-    (Filter, {"$ref": "#/$defs/Filter"}),
-    (Filter | None, {"anyOf": [{"$ref": "#/$defs/Filter"}, {"type": "null"}]}),
-])
+
+@pytest.mark.parametrize(
+    ("hint", "expected"),
+    [
+        (str, {"type": "string"}),
+        (int, {"type": "integer"}),
+        (float, {"type": "number"}),
+        (bool, {"type": "boolean"}),
+        (None, {"type": "null"}),
+        (Any, {}),
+        (Literal["fast", "full"], {"type": "string", "enum": ["fast", "full"]}),
+        (Literal[1, "a"], {"enum": [1, "a"]}),
+        (Literal[Color.RED], {"type": "string", "enum": ["red"]}),
+        (Color, {"type": "string", "enum": ["red", "green"]}),
+        (Level, {"type": "integer", "enum": [1, 2]}),
+        (Optional[int], {"anyOf": [{"type": "integer"}, {"type": "null"}]}),  # noqa: UP045 - the old spelling is read too
+        (str | None, {"anyOf": [{"type": "string"}, {"type": "null"}]}),
+        (int | str, {"anyOf": [{"type": "integer"}, {"type": "string"}]}),
+        (list[str], {"type": "array", "items": {"type": "string"}}),
+        (list, {"type": "array"}),
+        (list[Any], {"type": "array"}),
+        (tuple[int, ...], {"type": "array", "items": {"type": "integer"}}),
+        (
+            tuple[int, str],
+            {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2, "maxItems": 2},
+        ),
+        (set[str], {"type": "array", "items": {"type": "string"}, "uniqueItems": True}),
+        (frozenset[int], {"type": "array", "items": {"type": "integer"}, "uniqueItems": True}),
+        (dict[str, int], {"type": "object", "additionalProperties": {"type": "integer"}}),
+        (dict, {"type": "object"}),
+        (dict[str, Any], {"type": "object"}),
+        (Annotated[str, "what to look for"], {"type": "string", "description": "what to look for"}),
+        (
+            Annotated[int, Param(description="how many", title="Limit", examples=[3], schema={"minimum": 1})],
+            {"type": "integer", "description": "how many", "title": "Limit", "examples": [3], "minimum": 1},
+        ),
+        (list[Annotated[str, "a tag"]], {"type": "array", "items": {"type": "string", "description": "a tag"}}),
+        (Filter, {"$ref": "#/$defs/Filter"}),
+        (Filter | None, {"anyOf": [{"$ref": "#/$defs/Filter"}, {"type": "null"}]}),
+    ],
+)
 def test_annotation_schemas(hint, expected):
     assert param_schema(hint, inline=False) == expected
 
 
-async def search(ctx: Context, query: Annotated[str, "what to look for"], limit: int = 10,
-                 mode: Literal["fast", "full"] = "fast", tags: list[str] | None = None) -> list[Hit]:
+async def search(
+    ctx: Context,
+    query: Annotated[str, "what to look for"],
+    limit: int = 10,
+    mode: Literal["fast", "full"] = "fast",
+    tags: list[str] | None = None,
+) -> list[Hit]:
     return []
 
 
@@ -155,8 +170,7 @@ def test_search_example():
             "query": {"type": "string", "description": "what to look for"},
             "limit": {"type": "integer", "default": 10},
             "mode": {"type": "string", "enum": ["fast", "full"], "default": "fast"},
-            "tags": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}],
-                     "default": None},
+            "tags": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}], "default": None},
         },
         "required": ["query"],
         "additionalProperties": False,
@@ -187,8 +201,17 @@ def test_no_parameters():
 def test_defaults_and_required():
     marker = object()
 
-    async def fn(a: int, b: str = "x", c: Color = Color.GREEN, d: tuple[int, ...] = (1, 2),
-                 e: Optional[int] = None, f: Any = marker, g: float = float("inf"), h=3, i=None) -> None: ...
+    async def fn(
+        a: int,
+        b: str = "x",
+        c: Color = Color.GREEN,
+        d: tuple[int, ...] = (1, 2),
+        e: int | None = None,
+        f: Any = marker,
+        g: float = float("inf"),
+        h=3,
+        i=None,
+    ) -> None: ...
 
     schema = signature_of(fn).input_schema
     assert schema["required"] == ["a"]
@@ -206,8 +229,9 @@ def test_defaults_and_required():
 
 
 def test_object_types_are_inlined_by_default():
-    async def fn(filter: Filter, point: Point, options: Options, people: list[Person],
-                 also: Annotated[Filter, "a second filter"]) -> None: ...
+    async def fn(
+        filter: Filter, point: Point, options: Options, people: list[Person], also: Annotated[Filter, "a second filter"]
+    ) -> None: ...
 
     inlined = signature_of(fn).input_schema
     kept = signature_of(fn, inline=False).input_schema
@@ -271,9 +295,12 @@ def test_recursive_class():
 
     sig = signature_of(fn)
     assert sig.input_schema["$defs"]["Hit"]["properties"]["children"] == {
-        "type": "array", "items": {"$ref": "#/$defs/Hit"}}
+        "type": "array",
+        "items": {"$ref": "#/$defs/Hit"},
+    }
     assert sig.bind({"hit": {"title": "a", "score": 1, "children": [{"title": "b", "score": 2}]}}) == {
-        "hit": Hit("a", 1.0, [Hit("b", 2.0)])}
+        "hit": Hit("a", 1.0, [Hit("b", 2.0)])
+    }
 
 
 def test_var_keyword_allows_extra_arguments():
@@ -281,8 +308,12 @@ def test_var_keyword_allows_extra_arguments():
     async def untyped(a: int, **rest) -> None: ...
 
     sig = signature_of(typed)
-    assert sig.input_schema == {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"],
-                                "additionalProperties": {"type": "integer"}}
+    assert sig.input_schema == {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}},
+        "required": ["a"],
+        "additionalProperties": {"type": "integer"},
+    }
     assert sig.bind({"a": 1, "b": 2}) == {"a": 1, "b": 2}
     with pytest.raises(ArgumentError, match=r"^invalid arguments: 'b': 'x' is not of type 'integer'$"):
         sig.bind({"a": 1, "b": "x"})
@@ -291,9 +322,9 @@ def test_var_keyword_allows_extra_arguments():
 
 # -- verbatim schemas -------------------------------------------------------------------------
 
+
 def test_verbatim_input_schema_is_used_as_is():
-    schema = {"type": "object", "properties": {"when": {"type": "string", "format": "date"}},
-              "required": ["when"]}
+    schema = {"type": "object", "properties": {"when": {"type": "string", "format": "date"}}, "required": ["when"]}
 
     async def fn(ctx: Context, when: datetime.date) -> None: ...  # the annotation is not looked at
 
@@ -307,8 +338,12 @@ def test_verbatim_input_schema_is_used_as_is():
 
 
 def test_verbatim_schema_dialects_and_refs():
-    draft7 = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
-              "properties": {"a": {"$ref": "#/definitions/pos"}}, "definitions": {"pos": {"minimum": 0}}}
+    draft7 = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {"a": {"$ref": "#/definitions/pos"}},
+        "definitions": {"pos": {"minimum": 0}},
+    }
 
     async def fn(**kw) -> None: ...
 
@@ -321,29 +356,57 @@ def test_verbatim_schema_dialects_and_refs():
     with pytest.raises(TypeError, match="unsupported dialect"):
         ToolSignature.from_function(fn, input_schema={"$schema": "https://example.com/dialect", "type": "object"})
     with pytest.raises(TypeError, match="does not resolve locally: 'https://example.com/s.json'"):
-        ToolSignature.from_function(fn, input_schema={"type": "object", "properties": {
-            "a": {"$ref": "https://example.com/s.json"}}})
+        ToolSignature.from_function(
+            fn, input_schema={"type": "object", "properties": {"a": {"$ref": "https://example.com/s.json"}}}
+        )
     with pytest.raises(TypeError, match="does not resolve locally: '#/\\$defs/nope'"):
         ToolSignature.from_function(fn, output_schema={"$ref": "#/$defs/nope"})
 
 
 # -- bind -------------------------------------------------------------------------------------
 
-async def convert(color: Color, level: Level, filter: Filter, point: Point, options: Options,
-                  pair: tuple[int, str], tags: set[str], ratio: float, mode: Literal["a", "b"],
-                  either: int | float | None, maybe: Filter | None = None) -> None: ...
+
+async def convert(
+    color: Color,
+    level: Level,
+    filter: Filter,
+    point: Point,
+    options: Options,
+    pair: tuple[int, str],
+    tags: set[str],
+    ratio: float,
+    mode: Literal["a", "b"],
+    either: int | float | None,
+    maybe: Filter | None = None,
+) -> None: ...
 
 
 def test_bind_converts_to_declared_types():
-    kwargs = signature_of(convert).bind({
-        "color": "red", "level": 2, "filter": {"since": "monday", "colors": ["green"]},
-        "point": {"x": 1, "tags": ["a", "b"]}, "options": {"depth": 2}, "pair": [1, "x"],
-        "tags": ["a", "b"], "ratio": 2, "mode": "b", "either": 3,
-    })
+    kwargs = signature_of(convert).bind(
+        {
+            "color": "red",
+            "level": 2,
+            "filter": {"since": "monday", "colors": ["green"]},
+            "point": {"x": 1, "tags": ["a", "b"]},
+            "options": {"depth": 2},
+            "pair": [1, "x"],
+            "tags": ["a", "b"],
+            "ratio": 2,
+            "mode": "b",
+            "either": 3,
+        }
+    )
     assert kwargs == {
-        "color": Color.RED, "level": Level.HIGH, "filter": Filter("monday", colors=[Color.GREEN]),
-        "point": Point(1.0, tags={"a", "b"}), "options": {"depth": 2}, "pair": (1, "x"),
-        "tags": {"a", "b"}, "ratio": 2.0, "mode": "b", "either": 3,
+        "color": Color.RED,
+        "level": Level.HIGH,
+        "filter": Filter("monday", colors=[Color.GREEN]),
+        "point": Point(1.0, tags={"a", "b"}),
+        "options": {"depth": 2},
+        "pair": (1, "x"),
+        "tags": {"a", "b"},
+        "ratio": 2.0,
+        "mode": "b",
+        "either": 3,
     }
     assert type(kwargs["ratio"]) is float and type(kwargs["point"].x) is float
     assert "maybe" not in kwargs  # defaults are left to Python
@@ -367,7 +430,9 @@ def test_callable_objects_and_partials():
     sig = signature_of(Tool())
     assert sig.context_parameter == "ctx" and sig.input_schema["required"] == ["x"] and sig.wraps_output
     assert signature_of(functools.partial(fn, y="a")).input_schema["properties"] == {
-        "x": {"type": "integer"}, "y": {"type": "string", "default": "a"}}
+        "x": {"type": "integer"},
+        "y": {"type": "string", "default": "a"},
+    }
 
 
 def test_sets_reject_duplicates():
@@ -377,18 +442,21 @@ def test_sets_reject_duplicates():
         signature_of(fn).bind({"tags": ["a", "a"]})
 
 
-@pytest.mark.parametrize(("arguments", "message"), [
-    ({"limit": 3}, "missing required argument 'query'"),
-    ({}, "missing required argument 'query'"),
-    ({"query": "q", "limit": "ten"}, "'limit': 'ten' is not of type 'integer'"),
-    ({"query": "q", "limit": True}, "'limit': True is not of type 'integer'"),
-    ({"query": "q", "foo": 1}, "unexpected argument 'foo'"),
-    ({"query": "q", "foo": 1, "bar": 2}, "unexpected arguments 'bar', 'foo'"),
-    ({"query": "q", "ctx": 1}, "unexpected argument 'ctx'"),
-    ({"query": "q", "mode": "slow"}, "'mode': 'slow' is not one of ['fast', 'full']"),
-    ({"query": "q", "tags": ["a", 1]}, "'tags[1]': 1 is not of type 'string'"),
-    ({"query": "q", "tags": "a"}, "'tags': 'a' is not of type 'array', 'null'"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"limit": 3}, "missing required argument 'query'"),
+        ({}, "missing required argument 'query'"),
+        ({"query": "q", "limit": "ten"}, "'limit': 'ten' is not of type 'integer'"),
+        ({"query": "q", "limit": True}, "'limit': True is not of type 'integer'"),
+        ({"query": "q", "foo": 1}, "unexpected argument 'foo'"),
+        ({"query": "q", "foo": 1, "bar": 2}, "unexpected arguments 'bar', 'foo'"),
+        ({"query": "q", "ctx": 1}, "unexpected argument 'ctx'"),
+        ({"query": "q", "mode": "slow"}, "'mode': 'slow' is not one of ['fast', 'full']"),
+        ({"query": "q", "tags": ["a", 1]}, "'tags[1]': 1 is not of type 'string'"),
+        ({"query": "q", "tags": "a"}, "'tags': 'a' is not of type 'array', 'null'"),
+    ],
+)
 def test_bind_errors(arguments, message):
     sig = signature_of(search)
     with pytest.raises(ArgumentError) as info:
@@ -396,15 +464,20 @@ def test_bind_errors(arguments, message):
     assert str(info.value) == f"invalid arguments: {message}"
 
 
-@pytest.mark.parametrize(("arguments", "message"), [
-    ({"filter": {"since": 3}}, "'filter.since': 3 is not of type 'string'"),
-    ({"filter": {}}, "missing required argument 'filter.since'"),
-    ({"filter": {"since": "x", "seen": 1}}, "unexpected argument 'filter.seen'"),
-    ({"filter": {"since": "x", "colors": ["red", "blue"]}},
-     "'filter.colors[1]': 'blue' is not one of ['red', 'green']"),
-    ({"filter": {"since": "x"}, "maybe": {"since": 1}}, "'maybe.since': 1 is not of type 'string'"),
-    ({"filter": {"since": "x"}, "maybe": "x"}, "'maybe': 'x' is not of type 'object', 'null'"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"filter": {"since": 3}}, "'filter.since': 3 is not of type 'string'"),
+        ({"filter": {}}, "missing required argument 'filter.since'"),
+        ({"filter": {"since": "x", "seen": 1}}, "unexpected argument 'filter.seen'"),
+        (
+            {"filter": {"since": "x", "colors": ["red", "blue"]}},
+            "'filter.colors[1]': 'blue' is not one of ['red', 'green']",
+        ),
+        ({"filter": {"since": "x"}, "maybe": {"since": 1}}, "'maybe.since': 1 is not of type 'string'"),
+        ({"filter": {"since": "x"}, "maybe": "x"}, "'maybe': 'x' is not of type 'object', 'null'"),
+    ],
+)
 def test_bind_nested_errors(arguments, message):
     async def fn(filter: Filter, maybe: Filter | None = None) -> None: ...
 
@@ -449,6 +522,7 @@ def test_param_schema_keywords_are_enforced():
 
 # -- output -----------------------------------------------------------------------------------
 
+
 def test_no_output_schema():
     async def absent(): ...
     async def none() -> None: ...
@@ -480,16 +554,18 @@ def test_object_like_return_types_are_not_wrapped():
         "required": ["x"],
         "additionalProperties": False,
     }
-    assert signature_of(person).output_schema["properties"] == {
-        "name": {"type": "string"}, "nick": {"type": "string"}}
+    assert signature_of(person).output_schema["properties"] == {"name": {"type": "string"}, "nick": {"type": "string"}}
     assert signature_of(counts).output_schema == {"type": "object", "additionalProperties": {"type": "integer"}}
     sig = signature_of(hit)
     assert not sig.wraps_output
     assert sig.output_schema == {  # a recursive reference to the root class is "#"
         "type": "object",
         "description": "the best hit",
-        "properties": {"title": {"type": "string"}, "score": {"type": "number"},
-                       "children": {"type": "array", "items": {"$ref": "#"}}},
+        "properties": {
+            "title": {"type": "string"},
+            "score": {"type": "number"},
+            "children": {"type": "array", "items": {"$ref": "#"}},
+        },
         "required": ["title", "score"],
         "additionalProperties": False,
     }
@@ -508,8 +584,7 @@ def test_other_return_types_are_wrapped():
 
     sig = signature_of(text)
     assert sig.wraps_output
-    assert sig.output_schema == {"type": "object", "properties": {"result": {"type": "string"}},
-                                 "required": ["result"]}
+    assert sig.output_schema == {"type": "object", "properties": {"result": {"type": "string"}}, "required": ["result"]}
     assert sig.structured("hi") == {"result": "hi"}
 
     sig = signature_of(hits)
@@ -517,13 +592,18 @@ def test_other_return_types_are_wrapped():
         "type": "object",
         "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/Hit"}}},
         "required": ["result"],
-        "$defs": {"Hit": {
-            "type": "object",
-            "properties": {"title": {"type": "string"}, "score": {"type": "number"},
-                           "children": {"type": "array", "items": {"$ref": "#/$defs/Hit"}}},
-            "required": ["title", "score"],
-            "additionalProperties": False,
-        }},
+        "$defs": {
+            "Hit": {
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string"},
+                    "score": {"type": "number"},
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/Hit"}},
+                },
+                "required": ["title", "score"],
+                "additionalProperties": False,
+            }
+        },
     }
     structured = sig.structured([Hit("a", 1.0)])
     assert structured == {"result": [{"title": "a", "score": 1.0, "children": []}]}
@@ -565,6 +645,7 @@ def test_explicit_output_schema_overrides():
 
 # -- registration errors ----------------------------------------------------------------------
 
+
 class Opaque:
     pass
 
@@ -587,17 +668,20 @@ class Bad:
 async def bad_field(b: Bad) -> None: ...
 
 
-@pytest.mark.parametrize(("fn", "message"), [
-    (when, "when: parameter 'day': unsupported type tests.app.test_signature.Opaque"),
-    (keys, "keys: parameter 'm': dict[int, str]: JSON object keys are strings, use dict[str, ...]"),
-    (classes, "classes: parameter 'x': unsupported union"),
-    (star, "star: parameter 'args': tool arguments are passed by keyword"),
-    (positional, "positional: parameter 'a': tool arguments are passed by keyword"),
-    (nested, "nested: parameter 'p': unsupported type tests.app.test_signature.Opaque"),
-    (bad_field, "bad_field: parameter 'b': Bad.when: unsupported type tests.app.test_signature.Opaque"),
-    (returns, "returns: return type: unsupported type tests.app.test_signature.Opaque"),
-    (two, "two: more than one Context parameter ('a', 'b')"),
-])
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (when, "when: parameter 'day': unsupported type tests.app.test_signature.Opaque"),
+        (keys, "keys: parameter 'm': dict[int, str]: JSON object keys are strings, use dict[str, ...]"),
+        (classes, "classes: parameter 'x': unsupported union"),
+        (star, "star: parameter 'args': tool arguments are passed by keyword"),
+        (positional, "positional: parameter 'a': tool arguments are passed by keyword"),
+        (nested, "nested: parameter 'p': unsupported type tests.app.test_signature.Opaque"),
+        (bad_field, "bad_field: parameter 'b': Bad.when: unsupported type tests.app.test_signature.Opaque"),
+        (returns, "returns: return type: unsupported type tests.app.test_signature.Opaque"),
+        (two, "two: more than one Context parameter ('a', 'b')"),
+    ],
+)
 def test_unsupported_annotations_raise_type_error(fn, message):
     with pytest.raises(TypeError) as info:
         ToolSignature.from_function(fn)

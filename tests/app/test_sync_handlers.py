@@ -69,8 +69,10 @@ async def test_every_kind_of_handler_may_be_a_plain_function(era):
         assert read["contents"][0]["text"] == f"Oslo ({era})"
         prompt = await client.request("prompts/get", {"name": "visit", "arguments": {"city": "Oslo"}})
         assert prompt["messages"][0]["content"]["text"] == "Plan a day in Oslo."
-        done = await client.request("completion/complete", {
-            "ref": {"type": "ref/resource", "uri": "sync://city/{name}"}, "argument": {"name": "name", "value": "Os"}})
+        done = await client.request(
+            "completion/complete",
+            {"ref": {"type": "ref/resource", "uri": "sync://city/{name}"}, "argument": {"name": "name", "value": "Os"}},
+        )
         assert done["completion"]["values"] == ["Oslo", "Osaka"]
 
 
@@ -87,12 +89,14 @@ async def test_progress_and_logs_from_the_thread_reach_the_client():
 
     async with open_client(app) as client:
         await client.request("logging/setLevel", {"level": "info"})
-        result = await client.request("tools/call", {"name": "count", "arguments": {"steps": 3}},
-                                      meta={"progressToken": "p"})
+        result = await client.request(
+            "tools/call", {"name": "count", "arguments": {"steps": 3}}, meta={"progressToken": "p"}
+        )
         assert text_of(result) == "counted"
         progress = [n["params"] for n in client.notifications if n["method"] == "notifications/progress"]
-        assert progress == [{"progressToken": "p", "progress": s, "total": 3, "message": f"step {s}"}
-                            for s in (1, 2, 3)]
+        assert progress == [
+            {"progressToken": "p", "progress": s, "total": 3, "message": f"step {s}"} for s in (1, 2, 3)
+        ]
         [log] = [n["params"] for n in client.notifications if n["method"] == "notifications/message"]
         assert log == {"level": "info", "data": {"counted": 3}}
 
@@ -111,8 +115,9 @@ async def test_elicitation_from_the_thread_in_both_eras(era):
     async def accept(params: dict) -> dict:
         return {"action": "accept", "content": {"ok": True}}
 
-    async with open_client(app, era=era, capabilities={"elicitation": {}},
-                           handlers={"elicitation/create": accept}) as client:
+    async with open_client(
+        app, era=era, capabilities={"elicitation": {}}, handlers={"elicitation/create": accept}
+    ) as client:
         result = await client.call_tool("confirm", resolve_input=True)
         assert text_of(result) == "yes"
     assert len(runs) == (2 if era == "modern" else 1)  # modern: the retry runs the handler again
@@ -246,7 +251,12 @@ async def test_a_plain_function_runs_as_a_task_too():
 
 
 def test_a_stdio_server_exits_at_end_of_input_though_a_thread_never_returns(tmp_path):
-    fake_distribution(tmp_path, "stuck_plugin", {"stuck": "stuck:plugin"}, {"stuck": """
+    fake_distribution(
+        tmp_path,
+        "stuck_plugin",
+        {"stuck": "stuck:plugin"},
+        {
+            "stuck": """
         import threading
         import mcptrio
 
@@ -256,16 +266,32 @@ def test_a_stdio_server_exits_at_end_of_input_though_a_thread_never_returns(tmp_
         def forever() -> str:
             threading.Event().wait()  # never set
             return "never"
-    """})
-    messages = [{"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                 "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                            "clientInfo": {"name": "t", "version": "1"}}},
-                {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "forever", "arguments": {}}}]
+    """
+        },
+    )
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "forever", "arguments": {}}},
+    ]
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "mcptrio.cli", "serve", "--plugins", "stuck"], env=env, timeout=60,
-                          input="".join(json.dumps(m) + "\n" for m in messages).encode(), capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "mcptrio.cli", "serve", "--plugins", "stuck"],
+        env=env,
+        timeout=60,
+        input="".join(json.dumps(m) + "\n" for m in messages).encode(),
+        capture_output=True,
+    )
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert time.monotonic() - started < 5 + 10  # the shutdown grace (5 s), then the thread is left behind
     assert json.loads(done.stdout.splitlines()[0])["id"] == 0

@@ -27,29 +27,34 @@ def fake_distribution(root: Path, dist: str, plugins: dict[str, str], modules: d
 
 @pytest.fixture
 def plugin_path(tmp_path):
-    fake_distribution(tmp_path, "fake_plugins", {
-        "broken": "broken_plugin:plugin",
-        "notregistry": "odd_plugin:plugin",
-        "alpha": "clash_a:plugin",
-        "beta": "clash_b:plugin",
-    }, {
-        "broken_plugin": "raise ImportError('needs libfoo')\n",
-        "odd_plugin": "plugin = 42\n",
-        "clash_a": """
+    fake_distribution(
+        tmp_path,
+        "fake_plugins",
+        {
+            "broken": "broken_plugin:plugin",
+            "notregistry": "odd_plugin:plugin",
+            "alpha": "clash_a:plugin",
+            "beta": "clash_b:plugin",
+        },
+        {
+            "broken_plugin": "raise ImportError('needs libfoo')\n",
+            "odd_plugin": "plugin = 42\n",
+            "clash_a": """
             import mcptrio
             plugin = mcptrio.Registry("alpha")
             @plugin.tool()
             async def hello() -> str:
                 return "from alpha"
         """,
-        "clash_b": """
+            "clash_b": """
             import mcptrio
             plugin = mcptrio.Registry("beta")
             @plugin.tool()
             async def hello() -> str:
                 return "from beta"
         """,
-    })
+        },
+    )
     return tmp_path
 
 
@@ -57,8 +62,9 @@ def run(args, plugin_path=None, **kwargs):
     env = dict(os.environ)
     if plugin_path is not None:
         env["PYTHONPATH"] = f"{plugin_path}{os.pathsep}{env.get('PYTHONPATH', '')}"
-    return subprocess.run(MCPTRIO + args, capture_output=True, text=True, timeout=60, env=env,
-                          stdin=subprocess.DEVNULL, **kwargs)
+    return subprocess.run(
+        MCPTRIO + args, capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL, **kwargs
+    )
 
 
 def one_line_error(done):
@@ -116,21 +122,24 @@ def test_config_unknown_keys_are_errors(tmp_path):
     assert "unknown key(s): serve.colour, serve.limits.speed" in line
 
 
-@pytest.mark.parametrize(("line", "says"), [
-    ('port = "abc"', "serve.port must be a whole number, got 'abc'"),
-    ("port = -5", "port must be 0 to 65535 (0: any free port), got -5"),
-    ("host = 5", "serve.host must be a string, got 5"),
-    ('prefixes = "x"', "serve.prefixes must be a table of plugin = prefix strings, got 'x'"),
-    ("limits = 5", "serve.limits must be a table ([serve.limits]), got 5"),
-    ('path = "mcp"', "path must start with / and hold no ?, # or space, got 'mcp'"),
-    ('legacy_sse = "no"', "serve.legacy_sse must be true or false, got 'no'"),
-    ('allowed_hosts = "example.com"', "serve.allowed_hosts must be a list of strings, got 'example.com'"),
-    ("name = 3", "serve.name must be a string, got 3"),
-    ('transport = "udp"', "transport must be one of stdio, http, ws, got 'udp'"),
-    ('response_mode = "xml"', "response_mode must be one of auto, json, sse, got 'xml'"),
-    ("[serve.limits]\nmax_in_flight = 0", "serve.limits.max_in_flight must be at least 1, got 0"),
-    ('[serve.limits]\nrequest_timeout = "x"', "serve.limits.request_timeout must be a number, got 'x'"),
-])
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ('port = "abc"', "serve.port must be a whole number, got 'abc'"),
+        ("port = -5", "port must be 0 to 65535 (0: any free port), got -5"),
+        ("host = 5", "serve.host must be a string, got 5"),
+        ('prefixes = "x"', "serve.prefixes must be a table of plugin = prefix strings, got 'x'"),
+        ("limits = 5", "serve.limits must be a table ([serve.limits]), got 5"),
+        ('path = "mcp"', "path must start with / and hold no ?, # or space, got 'mcp'"),
+        ('legacy_sse = "no"', "serve.legacy_sse must be true or false, got 'no'"),
+        ('allowed_hosts = "example.com"', "serve.allowed_hosts must be a list of strings, got 'example.com'"),
+        ("name = 3", "serve.name must be a string, got 3"),
+        ('transport = "udp"', "transport must be one of stdio, http, ws, got 'udp'"),
+        ('response_mode = "xml"', "response_mode must be one of auto, json, sse, got 'xml'"),
+        ("[serve.limits]\nmax_in_flight = 0", "serve.limits.max_in_flight must be at least 1, got 0"),
+        ('[serve.limits]\nrequest_timeout = "x"', "serve.limits.request_timeout must be a number, got 'x'"),
+    ],
+)
 def test_config_values_of_the_wrong_type_are_one_line_errors(tmp_path, line, says):
     config = tmp_path / "mcptrio.toml"
     config.write_text(f'[serve]\nplugins = ["bench"]\n{line}\n')
@@ -203,26 +212,38 @@ async def test_http_and_ws_transports_from_the_command_line(tmp_path):
 
     for transport in ("http", "ws"):
         process = await trio.lowlevel.open_process(
-            MCPTRIO + ["serve", "--plugins", "bench", "--transport", transport, "--port", "0",
-                       "--allowed-host", "mcp.example"], stderr=subprocess.PIPE)
+            MCPTRIO
+            + ["serve", "--plugins", "bench", "--transport", transport, "--port", "0", "--allowed-host", "mcp.example"],
+            stderr=subprocess.PIPE,
+        )
         try:
             with trio.fail_after(20):
                 banner = b""
                 while b"\n" not in banner:
                     banner += await process.stderr.receive_some(4096)
             url = re.search(rb"at (\S+)", banner).group(1).decode()
-            init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                    "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}
+            init = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}},
+            }
             if transport == "http":
                 async with httpx.AsyncClient() as client:
-                    answer = await client.post(url, json=init, headers={"accept": "application/json, text/event-stream"})
+                    answer = await client.post(
+                        url, json=init, headers={"accept": "application/json, text/event-stream"}
+                    )
                     assert answer.status_code == 200 and "mcp-session-id" in answer.headers
                     port = url.split(":")[2].split("/")[0]
-                    other = await client.post(url, json=init, headers={"host": f"mcp.example:{port}",
-                                                                        "accept": "application/json, text/event-stream"})
+                    other = await client.post(
+                        url,
+                        json=init,
+                        headers={"host": f"mcp.example:{port}", "accept": "application/json, text/event-stream"},
+                    )
                     assert other.status_code == 200  # --allowed-host widened the allow-list
             else:
                 import json as jsonlib
+
                 async with open_websocket_url(url, subprotocols=["mcp"]) as ws:
                     await ws.send_message(jsonlib.dumps(init))
                     assert '"protocolVersion":"2025-11-25"' in await ws.get_message()
@@ -235,31 +256,39 @@ async def test_http_and_ws_transports_from_the_command_line(tmp_path):
                 await process.wait()
 
 
-@pytest.mark.parametrize("flags, says", [
-    (["--workers", "0"], "workers must be a whole number of at least 1"),
-    (["--orphan-timeout", "-1"], "orphan timeout must be 0 or more seconds"),
-    (["--max-requests", "0"], "max_requests must be a whole number of at least 1"),
-    (["--max-streams", "0"], "max_streams must be a whole number of at least 1"),
-    (["--thread-limit", "0"], "thread_limit must be a whole number of at least 1"),
-    (["--max-streams-per-client", "-3"], "max_streams_per_client must be a whole number of at least 1"),
-    (["--state", "memcached://127.0.0.1:11211"], "state URL must start with redis://, rediss:// or unix://"),
-    (["--state", "redis://:pw@127.0.0.1:notaport/0"], "state URL has a bad port"),
-    (["--state", "redis://127.0.0.1:6379/zero"], "database must be a number"),
-])
+@pytest.mark.parametrize(
+    "flags, says",
+    [
+        (["--workers", "0"], "workers must be a whole number of at least 1"),
+        (["--orphan-timeout", "-1"], "orphan timeout must be 0 or more seconds"),
+        (["--max-requests", "0"], "max_requests must be a whole number of at least 1"),
+        (["--max-streams", "0"], "max_streams must be a whole number of at least 1"),
+        (["--thread-limit", "0"], "thread_limit must be a whole number of at least 1"),
+        (["--max-streams-per-client", "-3"], "max_streams_per_client must be a whole number of at least 1"),
+        (["--state", "memcached://127.0.0.1:11211"], "state URL must start with redis://, rediss:// or unix://"),
+        (["--state", "redis://:pw@127.0.0.1:notaport/0"], "state URL has a bad port"),
+        (["--state", "redis://127.0.0.1:6379/zero"], "database must be a number"),
+    ],
+)
 def test_bad_scale_out_flags_are_one_line_errors(flags, says):
     line = one_line_error(run(["serve", "--plugins", "bench", "--transport", "http", *flags]))
     assert says in line and ":pw@" not in line
 
 
-@pytest.mark.parametrize("flags, says", [
-    (["--http-server", "apache"], "invalid choice: 'apache'"),
-    (["--certfile", "cert.pem"], "TLS needs both --certfile and --keyfile"),
-    (["--keyfile", "key.pem"], "TLS needs both --certfile and --keyfile"),
-    (["--ca-certs", "ca.pem"], "--ca-certs (client certificates) needs TLS: add --certfile and --keyfile"),
-    (["--certfile", "/no/cert.pem", "--keyfile", "/no/key.pem"],
-     "cannot use certificate /no/cert.pem with key /no/key.pem: No such file or directory"),
-    (["--max-connections", "0"], "max_connections must be a whole number of at least 1"),
-])
+@pytest.mark.parametrize(
+    "flags, says",
+    [
+        (["--http-server", "apache"], "invalid choice: 'apache'"),
+        (["--certfile", "cert.pem"], "TLS needs both --certfile and --keyfile"),
+        (["--keyfile", "key.pem"], "TLS needs both --certfile and --keyfile"),
+        (["--ca-certs", "ca.pem"], "--ca-certs (client certificates) needs TLS: add --certfile and --keyfile"),
+        (
+            ["--certfile", "/no/cert.pem", "--keyfile", "/no/key.pem"],
+            "cannot use certificate /no/cert.pem with key /no/key.pem: No such file or directory",
+        ),
+        (["--max-connections", "0"], "max_connections must be a whole number of at least 1"),
+    ],
+)
 def test_bad_http_server_flags_are_one_line_errors(flags, says):
     line = one_line_error(run(["serve", "--plugins", "bench", "--transport", "http", "--port", "0", *flags]))
     assert says in line
@@ -268,21 +297,25 @@ def test_bad_http_server_flags_are_one_line_errors(flags, says):
 def test_http_server_flags_on_another_transport_are_refused(tmp_path):
     says = "--http-server and TLS (--certfile, --keyfile, --ca-certs) are for --transport http"
     assert says in one_line_error(run(["serve", "--plugins", "bench", "--http-server", "hypercorn"]))
-    assert says in one_line_error(run(["serve", "--plugins", "bench", "--transport", "ws", "--certfile", "c.pem",
-                                       "--keyfile", "k.pem"]))
+    assert says in one_line_error(
+        run(["serve", "--plugins", "bench", "--transport", "ws", "--certfile", "c.pem", "--keyfile", "k.pem"])
+    )
     config = tmp_path / "mcptrio.toml"
     config.write_text('[serve]\nplugins = ["bench"]\ntransport = "http"\nhttp_server = "nginx"\n')
     assert "http_server must be one of builtin, hypercorn, got 'nginx'" in one_line_error(
-        run(["serve", "--config", str(config)]))
+        run(["serve", "--config", str(config)])
+    )
     config.write_text('[serve]\nplugins = ["bench"]\ntransport = "http"\ncertfile = 1\n')
     assert "serve.certfile must be a string, got 1" in one_line_error(run(["serve", "--config", str(config)]))
 
 
 def test_scale_out_flags_on_the_wrong_transport_are_refused():
     assert "--workers and --stateless-only are for --transport http" in one_line_error(
-        run(["serve", "--plugins", "bench", "--transport", "ws", "--workers", "2"]))
+        run(["serve", "--plugins", "bench", "--transport", "ws", "--workers", "2"])
+    )
     assert "--state is for http and ws" in one_line_error(
-        run(["serve", "--plugins", "bench", "--state", "redis://127.0.0.1:6379/0"]))
+        run(["serve", "--plugins", "bench", "--state", "redis://127.0.0.1:6379/0"])
+    )
 
 
 def test_bad_scale_out_toml_values(tmp_path):

@@ -10,8 +10,8 @@ import sys
 import pytest
 import trio
 
-from ..transports.http.client import http_server
 from ..runtime.apps import build_app
+from ..transports.http.client import http_server
 
 MCPTRIO = [sys.executable, "-m", "mcptrio"]
 
@@ -60,8 +60,9 @@ def test_call_typed_arguments_human_and_json():
 def test_a_tool_error_exits_1_and_bad_input_exits_2():
     failed = mcptrio("call", "--plugins", "everything", "test_error_handling")
     assert failed.returncode == 1 and "intentionally returns an error" in failed.stdout
-    assert "'ms' must be integer, got 'soon'" in one_line_error(mcptrio("call", "--plugins", "bench", "sleep",
-                                                                         "ms=soon"))
+    assert "'ms' must be integer, got 'soon'" in one_line_error(
+        mcptrio("call", "--plugins", "bench", "sleep", "ms=soon")
+    )
     assert "arguments: 'text' is a required property" in one_line_error(mcptrio("call", "--plugins", "bench", "echo"))
     assert "no tool named 'nope'" in one_line_error(mcptrio("call", "--plugins", "bench", "nope"))
     assert "KEY=VALUE" in one_line_error(mcptrio("call", "--plugins", "bench", "echo", "oops"))
@@ -73,8 +74,10 @@ def test_a_tool_error_exits_1_and_bad_input_exits_2():
 
 
 def test_read_and_prompt():
-    assert json.loads(mcptrio("read", "--plugins", "bench", "bench://info").stdout) == {"server": "mcptrio",
-                                                                                       "version": "0.1.0"}
+    assert json.loads(mcptrio("read", "--plugins", "bench", "bench://info").stdout) == {
+        "server": "mcptrio",
+        "version": "0.1.0",
+    }
     prompt = mcptrio("prompt", "--plugins", "bench", "greet", "name=Ada")
     assert prompt.returncode == 0 and "user:" in prompt.stdout and "Hello, Ada!" in prompt.stdout
     machine = json.loads(mcptrio("prompt", "--plugins", "bench", "greet", "name=Ada", "--json").stdout)
@@ -90,8 +93,9 @@ async def test_a_url_and_a_command_line_as_targets():
 
 
 def test_an_elicitation_is_declined_without_a_terminal():
-    done = mcptrio("call", "--plugins", "everything", "test_elicitation", "message=Who are you?",
-                   stdin=subprocess.DEVNULL)
+    done = mcptrio(
+        "call", "--plugins", "everything", "test_elicitation", "message=Who are you?", stdin=subprocess.DEVNULL
+    )
     assert done.returncode == 0 and "action=decline" in done.stdout
 
 
@@ -101,8 +105,14 @@ def in_a_terminal(args: list[str], answers: list[bytes]) -> tuple[int, str]:
     import pty
 
     controller, terminal = pty.openpty()
-    process = subprocess.Popen([*MCPTRIO, *args], stdin=terminal, stdout=terminal, stderr=terminal, close_fds=True,
-                               env={**os.environ, "COLUMNS": "120", "TERM": "dumb"})
+    process = subprocess.Popen(
+        [*MCPTRIO, *args],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        close_fds=True,
+        env={**os.environ, "COLUMNS": "120", "TERM": "dumb"},
+    )
     os.close(terminal)
     seen = b""
     waiting = iter(answers)
@@ -128,8 +138,10 @@ def in_a_terminal(args: list[str], answers: list[bytes]) -> tuple[int, str]:
 
 def test_an_elicitation_is_answered_in_a_terminal():
     """Through a pseudo-terminal, as a person at the keyboard would answer the form."""
-    status, text = in_a_terminal(["call", "--plugins", "everything", "test_elicitation", "message=Who are you?"],
-                                 [b"alice\n", b"alice@example.org\n"])
+    status, text = in_a_terminal(
+        ["call", "--plugins", "everything", "test_elicitation", "message=Who are you?"],
+        [b"alice\n", b"alice@example.org\n"],
+    )
     assert status == 0, text
     assert "Who are you?" in text
     assert "action=accept" in text and '"username":"alice"' in text and '"email":"alice@example.org"' in text
@@ -148,8 +160,14 @@ def without_rich(*args):
     return subprocess.run([sys.executable, "-c", WITHOUT_RICH, *args], capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.parametrize("command", [["inspect", "--plugins", "bench"], ["list", "--plugins", "bench", "--json"],
-                                     ["call", "--plugins", "bench", "echo", "text=hi"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["inspect", "--plugins", "bench"],
+        ["list", "--plugins", "bench", "--json"],
+        ["call", "--plugins", "bench", "echo", "text=hi"],
+    ],
+)
 def test_without_the_cli_extra_a_client_command_names_it(command):
     line = one_line_error(without_rich(*command))
     assert line == "mcptrio: error: the client commands need rich: pip install 'mcptrio[cli]'"
@@ -158,18 +176,28 @@ def test_without_the_cli_extra_a_client_command_names_it(command):
 def test_without_the_cli_extra_serve_and_plugins_work():
     listed = without_rich("plugins")
     assert listed.returncode == 0 and "bench" in listed.stdout, listed.stderr
-    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
-    served = subprocess.run([sys.executable, "-c", WITHOUT_RICH, "serve", "--plugins", "bench"],
-                            input=json.dumps(initialize) + "\n", capture_output=True, text=True, timeout=60)
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    served = subprocess.run(
+        [sys.executable, "-c", WITHOUT_RICH, "serve", "--plugins", "bench"],
+        input=json.dumps(initialize) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert served.returncode == 0, served.stderr
     assert json.loads(served.stdout)["result"]["serverInfo"]["name"] == "mcptrio"
 
 
 def test_call_watch_follows_a_task_and_answers_its_question_in_a_terminal():
     """``call --watch``: the tool runs as a task; its states on stderr, its question asked here."""
-    status, text = in_a_terminal(["call", "--plugins", "everything", "confirm_delete", "filename=a.txt", "--watch"],
-                                 [b"y\n"])
+    status, text = in_a_terminal(
+        ["call", "--plugins", "everything", "confirm_delete", "filename=a.txt", "--watch"], [b"y\n"]
+    )
     assert status == 0, text
     assert "Delete a.txt?" in text and "confirm [y/n]:" in text and "Deleted a.txt" in text
     assert ": input_required" in text and ": completed" in text  # (each state the polls saw)

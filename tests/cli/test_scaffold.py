@@ -20,21 +20,39 @@ def test_new_then_its_readme_commands_pass(tmp_path):
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=False)  # (pip comes from this venv, through the .pth)
     python = env_dir / "bin" / "python"
-    target_site = subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"],
-                                 capture_output=True, text=True, check=True).stdout.strip()
+    target_site = subprocess.run(
+        [str(python), "-c", "import site; print(site.getsitepackages()[0])"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     with open(os.path.join(target_site, "outer.pth"), "w") as pth:  # (addsitedir: its .pth files count too)
         pth.write("".join(f"import site; site.addsitedir({path!r})\n" for path in site.getsitepackages()))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{env_dir / 'bin'}:{env['PATH']}"
-    install = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps",
-                              "-e", "."], cwd=package, capture_output=True, text=True, timeout=300, env=env)
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "-e", "."],
+        cwd=package,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert install.returncode == 0, install.stdout + install.stderr
-    tests = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=package,
-                           capture_output=True, text=True, timeout=300, env=env)
+    tests = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=package,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert tests.returncode == 0, tests.stdout + tests.stderr
     assert "6 passed" in tests.stdout  # greet in 2 eras; resource and prompt in 2 eras × 2 transports
-    served = subprocess.run([str(python), "-m", "mcptrio", "call", "--plugins", "demo", "greet", "name=Ada"],
-                            capture_output=True, text=True, timeout=60, env=env)
+    served = subprocess.run(
+        [str(python), "-m", "mcptrio", "call", "--plugins", "demo", "greet", "name=Ada"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     assert served.stdout.strip() == "Hello, Ada!", served.stderr
 
 

@@ -11,12 +11,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("server, versions", [("builtin", ("all", "2025-11-25", "2026-07-28")),
-                                              ("hypercorn", ("all",))])
+@pytest.mark.parametrize(
+    "server, versions", [("builtin", ("all", "2025-11-25", "2026-07-28")), ("hypercorn", ("all",))]
+)
 def test_official_conformance_suite_passes(server, versions):
     options = [f"--spec-version={version}" for version in versions] + ["--http-server", server]
-    done = subprocess.run([sys.executable, str(ROOT / "conformance" / "run.py"), *options], capture_output=True,
-                          text=True, timeout=1800, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "conformance" / "run.py"), *options],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        cwd=ROOT,
+    )
     print(done.stdout)
     assert all(f"conformance {version}:" in done.stdout for version in versions)
     assert "conformance all:" in done.stdout and " 0 failed" in done.stdout.split("conformance all:")[1].splitlines()[0]
@@ -29,9 +35,22 @@ def test_official_conformance_suite_passes_on_two_workers_sharing_redis():
     from ..state.redis_server import redis_server
 
     with redis_server() as redis:
-        done = subprocess.run([sys.executable, str(ROOT / "conformance" / "run.py"), "--spec-version", "all",
-                               "--state", redis.url, "--workers", "2"],
-                              capture_output=True, text=True, timeout=1800, cwd=ROOT)
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "conformance" / "run.py"),
+                "--spec-version",
+                "all",
+                "--state",
+                redis.url,
+                "--workers",
+                "2",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=1800,
+            cwd=ROOT,
+        )
     print(done.stdout)
     assert "conformance all:" in done.stdout and " 0 failed" in done.stdout.split("conformance all:")[1].splitlines()[0]
     assert done.returncode == 0, done.stdout + done.stderr

@@ -54,8 +54,9 @@ def book(when: datetime.datetime, meeting: Meeting) -> Booked:
 
 
 @pytest.mark.parametrize("mode, version", [("legacy", LEGACY), ("auto", MODERN)])
-async def test_the_sdk_client_calls_a_plain_tool_with_a_datetime_and_a_pydantic_model(tmp_path: Path, mode: str,
-                                                                                     version: str) -> None:
+async def test_the_sdk_client_calls_a_plain_tool_with_a_datetime_and_a_pydantic_model(
+    tmp_path: Path, mode: str, version: str
+) -> None:
     fake_distribution(tmp_path, "typesprobe_plugin", {"typesprobe": "typesprobe:plugin"}, {"typesprobe": PLUGIN})
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     async with serve_http(plugins="typesprobe", env=env) as server:
@@ -69,19 +70,26 @@ async def test_the_sdk_client_calls_a_plain_tool_with_a_datetime_and_a_pydantic_
                 assert (minutes["exclusiveMinimum"], minutes["maximum"], minutes["description"]) == (0, 480, "how long")
                 assert "$ref" not in json.dumps(schema) and "$ref" not in json.dumps(tool.output_schema)
 
-                result = await client.call_tool("book", {"when": "2026-07-28T09:30:00+02:00",
-                                                         "meeting": {"title": "Plan", "minutes": 90}})
+                result = await client.call_tool(
+                    "book", {"when": "2026-07-28T09:30:00+02:00", "meeting": {"title": "Plan", "minutes": 90}}
+                )
                 assert not result.is_error, result
-                assert result.structured_content == {"title": "Plan", "starts": "2026-07-28T09:30:00+02:00",
-                                                     "ends": "2026-07-28T11:00:00+02:00", "thread": "worker"}
+                assert result.structured_content == {
+                    "title": "Plan",
+                    "starts": "2026-07-28T09:30:00+02:00",
+                    "ends": "2026-07-28T11:00:00+02:00",
+                    "thread": "worker",
+                }
                 ends = datetime.datetime.fromisoformat(result.structured_content["ends"])
-                assert ends == datetime.datetime(2026, 7, 28, 9, 0, tzinfo=datetime.timezone.utc)
+                assert ends == datetime.datetime(2026, 7, 28, 9, 0, tzinfo=datetime.UTC)
 
                 late = await client.call_tool("book", {"when": "tomorrow", "meeting": {"title": "Plan", "minutes": 5}})
                 assert late.is_error
                 assert text_of(late) == "invalid arguments: 'when': 'tomorrow' is not an ISO 8601 date-time"
-                empty = await client.call_tool("book", {"when": "2026-07-28T09:30:00Z",
-                                                        "meeting": {"title": "Plan", "minutes": 0}})
+                empty = await client.call_tool(
+                    "book", {"when": "2026-07-28T09:30:00Z", "meeting": {"title": "Plan", "minutes": 0}}
+                )
                 assert empty.is_error
-                assert text_of(empty) == ("invalid arguments: 'meeting.minutes': 0 is less than or equal to the "
-                                          "minimum of 0")
+                assert text_of(empty) == (
+                    "invalid arguments: 'meeting.minutes': 0 is less than or equal to the minimum of 0"
+                )

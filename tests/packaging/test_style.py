@@ -9,8 +9,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def ruff(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "ruff", *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_the_tree_is_formatted():

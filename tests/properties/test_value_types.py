@@ -19,8 +19,9 @@ import decimal
 import enum
 import re
 import uuid
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Any, Callable, Literal
+from typing import Annotated, Any, Literal
 
 import jsonschema
 import pydantic
@@ -62,8 +63,13 @@ def read_duration(text: str) -> datetime.timedelta:
     found = _DURATION.fullmatch(text)
     assert found is not None and text not in ("P", "-P") and not text.endswith("T"), text
     sign, days, hours, minutes, seconds, fraction = found.groups()
-    value = datetime.timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0),
-                               seconds=int(seconds or 0), microseconds=int((fraction or "").ljust(6, "0")))
+    value = datetime.timedelta(
+        days=int(days or 0),
+        hours=int(hours or 0),
+        minutes=int(minutes or 0),
+        seconds=int(seconds or 0),
+        microseconds=int((fraction or "").ljust(6, "0")),
+    )
     return -value if sign else value
 
 
@@ -81,7 +87,8 @@ def read_bytes(text: str) -> bytes:
 
 
 whole_minute_offsets = st.integers(-23 * 60 - 59, 23 * 60 + 59).map(
-    lambda minutes: datetime.timezone(datetime.timedelta(minutes=minutes)))
+    lambda minutes: datetime.timezone(datetime.timedelta(minutes=minutes))
+)
 zones = st.none() | whole_minute_offsets
 
 
@@ -108,29 +115,70 @@ def _not(parse: Callable[[str], Any]) -> st.SearchStrategy[str]:
 
 
 CASES: dict[str, Case] = {
-    "datetime": Case(datetime.datetime,
-                     st.datetimes(min_value=datetime.datetime(2, 1, 1), max_value=datetime.datetime(9998, 12, 31),
-                                  timezones=zones),
-                     lambda v: v.isoformat(), read_checked(_DATE_TIME, datetime.datetime.fromisoformat),
-                     _not(datetime.datetime.fromisoformat)),
-    "date": Case(Annotated[datetime.date, "a day"], st.dates(), lambda v: v.isoformat(),
-                 read_checked(_DATE, datetime.date.fromisoformat), _not(datetime.date.fromisoformat)),
-    "time": Case(datetime.time, st.times(timezones=zones), lambda v: v.isoformat(),
-                 read_checked(_TIME, datetime.time.fromisoformat), _not(datetime.time.fromisoformat)),
-    "timedelta": Case(datetime.timedelta, st.timedeltas(), write_duration, read_duration,
-                      st.text(max_size=20).filter(lambda t: not re.fullmatch(r"[+-]?P[0-9WDTHMS.,]*", t))),
+    "datetime": Case(
+        datetime.datetime,
+        st.datetimes(min_value=datetime.datetime(2, 1, 1), max_value=datetime.datetime(9998, 12, 31), timezones=zones),
+        lambda v: v.isoformat(),
+        read_checked(_DATE_TIME, datetime.datetime.fromisoformat),
+        _not(datetime.datetime.fromisoformat),
+    ),
+    "date": Case(
+        Annotated[datetime.date, "a day"],
+        st.dates(),
+        lambda v: v.isoformat(),
+        read_checked(_DATE, datetime.date.fromisoformat),
+        _not(datetime.date.fromisoformat),
+    ),
+    "time": Case(
+        datetime.time,
+        st.times(timezones=zones),
+        lambda v: v.isoformat(),
+        read_checked(_TIME, datetime.time.fromisoformat),
+        _not(datetime.time.fromisoformat),
+    ),
+    "timedelta": Case(
+        datetime.timedelta,
+        st.timedeltas(),
+        write_duration,
+        read_duration,
+        st.text(max_size=20).filter(lambda t: not re.fullmatch(r"[+-]?P[0-9WDTHMS.,]*", t)),
+    ),
     "uuid": Case(uuid.UUID, st.uuids(), str, read_checked(_UUID, uuid.UUID), _not(uuid.UUID)),
-    "decimal": Case(decimal.Decimal, st.decimals(allow_nan=False, allow_infinity=False), str, decimal.Decimal,
-                    st.sampled_from(["", "1.2.3", "NaN", "Infinity", "1e", "0x10", "one"])),
+    "decimal": Case(
+        decimal.Decimal,
+        st.decimals(allow_nan=False, allow_infinity=False),
+        str,
+        decimal.Decimal,
+        st.sampled_from(["", "1.2.3", "NaN", "Infinity", "1e", "0x10", "one"]),
+    ),
     "path": Case(Path, st.text(max_size=40).map(PurePosixPath).map(Path), str, Path),
-    "bytes": Case(bytes, st.binary(max_size=64), lambda v: base64.b64encode(v).decode(), read_bytes,
-                  st.sampled_from(["!!", "abc", "a===", "YW Jj"])),
-    "enum": Case(Color, st.sampled_from(Color), lambda v: v.value, Color,
-                 st.text(max_size=10).filter(lambda t: t not in ("red", "green"))),
-    "literal": Case(Literal["fast", "full"], st.sampled_from(["fast", "full"]), str, str,
-                    st.text(max_size=10).filter(lambda t: t not in ("fast", "full"))),
-    "uuids": Case(list[uuid.UUID], st.lists(st.uuids(), max_size=3), lambda v: [str(i) for i in v],
-                  lambda v: [uuid.UUID(i) for i in v]),
+    "bytes": Case(
+        bytes,
+        st.binary(max_size=64),
+        lambda v: base64.b64encode(v).decode(),
+        read_bytes,
+        st.sampled_from(["!!", "abc", "a===", "YW Jj"]),
+    ),
+    "enum": Case(
+        Color,
+        st.sampled_from(Color),
+        lambda v: v.value,
+        Color,
+        st.text(max_size=10).filter(lambda t: t not in ("red", "green")),
+    ),
+    "literal": Case(
+        Literal["fast", "full"],
+        st.sampled_from(["fast", "full"]),
+        str,
+        str,
+        st.text(max_size=10).filter(lambda t: t not in ("fast", "full")),
+    ),
+    "uuids": Case(
+        list[uuid.UUID],
+        st.lists(st.uuids(), max_size=3),
+        lambda v: [str(i) for i in v],
+        lambda v: [uuid.UUID(i) for i in v],
+    ),
 }
 
 received: list[Any] = []
@@ -139,13 +187,16 @@ received: list[Any] = []
 def echo_tool(app: App, name: str, hint: Any, plain: bool) -> None:
     """Register ``name(value: hint) -> hint``, returning what it was given (recorded)."""
     if plain:
+
         def echo(value: Any) -> Any:
             received.append(value)
             return value
     else:
+
         async def echo(value: Any) -> Any:
             received.append(value)
             return value
+
     echo.__annotations__ = {"value": hint, "return": hint}
     echo.__name__ = echo.__qualname__ = name
     app.tool()(echo)
@@ -159,6 +210,7 @@ TOOLS: dict[str, dict[str, Any]] = {name: entry.definition() for name, entry in 
 
 def run_session(era: str, calls: list[tuple[str, dict[str, Any]]], app: App = APP) -> list[dict[str, Any]]:
     """Call the tools in one session of ``app``; their answers (``received`` holds what the handlers got)."""
+
     async def main() -> list[dict[str, Any]]:
         async with open_client(app, era=era) as client:
             return [await client.call_tool(name, arguments) for name, arguments in calls]
@@ -204,8 +256,11 @@ def test_values_round_trip(era, name, data):
 
 @pytest.mark.parametrize("era", ERAS)
 @SETTINGS
-@given(numbers=st.lists(st.floats(allow_nan=False, allow_infinity=False) | st.integers(-2**63, 2**63 - 1),
-                        min_size=1, max_size=4))
+@given(
+    numbers=st.lists(
+        st.floats(allow_nan=False, allow_infinity=False) | st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=4
+    )
+)
 def test_a_decimal_may_be_sent_as_a_json_number(era, numbers):
     results = run_session(era, [("decimal", {"value": n}) for n in numbers])
     assert received == [decimal.Decimal(repr(n)) for n in numbers]  # the digits the client wrote
@@ -229,12 +284,25 @@ def test_what_is_not_such_a_value_is_an_error_naming_the_argument(era, name, dat
 # -- composites: a dataclass and a Pydantic model made of them --------------------------------------
 
 # Each field is one of the cases above: its hint, values, how it is written and read.
-FIELDS = {"at": "datetime", "day": "date", "clock": "time", "took": "timedelta", "id": "uuid", "amount": "decimal",
-          "where": "path", "color": "enum", "tags": "uuids"}
-Record = dataclasses.make_dataclass("Record", [(field, CASES[case].hint) for field, case in FIELDS.items()]
-                                    + [("blob", bytes)])
-Model = pydantic.create_model("Model", **{field: (CASES[case].hint, ...) for field, case in FIELDS.items()},
-                              count=(int, pydantic.Field(ge=0, description="how many")))
+FIELDS = {
+    "at": "datetime",
+    "day": "date",
+    "clock": "time",
+    "took": "timedelta",
+    "id": "uuid",
+    "amount": "decimal",
+    "where": "path",
+    "color": "enum",
+    "tags": "uuids",
+}
+Record = dataclasses.make_dataclass(
+    "Record", [(field, CASES[case].hint) for field, case in FIELDS.items()] + [("blob", bytes)]
+)
+Model = pydantic.create_model(
+    "Model",
+    **{field: (CASES[case].hint, ...) for field, case in FIELDS.items()},
+    count=(int, pydantic.Field(ge=0, description="how many")),
+)
 RECORD_FIELDS = {**FIELDS, "blob": "bytes"}
 
 records = st.builds(Record, **{field: CASES[case].values for field, case in RECORD_FIELDS.items()})
@@ -298,13 +366,25 @@ def test_a_pydantic_model_of_every_type_round_trips(era, values):
 
 @pytest.mark.parametrize("era", ERAS)
 def test_a_pydantic_constraint_is_an_error_naming_the_field(era):
-    value = Model(at=datetime.datetime(2026, 7, 28), day=datetime.date(2026, 7, 28), clock=datetime.time(12),
-                  took=datetime.timedelta(1), id=uuid.UUID(int=1), amount=decimal.Decimal("1.5"), where=Path("a"),
-                  color=Color.RED, tags=[], count=1).model_dump(mode="json")
-    [negative, bad_day] = run_composites(era, [("model", {"value": {**value, "count": -1}}),
-                                               ("model", {"value": {**value, "day": "2026-02-31"}})])
+    value = Model(
+        at=datetime.datetime(2026, 7, 28),
+        day=datetime.date(2026, 7, 28),
+        clock=datetime.time(12),
+        took=datetime.timedelta(1),
+        id=uuid.UUID(int=1),
+        amount=decimal.Decimal("1.5"),
+        where=Path("a"),
+        color=Color.RED,
+        tags=[],
+        count=1,
+    ).model_dump(mode="json")
+    [negative, bad_day] = run_composites(
+        era, [("model", {"value": {**value, "count": -1}}), ("model", {"value": {**value, "day": "2026-02-31"}})]
+    )
     assert negative["isError"] and negative["content"][0]["text"] == (
-        "invalid arguments: 'value.count': -1 is less than the minimum of 0")
+        "invalid arguments: 'value.count': -1 is less than the minimum of 0"
+    )
     assert bad_day["isError"] and bad_day["content"][0]["text"].startswith(
-        "invalid arguments: 'value.day': Input should be a valid date")
+        "invalid arguments: 'value.day': Input should be a valid date"
+    )
     assert received == []

@@ -83,8 +83,9 @@ async def test_bad_origin_on_upgrade_is_rejected_403(app):
     async with ws_server(app) as url:
         with trio.fail_after(10):
             with pytest.raises(ConnectionRejected) as info:
-                async with open_websocket_url(url, subprotocols=["mcp"],
-                                              extra_headers=[(b"origin", b"http://evil.example")]):
+                async with open_websocket_url(
+                    url, subprotocols=["mcp"], extra_headers=[(b"origin", b"http://evil.example")]
+                ):
                     pass
     assert info.value.status_code == 403
 
@@ -92,8 +93,9 @@ async def test_bad_origin_on_upgrade_is_rejected_403(app):
 async def test_loopback_origin_on_upgrade_is_accepted(app):
     async with ws_server(app) as url:
         with trio.fail_after(10):
-            async with open_websocket_url(url, subprotocols=["mcp"],
-                                          extra_headers=[(b"origin", b"http://localhost:3000")]) as ws:
+            async with open_websocket_url(
+                url, subprotocols=["mcp"], extra_headers=[(b"origin", b"http://localhost:3000")]
+            ) as ws:
                 [pong] = await exchange(ws, rpc("ping", {}, 1), 1)
     assert pong == {"jsonrpc": "2.0", "id": 1, "result": {}}
 
@@ -116,9 +118,11 @@ async def test_bad_host_on_upgrade_is_refused(app):
     async with ws_server(app) as url:
         parts = urlsplit(url)
         key = base64.b64encode(os.urandom(16)).decode()
-        request = (f"GET {parts.path} HTTP/1.1\r\nHost: evil.example\r\nUpgrade: websocket\r\n"
-                   f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-                   f"Sec-WebSocket-Protocol: mcp\r\n\r\n").encode()
+        request = (
+            f"GET {parts.path} HTTP/1.1\r\nHost: evil.example\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Sec-WebSocket-Protocol: mcp\r\n\r\n"
+        ).encode()
         with trio.fail_after(10):
             stream = await trio.open_tcp_stream(parts.hostname, parts.port)
             async with stream:
@@ -159,8 +163,11 @@ async def test_closing_the_websocket_cancels_in_flight_handlers(app):
                 await wait_until(lambda: app.stats["started"] == 1, 5, "the sleep tool started")
             closed_at = trio.current_time()
             try:
-                await wait_until(lambda: app.stats["cancelled"] == 1, 3,
-                                 f"handler cancelled after the client closed the WebSocket (stats {app.stats})")
+                await wait_until(
+                    lambda: app.stats["cancelled"] == 1,
+                    3,
+                    f"handler cancelled after the client closed the WebSocket (stats {app.stats})",
+                )
             finally:
                 waited = trio.current_time() - closed_at
     assert app.stats["finished"] == 0

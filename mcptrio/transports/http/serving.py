@@ -4,16 +4,17 @@
 from __future__ import annotations
 
 import socket
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Literal
 
 import trio
 
 from ...runtime.limits import SessionLimits
 from ...state import StateUrl
-from ..net.shared_state import shared_state
-from .asgi import McpHttpApp
 from ..net.authorization import resource_check
 from ..net.config import HttpConfig
+from ..net.shared_state import shared_state
+from .asgi import McpHttpApp
 from .server.connections import ConnectionServer
 from .server.h11_server import H11Server
 from .server.tls import TlsSettings
@@ -37,12 +38,21 @@ def endpoint_url(listener: trio.SocketListener, path: str, scheme: str = "http")
     return f"{scheme}://[{host}]:{port}{path}" if ":" in host else f"{scheme}://{host}:{port}{path}"
 
 
-async def serve_http(app: App, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp",
-                     config: HttpConfig | None = None, limits: SessionLimits | None = None,
-                     shutdown_trigger: Callable[[], Awaitable[object]] | None = None,
-                     state: str | StateUrl | None = None, fd: int | None = None,
-                     http_server: HttpServerName = "builtin", tls: TlsSettings | None = None,
-                     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
+async def serve_http(
+    app: App,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+    config: HttpConfig | None = None,
+    limits: SessionLimits | None = None,
+    shutdown_trigger: Callable[[], Awaitable[object]] | None = None,
+    state: str | StateUrl | None = None,
+    fd: int | None = None,
+    http_server: HttpServerName = "builtin",
+    tls: TlsSettings | None = None,
+    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+) -> None:
     """Serve ``app`` over Streamable HTTP (both eras) until the trigger fires; ``task_status``
     gets the endpoint URL, e.g. ``http://127.0.0.1:8000/mcp`` (``port=0`` picks a free port).
 
@@ -60,8 +70,9 @@ async def serve_http(app: App, *, host: str = "127.0.0.1", port: int = 8000, pat
         await _serve(app, host, port, http_config, limits, shutdown_trigger, fd, make_server, task_status)
 
 
-def server_factory(name: HttpServerName, http_config: HttpConfig, limits: SessionLimits,
-                   tls: TlsSettings | None) -> Callable[[McpHttpApp], ConnectionServer]:
+def server_factory(
+    name: HttpServerName, http_config: HttpConfig, limits: SessionLimits, tls: TlsSettings | None
+) -> Callable[[McpHttpApp], ConnectionServer]:
     """How to make the named server for the endpoint, with the certificates already loaded."""
     server_class: type[ConnectionServer]
     if name == "builtin":
@@ -73,18 +84,30 @@ def server_factory(name: HttpServerName, http_config: HttpConfig, limits: Sessio
     else:
         raise ValueError(f"http_server must be one of {', '.join(HTTP_SERVERS)}, got {name!r}")
     options: dict[str, Any] = {
-        "header_timeout": http_config.header_timeout, "max_head_size": http_config.max_head_size,
-        "max_headers": http_config.max_headers, "write_timeout": http_config.write_timeout,
-        "max_connections": http_config.max_connections, "graceful_timeout": limits.shutdown_grace + 1}
+        "header_timeout": http_config.header_timeout,
+        "max_head_size": http_config.max_head_size,
+        "max_headers": http_config.max_headers,
+        "write_timeout": http_config.write_timeout,
+        "max_connections": http_config.max_connections,
+        "graceful_timeout": limits.shutdown_grace + 1,
+    }
     if tls is not None:
         options["tls"] = tls.context(server_class.alpn)
         options["refusal_tls"] = tls.context(("http/1.1",))  # (a 503 to a connection over the limit)
     return lambda asgi: server_class(asgi, **options)
 
 
-async def _serve(app: App, host: str, port: int, http_config: HttpConfig, limits: SessionLimits,
-                 shutdown_trigger: Callable[[], Awaitable[object]] | None, fd: int | None,
-                 make_server: Callable[[McpHttpApp], ConnectionServer], task_status: trio.TaskStatus[str]) -> None:
+async def _serve(
+    app: App,
+    host: str,
+    port: int,
+    http_config: HttpConfig,
+    limits: SessionLimits,
+    shutdown_trigger: Callable[[], Awaitable[object]] | None,
+    fd: int | None,
+    make_server: Callable[[McpHttpApp], ConnectionServer],
+    task_status: trio.TaskStatus[str],
+) -> None:
     asgi = McpHttpApp(app, http_config, limits)
     server = make_server(asgi)
     listeners = await open_listeners(host, port, fd)

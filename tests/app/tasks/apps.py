@@ -63,17 +63,26 @@ def make_app(trail: Trail | None = None, **runner: Any) -> mcptrio.App:
 
     @app.tool(task="optional")
     async def ask(ctx: Context) -> str:
-        answer = await ctx.elicit("Proceed?", {"type": "object", "properties": {"ok": {"type": "boolean"}}},
-                                  key="proceed")
+        answer = await ctx.elicit(
+            "Proceed?", {"type": "object", "properties": {"ok": {"type": "boolean"}}}, key="proceed"
+        )
         return f"answer: {answer.get('action')} {answer.get('content')}"
 
     @app.tool(task="optional")
     async def ask_two(ctx: Context) -> str:
         schema = {"type": "object", "properties": {"v": {"type": "string"}}}
-        answers = await ctx.ask_many({
-            "a": {"method": "elicitation/create", "params": {"mode": "form", "message": "A?", "requestedSchema": schema}},
-            "b": {"method": "elicitation/create", "params": {"mode": "form", "message": "B?", "requestedSchema": schema}},
-        })
+        answers = await ctx.ask_many(
+            {
+                "a": {
+                    "method": "elicitation/create",
+                    "params": {"mode": "form", "message": "A?", "requestedSchema": schema},
+                },
+                "b": {
+                    "method": "elicitation/create",
+                    "params": {"mode": "form", "message": "B?", "requestedSchema": schema},
+                },
+            }
+        )
         return f"{answers['a']['content']['v']}+{answers['b']['content']['v']}"
 
     @app.tool(task="required", input_first=True)

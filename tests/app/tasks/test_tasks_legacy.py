@@ -13,8 +13,13 @@ CAPS = {"elicitation": {}, "extensions": {EXT: {}}}  # (the extension means noth
 
 
 def legacy(app, **kwargs):
-    return open_client(app, era="legacy", version=kwargs.pop("version", "2025-11-25"),
-                       capabilities=kwargs.pop("capabilities", CAPS), **kwargs)
+    return open_client(
+        app,
+        era="legacy",
+        version=kwargs.pop("version", "2025-11-25"),
+        capabilities=kwargs.pop("capabilities", CAPS),
+        **kwargs,
+    )
 
 
 async def call_as_task(client, tool, arguments=None, ttl=None):

@@ -89,8 +89,16 @@ async def test_input_required_then_update_then_completed(autojump_clock):
         assert waiting["status"] == "input_required"
         (key,) = waiting["inputRequests"]
         assert waiting["inputRequests"][key]["method"] == "elicitation/create"
-        ack = await client.request("tasks/update", {"taskId": created["taskId"], "inputResponses": {
-            key: {"action": "accept", "content": {"ok": True}}, "never-issued": {"action": "decline"}}})
+        ack = await client.request(
+            "tasks/update",
+            {
+                "taskId": created["taskId"],
+                "inputResponses": {
+                    key: {"action": "accept", "content": {"ok": True}},
+                    "never-issued": {"action": "decline"},
+                },
+            },
+        )
         assert ack["resultType"] == "complete"
         await trio.sleep(0.1)
         done = await get(client, created["taskId"])
@@ -103,12 +111,16 @@ async def test_partial_answers_keep_the_task_waiting_on_the_rest(autojump_clock)
         created = await create(client, "ask_two")
         await trio.sleep(0.1)
         assert set((await get(client, created["taskId"]))["inputRequests"]) == {"a", "b"}
-        await client.request("tasks/update", {"taskId": created["taskId"],
-                                              "inputResponses": {"a": {"action": "accept", "content": {"v": "1"}}}})
+        await client.request(
+            "tasks/update",
+            {"taskId": created["taskId"], "inputResponses": {"a": {"action": "accept", "content": {"v": "1"}}}},
+        )
         partial = await get(client, created["taskId"])
         assert partial["status"] == "input_required" and set(partial["inputRequests"]) == {"b"}
-        await client.request("tasks/update", {"taskId": created["taskId"],
-                                              "inputResponses": {"b": {"action": "accept", "content": {"v": "2"}}}})
+        await client.request(
+            "tasks/update",
+            {"taskId": created["taskId"], "inputResponses": {"b": {"action": "accept", "content": {"v": "2"}}}},
+        )
         await trio.sleep(0.1)
         done = await get(client, created["taskId"])
     assert done["result"]["content"][0]["text"] == "1+2"
@@ -198,15 +210,25 @@ async def test_mrtr_first_then_a_task_with_the_gathered_answer(autojump_clock):
     async with modern(make_app(trail)) as client:
         first = await client.request("tools/call", {"name": "gather_then_task", "arguments": {}}, follow_task=False)
         assert first["resultType"] == "input_required" and "taskId" not in first
-        second = await client.request("tools/call", {
-            "name": "gather_then_task", "arguments": {}, "requestState": first["requestState"],
-            "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}}}, follow_task=False)
+        second = await client.request(
+            "tools/call",
+            {
+                "name": "gather_then_task",
+                "arguments": {},
+                "requestState": first["requestState"],
+                "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}},
+            },
+            follow_task=False,
+        )
         assert second["resultType"] == "task" and "requestState" not in second and "inputRequests" not in second
         await trio.sleep(0.1)
         done = await get(client, second["taskId"])
     assert done["result"]["content"][0]["text"] == "hello Ada"
-    assert trail.events == [("gather_then_task", "before start_task"), ("gather_then_task", "before start_task"),
-                            ("gather_then_task", "in the task")]
+    assert trail.events == [
+        ("gather_then_task", "before start_task"),
+        ("gather_then_task", "before start_task"),
+        ("gather_then_task", "in the task"),
+    ]
 
 
 async def test_a_client_comes_back_by_id_on_a_new_connection(autojump_clock):
@@ -222,8 +244,9 @@ async def test_a_client_comes_back_by_id_on_a_new_connection(autojump_clock):
 async def test_listen_streams_carry_task_notifications_for_the_ids_asked(autojump_clock):
     async with modern(make_app()) as client:
         created = await create(client, "work", {"seconds": 1})
-        listen_id, _ = await client.start_request("subscriptions/listen", {
-            "notifications": {"taskIds": [created["taskId"], "not-mine"]}})
+        listen_id, _ = await client.start_request(
+            "subscriptions/listen", {"notifications": {"taskIds": [created["taskId"], "not-mine"]}}
+        )
         (ack,) = await client.wait_for_notification("notifications/subscriptions/acknowledged")
         assert ack["params"]["notifications"] == {"taskIds": [created["taskId"]]}
         await trio.sleep(1.5)

@@ -12,7 +12,6 @@ from mcptrio.testing import open_process_client
 
 from ...transports.http.client import (
     CLIENT_INFO,
-    call_tool,
     final_of,
     http_server,
     initialize,
@@ -38,16 +37,23 @@ async def poll_http(http, url, task_id, until="completed", **kwargs):
 
 async def test_modern_http_with_the_mcp_name_header_of_the_task():
     async with http_server(make_app()) as url, new_client() as http:
-        body, headers = modern("tools/call", {"name": "work", "arguments": {"seconds": 0.2}}, 1,
-                               capabilities=MODERN_CAPS)
+        body, headers = modern(
+            "tools/call", {"name": "work", "arguments": {"seconds": 0.2}}, 1, capabilities=MODERN_CAPS
+        )
         created = final_of(await http.post(url, json=body, headers=headers))["result"]
         assert created["resultType"] == "task"
         done = await poll_http(http, url, created["taskId"])
         assert done["result"]["content"][0]["text"] == "worked 0.2 s"
         # the routing header must name the task (SEP-2663): missing or different is -32020, HTTP 400
         for wrong in ({"mcp-name": "another-task"}, None):
-            body, headers = modern("tasks/get", {"taskId": created["taskId"]}, 2, capabilities=MODERN_CAPS,
-                                   headers=wrong, omit=("mcp-name",) if wrong is None else ())
+            body, headers = modern(
+                "tasks/get",
+                {"taskId": created["taskId"]},
+                2,
+                capabilities=MODERN_CAPS,
+                headers=wrong,
+                omit=("mcp-name",) if wrong is None else (),
+            )
             refused = await http.post(url, json=body, headers=headers)
             assert refused.status_code == 400 and refused.json()["error"]["code"] == -32020
 
@@ -58,8 +64,9 @@ async def test_legacy_http_session_tasks_result_blocks_until_done():
         params = {"name": "work", "arguments": {"seconds": 0.3}, "task": {}}
         created = final_of(await http.post(url, json=rpc("tools/call", params, 1), headers=legacy_headers(session_id)))
         task_id = created["result"]["task"]["taskId"]
-        result = await http.post(url, json=rpc("tasks/result", {"taskId": task_id}, 2),
-                                 headers=legacy_headers(session_id))
+        result = await http.post(
+            url, json=rpc("tasks/result", {"taskId": task_id}, 2), headers=legacy_headers(session_id)
+        )
         assert final_of(result)["result"]["content"][0]["text"] == "worked 0.3 s"
         # another session is told the task does not exist
         other = await initialize(http, url)
@@ -75,8 +82,9 @@ async def test_websocket_both_eras():
                 await ws.send_message(json.dumps(rpc("initialize", params, 0)))
                 await ws.get_message()
                 await ws.send_message(json.dumps(notification("notifications/initialized")))
-                await ws.send_message(json.dumps(rpc("tools/call", {"name": "work", "arguments": {"seconds": 0.1},
-                                                                    "task": {}}, 1)))
+                await ws.send_message(
+                    json.dumps(rpc("tools/call", {"name": "work", "arguments": {"seconds": 0.1}, "task": {}}, 1))
+                )
                 task_id = json.loads(await ws.get_message())["result"]["task"]["taskId"]
                 await ws.send_message(json.dumps(rpc("tasks/result", {"taskId": task_id}, 2)))
                 while True:  # (status notifications may come first)
@@ -84,8 +92,9 @@ async def test_websocket_both_eras():
                     if message.get("id") == 2:
                         break
                 assert message["result"]["content"][0]["text"] == "worked 0.1 s"
-                body, _ = modern("tools/call", {"name": "work", "arguments": {"seconds": 0}}, 3,
-                                 capabilities=MODERN_CAPS)
+                body, _ = modern(
+                    "tools/call", {"name": "work", "arguments": {"seconds": 0}}, 3, capabilities=MODERN_CAPS
+                )
                 await ws.send_message(json.dumps(body))
                 created = json.loads(await ws.get_message())["result"]
                 assert created["resultType"] == "task"
@@ -94,8 +103,9 @@ async def test_websocket_both_eras():
 async def test_stdio_with_the_everything_plugin_a_client_follows_the_task():
     command = [sys.executable, "-m", "mcptrio", "serve", "--plugins", "everything"]
     async with open_process_client(command, era="modern", capabilities=MODERN_CAPS) as client:
-        created = await client.request("tools/call", {"name": "slow_compute", "arguments": {"seconds": 0.2}},
-                                       follow_task=False)
+        created = await client.request(
+            "tools/call", {"name": "slow_compute", "arguments": {"seconds": 0.2}}, follow_task=False
+        )
         assert created["resultType"] == "task"
         result = await client.call_tool("slow_compute", {"seconds": 0.1})
         assert result["content"][0]["text"] == "Computed after 0.1 s"

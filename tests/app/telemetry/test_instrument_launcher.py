@@ -48,15 +48,32 @@ def json_objects(text: str) -> list[Any]:
 async def test_opentelemetry_instrument_exports_the_span_of_a_tool_call(tmp_path: Path):
     launcher = BIN / "opentelemetry-instrument"
     assert launcher.exists(), "opentelemetry-distro is a test dependency: run scripts/dev.sh test"
-    env = dict(os.environ, OTEL_TRACES_EXPORTER="console", OTEL_METRICS_EXPORTER="console",
-               OTEL_LOGS_EXPORTER="none", OTEL_SERVICE_NAME="mcptrio-under-test",
-               OTEL_METRIC_EXPORT_INTERVAL="600000")
+    env = dict(
+        os.environ,
+        OTEL_TRACES_EXPORTER="console",
+        OTEL_METRICS_EXPORTER="console",
+        OTEL_LOGS_EXPORTER="none",
+        OTEL_SERVICE_NAME="mcptrio-under-test",
+        OTEL_METRIC_EXPORT_INTERVAL="600000",
+    )
     stdout_path, stderr_path = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
-    command = [str(launcher), str(BIN / "mcptrio"), "serve", "--plugins", "bench", "--transport", "http",
-               "--host", "127.0.0.1", "--port", "0"]
+    command = [
+        str(launcher),
+        str(BIN / "mcptrio"),
+        "serve",
+        "--plugins",
+        "bench",
+        "--transport",
+        "http",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+    ]
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-        process = await trio.lowlevel.open_process(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                                   env=env, cwd=str(ROOT))
+        process = await trio.lowlevel.open_process(
+            command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=str(ROOT)
+        )
     try:
         url = None
         with trio.move_on_after(30):
@@ -88,8 +105,13 @@ async def test_opentelemetry_instrument_exports_the_span_of_a_tool_call(tmp_path
     assert attributes["network.transport"] == "tcp" and attributes["mcp.protocol.version"] == "2026-07-28"
     assert attributes["jsonrpc.request.id"] == "7"
     assert span["resource"]["attributes"]["service.name"] == "mcptrio-under-test"
-    metric_names = {m["name"] for o in printed for r in o.get("resource_metrics", [])
-                    for s in r["scope_metrics"] for m in s["metrics"]}
+    metric_names = {
+        m["name"]
+        for o in printed
+        for r in o.get("resource_metrics", [])
+        for s in r["scope_metrics"]
+        for m in s["metrics"]
+    }
     assert "mcp.server.operation.duration" in metric_names
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import trio
-from opentelemetry import baggage, trace
+from opentelemetry import baggage
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
@@ -170,8 +170,9 @@ async def test_the_ambient_span_is_linked_when_meta_names_a_parent_and_is_the_pa
     host = otel.tracer_provider.get_tracer("host program")
     with host.start_as_current_span("host") as ambient:
         async with open_client(make_app(otel)) as client:
-            await client.request("tools/call", {"name": "echo", "arguments": {"text": "a"},
-                                                "_meta": {"traceparent": TRACEPARENT}})
+            await client.request(
+                "tools/call", {"name": "echo", "arguments": {"text": "a"}, "_meta": {"traceparent": TRACEPARENT}}
+            )
             await client.call_tool("echo", {"text": "b"})
     linked, child = otel.server_spans()
     ambient_id = ambient.get_span_context().span_id
@@ -182,8 +183,10 @@ async def test_the_ambient_span_is_linked_when_meta_names_a_parent_and_is_the_pa
 
 async def test_a_malformed_traceparent_is_ignored(otel):
     async with open_client(make_app(otel)) as client:
-        result = await client.request("tools/call", {"name": "echo", "arguments": {"text": "x"},
-                                                     "_meta": {"traceparent": "not-a-trace", "baggage": 7}})
+        result = await client.request(
+            "tools/call",
+            {"name": "echo", "arguments": {"text": "x"}, "_meta": {"traceparent": "not-a-trace", "baggage": 7}},
+        )
     assert result["content"][0]["text"] == "x"
     (span,) = otel.server_spans()
     assert span.parent is None and format(span.context.trace_id, "032x") != TRACE_ID
@@ -348,15 +351,20 @@ trio.run(main)
 async def test_an_sdk_set_after_the_app_was_made_is_reported_to(order):
     """Also when nothing had imported OpenTelemetry when the App was made (it did not either)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    done = await trio.run_process([sys.executable, "-c", LATE_SDK, order], capture_stdout=True,
-                                  capture_stderr=True, env=env)
+    done = await trio.run_process(
+        [sys.executable, "-c", LATE_SDK, order], capture_stdout=True, capture_stderr=True, env=env
+    )
     assert done.stdout.decode().split("\n")[:2] == [
-        f"telemetry: {'on' if order == 'api first' else 'not yet'}", "['tools/call echo']"], done.stderr.decode()
+        f"telemetry: {'on' if order == 'api first' else 'not yet'}",
+        "['tools/call echo']",
+    ], done.stderr.decode()
 
 
 def test_a_program_that_never_imports_opentelemetry_does_not_load_it():
-    code = ("import sys, mcptrio; app = mcptrio.App('plain'); app.pipeline(); "
-            "print(app.telemetry, any(m.startswith('opentelemetry') for m in sys.modules))")
+    code = (
+        "import sys, mcptrio; app = mcptrio.App('plain'); app.pipeline(); "
+        "print(app.telemetry, any(m.startswith('opentelemetry') for m in sys.modules))"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert done.stdout.strip() == "None False", done.stderr

@@ -3,16 +3,24 @@
 import orjson
 import trio
 
-HEADERS = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
-           (b"accept", b"application/json, text/event-stream")]
+HEADERS = [
+    (b"host", b"127.0.0.1:8000"),
+    (b"content-type", b"application/json"),
+    (b"accept", b"application/json, text/event-stream"),
+]
 
 
 class FakeRequest:
     """One POST through the ASGI app: its body, then ``http.disconnect`` when ``leave`` is set."""
 
     def __init__(self, body, headers):
-        self.scope = {"type": "http", "method": "POST", "path": "/mcp", "query_string": b"",
-                      "headers": HEADERS + [(k.lower().encode(), v.encode()) for k, v in headers.items()]}
+        self.scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/mcp",
+            "query_string": b"",
+            "headers": HEADERS + [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+        }
         self.body = orjson.dumps(body)
         self.leave = trio.Event()
         self.sent = []

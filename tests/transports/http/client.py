@@ -14,7 +14,8 @@ import base64
 import contextlib
 import functools
 import json
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import attrs
 import httpx
@@ -39,19 +40,26 @@ SERVER_STOP_TIMEOUT = 15.0  # every server started here must be gone within this
 
 # -- servers ---------------------------------------------------------------------------------------
 
+
 @contextlib.asynccontextmanager
-async def http_server(app: App, *, config: HttpConfig | None = None, limits: SessionLimits | None = None,
-                      state: str | None = None, server: str = "builtin",
-                      tls: TlsSettings | None = None) -> AsyncIterator[str]:
+async def http_server(
+    app: App,
+    *,
+    config: HttpConfig | None = None,
+    limits: SessionLimits | None = None,
+    state: str | None = None,
+    server: str = "builtin",
+    tls: TlsSettings | None = None,
+) -> AsyncIterator[str]:
     """``serve_http`` on 127.0.0.1 with a free port (on ``server``: builtin or hypercorn); yields the endpoint URL."""
-    async with _served(serve_http, app, config=config, limits=limits, state=state, http_server=server,
-                       tls=tls) as url:
+    async with _served(serve_http, app, config=config, limits=limits, state=state, http_server=server, tls=tls) as url:
         yield url
 
 
 @contextlib.asynccontextmanager
-async def ws_server(app: App, *, config: HttpConfig | None = None,
-                    limits: SessionLimits | None = None) -> AsyncIterator[str]:
+async def ws_server(
+    app: App, *, config: HttpConfig | None = None, limits: SessionLimits | None = None
+) -> AsyncIterator[str]:
     """``serve_websocket`` on 127.0.0.1 with a free port; yields the ``ws://`` URL."""
     async with _served(serve_websocket, app, config=config, limits=limits) as url:
         yield url
@@ -63,8 +71,9 @@ async def _served(serve: Any, app: App, **kwargs: Any) -> AsyncIterator[str]:
     with trio.CancelScope() as outer:
         async with trio.open_nursery() as nursery:
             with trio.fail_after(10):
-                url = await nursery.start(functools.partial(
-                    serve, app, host="127.0.0.1", port=0, shutdown_trigger=stop.wait, **kwargs))
+                url = await nursery.start(
+                    functools.partial(serve, app, host="127.0.0.1", port=0, shutdown_trigger=stop.wait, **kwargs)
+                )
             try:
                 yield url
             finally:
@@ -97,6 +106,7 @@ def new_client(**kwargs: Any) -> httpx.AsyncClient:
 
 
 # -- SSE ---------------------------------------------------------------------------------------------
+
 
 @attrs.define
 class SseEvent:
@@ -228,6 +238,7 @@ def final_of(response: httpx.Response, request_id: Any = None) -> dict[str, Any]
 
 # -- requests ------------------------------------------------------------------------------------------
 
+
 def rpc(method: str, params: dict[str, Any] | None = None, id: Any = 1) -> dict[str, Any]:
     message: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
     if params is not None:
@@ -242,8 +253,9 @@ def notification(method: str, params: dict[str, Any] | None = None) -> dict[str,
     return message
 
 
-def call_tool(name: str, arguments: dict[str, Any] | None = None, id: Any = 1,
-              progress_token: Any = None) -> dict[str, Any]:
+def call_tool(
+    name: str, arguments: dict[str, Any] | None = None, id: Any = 1, progress_token: Any = None
+) -> dict[str, Any]:
     params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
     if progress_token is not None:
         params["_meta"] = {"progressToken": progress_token}
@@ -262,12 +274,17 @@ def legacy_headers(session_id: str | None = None, version: str | None = LEGACY, 
 
 def resume_headers(session_id: str, last_event_id: str) -> dict[str, str]:
     """A legacy session's GET resuming a stream after ``last_event_id``."""
-    return {"accept": "text/event-stream", "mcp-session-id": session_id, "mcp-protocol-version": LEGACY,
-            "last-event-id": last_event_id}
+    return {
+        "accept": "text/event-stream",
+        "mcp-session-id": session_id,
+        "mcp-protocol-version": LEGACY,
+        "last-event-id": last_event_id,
+    }
 
 
-async def initialize(client: httpx.AsyncClient, url: str, *, version: str = LEGACY,
-                     capabilities: dict[str, Any] | None = None) -> str:
+async def initialize(
+    client: httpx.AsyncClient, url: str, *, version: str = LEGACY, capabilities: dict[str, Any] | None = None
+) -> str:
     """The legacy handshake (initialize, then notifications/initialized); returns the session id."""
     params = {"protocolVersion": version, "capabilities": capabilities or {}, "clientInfo": CLIENT_INFO}
     response = await client.post(url, json=rpc("initialize", params, "init"), headers=legacy_headers(version=None))
@@ -276,8 +293,9 @@ async def initialize(client: httpx.AsyncClient, url: str, *, version: str = LEGA
     assert final["result"]["protocolVersion"] == version, final
     session_id = response.headers.get("mcp-session-id")
     assert session_id, f"initialize answered without Mcp-Session-Id: {response.headers}"
-    done = await client.post(url, json=notification("notifications/initialized"),
-                             headers=legacy_headers(session_id, version))
+    done = await client.post(
+        url, json=notification("notifications/initialized"), headers=legacy_headers(session_id, version)
+    )
     assert done.status_code == 202, (done.status_code, done.text)
     return session_id
 
@@ -287,10 +305,17 @@ def sentinel(value: str) -> str:
     return "=?base64?" + base64.b64encode(value.encode("utf-8")).decode("ascii") + "?="
 
 
-def modern(method: str, params: dict[str, Any] | None = None, id: Any = 1, *,
-           capabilities: dict[str, Any] | None = None, version: str = MODERN,
-           meta: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
-           omit: tuple[str, ...] = ()) -> tuple[dict[str, Any], dict[str, str]]:
+def modern(
+    method: str,
+    params: dict[str, Any] | None = None,
+    id: Any = 1,
+    *,
+    capabilities: dict[str, Any] | None = None,
+    version: str = MODERN,
+    meta: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+    omit: tuple[str, ...] = (),
+) -> tuple[dict[str, Any], dict[str, str]]:
     """(body, headers) of a 2026-07-28 request: the ``_meta`` envelope and the mirrored headers.
 
     ``headers`` overrides or adds headers; ``omit`` drops mirrored ones (lower-case names).
@@ -300,10 +325,15 @@ def modern(method: str, params: dict[str, Any] | None = None, id: Any = 1, *,
     envelope.update(meta or {})
     params["_meta"] = {**envelope, **params.get("_meta", {})}
     body = rpc(method, params, id)
-    out = {"accept": ACCEPT, "content-type": "application/json", "mcp-protocol-version": version,
-           "mcp-method": method}
-    name_field = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "tasks/get": "taskId",
-                  "tasks/update": "taskId", "tasks/cancel": "taskId"}.get(method)
+    out = {"accept": ACCEPT, "content-type": "application/json", "mcp-protocol-version": version, "mcp-method": method}
+    name_field = {
+        "tools/call": "name",
+        "prompts/get": "name",
+        "resources/read": "uri",
+        "tasks/get": "taskId",
+        "tasks/update": "taskId",
+        "tasks/cancel": "taskId",
+    }.get(method)
     if name_field is not None and isinstance(params.get(name_field), str):
         out["mcp-name"] = params[name_field]
     for key in omit:
@@ -312,8 +342,9 @@ def modern(method: str, params: dict[str, Any] | None = None, id: Any = 1, *,
     return body, out
 
 
-def modern_tool(name: str, arguments: dict[str, Any] | None = None, id: Any = 1, *,
-                progress_token: Any = None, **kwargs: Any) -> tuple[dict[str, Any], dict[str, str]]:
+def modern_tool(
+    name: str, arguments: dict[str, Any] | None = None, id: Any = 1, *, progress_token: Any = None, **kwargs: Any
+) -> tuple[dict[str, Any], dict[str, str]]:
     params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
     if progress_token is not None:
         params["_meta"] = {"progressToken": progress_token}

@@ -21,8 +21,11 @@ CANCEL_WITHIN = 5.0
 
 
 async def _assert_cancelled_not_finished(app):
-    await wait_until(lambda: app.stats["cancelled"] == 1, CANCEL_WITHIN,
-                     f"the handler is cancelled after the client closed its response (stats {app.stats})")
+    await wait_until(
+        lambda: app.stats["cancelled"] == 1,
+        CANCEL_WITHIN,
+        f"the handler is cancelled after the client closed its response (stats {app.stats})",
+    )
     await trio.sleep(0.2)
     assert app.stats == {"started": 1, "finished": 0, "cancelled": 1}
 
@@ -57,14 +60,16 @@ async def test_legacy_closing_the_sse_response_cancels_the_handler_after_the_orp
     async with http_server(app, config=HttpConfig(orphan_timeout=1.0)) as url, new_client() as client:
         with trio.fail_after(20):
             session_id = await initialize(client, url)
-            await _post_and_close_after_headers(client, url, call_tool("sleep", {"seconds": 60}, 1),
-                                                legacy_headers(session_id))
+            await _post_and_close_after_headers(
+                client, url, call_tool("sleep", {"seconds": 60}, 1), legacy_headers(session_id)
+            )
             await trio.sleep(0.5)
             assert app.stats["cancelled"] == 0
             await _assert_cancelled_not_finished(app)
             # The session itself lives on.
-            response = await client.post(url, json=call_tool("echo", {"text": "still here"}, 2),
-                                         headers=legacy_headers(session_id))
+            response = await client.post(
+                url, json=call_tool("echo", {"text": "still here"}, 2), headers=legacy_headers(session_id)
+            )
             assert text_of(response.json()) == "still here"
 
 
@@ -129,8 +134,11 @@ async def test_legacy_cancelled_notification_cancels_the_handler(app):
             answers = []
 
             async def call():
-                answers.append(await client.post(url, json=call_tool("sleep", {"seconds": 60}, "long"),
-                                                 headers=legacy_headers(session_id)))
+                answers.append(
+                    await client.post(
+                        url, json=call_tool("sleep", {"seconds": 60}, "long"), headers=legacy_headers(session_id)
+                    )
+                )
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(call)

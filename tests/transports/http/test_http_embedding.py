@@ -52,9 +52,17 @@ async def test_shutdown_trigger_drains_in_flight_requests(app, on):
     returned = trio.Event()
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
+
             async def server(task_status=trio.TASK_STATUS_IGNORED):
-                await serve_http(app, host="127.0.0.1", port=0, limits=limits, shutdown_trigger=stop.wait,
-                                 http_server=on, task_status=task_status)
+                await serve_http(
+                    app,
+                    host="127.0.0.1",
+                    port=0,
+                    limits=limits,
+                    shutdown_trigger=stop.wait,
+                    http_server=on,
+                    task_status=task_status,
+                )
                 returned.set()
 
             url = await nursery.start(server)
@@ -63,8 +71,10 @@ async def test_shutdown_trigger_drains_in_flight_requests(app, on):
 
                 async def call(request_id, seconds):
                     answers[request_id] = await client.post(
-                        url, json=call_tool("sleep", {"seconds": seconds}, request_id),
-                        headers=legacy_headers(session_id))
+                        url,
+                        json=call_tool("sleep", {"seconds": seconds}, request_id),
+                        headers=legacy_headers(session_id),
+                    )
 
                 async def modern_call(request_id, seconds):
                     body, headers = modern_tool("sleep", {"seconds": seconds}, request_id)
@@ -106,13 +116,20 @@ async def test_shutdown_ends_the_standalone_get_stream(app, on):
     stop = trio.Event()
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
-            url = await nursery.start(functools.partial(
-                serve_http, app, host="127.0.0.1", port=0, limits=SessionLimits(shutdown_grace=1),
-                shutdown_trigger=stop.wait, http_server=on))
+            url = await nursery.start(
+                functools.partial(
+                    serve_http,
+                    app,
+                    host="127.0.0.1",
+                    port=0,
+                    limits=SessionLimits(shutdown_grace=1),
+                    shutdown_trigger=stop.wait,
+                    http_server=on,
+                )
+            )
             async with new_client() as client:
                 session_id = await initialize(client, url)
-                headers = {"accept": "text/event-stream", "mcp-session-id": session_id,
-                           "mcp-protocol-version": LEGACY}
+                headers = {"accept": "text/event-stream", "mcp-session-id": session_id, "mcp-protocol-version": LEGACY}
                 async with client.stream("GET", url, headers=headers) as response:
                     reader = SseReader(response)
                     await reader.next()  # priming: the stream is open
@@ -131,14 +148,18 @@ async def test_mcp_http_app_mounted_in_own_hypercorn(app):
     stop = trio.Event()
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
-            binds = await nursery.start(functools.partial(hypercorn.trio.serve, asgi, config,
-                                                          shutdown_trigger=stop.wait))
+            binds = await nursery.start(
+                functools.partial(hypercorn.trio.serve, asgi, config, shutdown_trigger=stop.wait)
+            )
             url = binds[0] + "/custom/mcp"
             try:
                 async with new_client() as client:
                     session_id = await initialize(client, url)
-                    legacy = await client.post(url, json=call_tool("count", {"steps": 2}, 1, progress_token="e"),
-                                               headers=legacy_headers(session_id))
+                    legacy = await client.post(
+                        url,
+                        json=call_tool("count", {"steps": 2}, 1, progress_token="e"),
+                        headers=legacy_headers(session_id),
+                    )
                     body, headers = modern_tool("echo", {"text": "embedded"}, 2)
                     modern = await client.post(url, json=body, headers=headers)
                     wrong_path = await client.post(binds[0] + "/mcp", json=body, headers=headers)
@@ -160,10 +181,12 @@ async def _mounted_shutdown_with_call_in_flight(app, asgi, trigger_factory):
     outcome = []
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
-            binds = await nursery.start(functools.partial(hypercorn.trio.serve, asgi, config,
-                                                          shutdown_trigger=trigger_factory(stop)))
+            binds = await nursery.start(
+                functools.partial(hypercorn.trio.serve, asgi, config, shutdown_trigger=trigger_factory(stop))
+            )
             url = binds[0] + "/mcp"
             async with new_client() as client:
+
                 async def call():
                     body, headers = modern_tool("sleep", {"seconds": 60}, "s")
                     try:
@@ -188,6 +211,7 @@ async def test_mcp_http_app_mounted_drains_when_the_trigger_calls_its_shutdown(a
         async def trigger():
             await stop.wait()
             await asgi.shutdown()
+
         return trigger
 
     outcome, took = await _mounted_shutdown_with_call_in_flight(app, asgi, trigger_factory)
@@ -203,9 +227,12 @@ async def test_mcp_http_app_shutdown_trigger_helper_drains(app):
     ``McpHttpApp.shutdown_trigger`` drains in-flight requests before hypercorn stops (hypercorn
     sends ``lifespan.shutdown`` only after every connection has closed, too late to drain)."""
     asgi = McpHttpApp(app, HttpConfig(), SessionLimits(shutdown_grace=0.5))
-    outcome, took = await _mounted_shutdown_with_call_in_flight(app, asgi, lambda stop: asgi.shutdown_trigger(stop.wait))
+    outcome, took = await _mounted_shutdown_with_call_in_flight(
+        app, asgi, lambda stop: asgi.shutdown_trigger(stop.wait)
+    )
     assert not isinstance(outcome, Exception), (
-        f"the in-flight call was cut off with no answer after {took:.1f} s: {outcome!r}")
+        f"the in-flight call was cut off with no answer after {took:.1f} s: {outcome!r}"
+    )
     final = final_of(outcome, "s")
     assert "shutting down" in final["error"]["message"], final
     assert app.stats["cancelled"] == 1

@@ -15,9 +15,13 @@ ACCEPT = {"accept": "application/json, text/event-stream"}
 
 async def test_requests_beyond_the_server_limit_get_503(app):
     async with trio.open_nursery() as nursery:
-        url = await nursery.start(functools.partial(serve_http, app, port=0, config=HttpConfig(max_requests=2),
-                                                    limits=SessionLimits(shutdown_grace=0.1)))
+        url = await nursery.start(
+            functools.partial(
+                serve_http, app, port=0, config=HttpConfig(max_requests=2), limits=SessionLimits(shutdown_grace=0.1)
+            )
+        )
         async with httpx.AsyncClient(timeout=10) as client:
+
             async def slow(n):
                 body, headers = modern_tool("sleep", {"seconds": 2}, f"s{n}")
                 await client.post(url, json=body, headers=headers)
@@ -40,8 +44,12 @@ async def test_requests_beyond_the_server_limit_get_503(app):
 async def test_sessions_beyond_the_limit_get_503(app):
     async with trio.open_nursery() as nursery:
         url = await nursery.start(functools.partial(serve_http, app, port=0, config=HttpConfig(max_sessions=2)))
-        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}},
+        }
         async with httpx.AsyncClient(timeout=10) as client:
             for _ in range(2):
                 assert (await client.post(url, json=init, headers=ACCEPT)).status_code == 200
@@ -56,8 +64,10 @@ async def test_a_body_that_never_arrives_gets_408(app):
         url = await nursery.start(functools.partial(serve_http, app, port=0, config=HttpConfig(body_timeout=0.5)))
         port = int(url.split(":")[2].split("/")[0])
         stream = await trio.open_tcp_stream("127.0.0.1", port)
-        await stream.send_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                              b"Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
+        await stream.send_all(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b'Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{"jsonrpc"'
+        )
         answer = b""
         with trio.fail_after(5):
             while b"\r\n\r\n" not in answer:

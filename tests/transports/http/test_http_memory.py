@@ -14,10 +14,17 @@ from mcptrio.transports.http import McpHttpApp
 
 from .client import start_lifespan
 
-HEADERS = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
-           (b"accept", b"application/json, text/event-stream")]
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "m", "version": "1"}}}
+HEADERS = [
+    (b"host", b"127.0.0.1:8000"),
+    (b"content-type", b"application/json"),
+    (b"accept", b"application/json, text/event-stream"),
+]
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "m", "version": "1"}},
+}
 
 
 async def asgi_call(asgi, method, body=None, extra=()):
@@ -41,8 +48,9 @@ async def open_session(asgi):
     status, headers = await asgi_call(asgi, "POST", INIT)
     assert status == 200
     session_id = headers[b"mcp-session-id"]
-    status, _ = await asgi_call(asgi, "POST", {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                                [(b"mcp-session-id", session_id)])
+    status, _ = await asgi_call(
+        asgi, "POST", {"jsonrpc": "2.0", "method": "notifications/initialized"}, [(b"mcp-session-id", session_id)]
+    )
     assert status == 202
     return session_id
 

@@ -6,8 +6,7 @@ from typing import Annotated
 import pytest
 import trio
 
-from mcptrio import App
-from mcptrio import Param
+from mcptrio import App, Param
 
 from ...runtime.apps import build_app
 from .client import (
@@ -45,8 +44,10 @@ def header_app() -> App:
         return f"{region}:{query}"
 
     @app.tool()
-    async def forecast(region: Annotated[str | None, Param(schema={"x-mcp-header": "Zone"})] = None,
-                       days: Annotated[int, Param(schema={"x-mcp-header": "Days"})] = 1) -> str:
+    async def forecast(
+        region: Annotated[str | None, Param(schema={"x-mcp-header": "Zone"})] = None,
+        days: Annotated[int, Param(schema={"x-mcp-header": "Days"})] = 1,
+    ) -> str:
         return f"{region}/{days}"
 
     return app
@@ -103,8 +104,9 @@ async def test_server_discover(app):
 async def test_session_id_on_a_modern_request_is_ignored_not_echoed(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
-            response = await post(client, url, modern_tool("echo", {"text": "x"}, 1,
-                                                           headers={"mcp-session-id": "stale-legacy-session"}))
+            response = await post(
+                client, url, modern_tool("echo", {"text": "x"}, 1, headers={"mcp-session-id": "stale-legacy-session"})
+            )
     assert response.status_code == 200, response.text
     assert "mcp-session-id" not in response.headers
     assert text_of(final_of(response)) == "x"
@@ -114,8 +116,9 @@ async def test_session_id_on_a_modern_request_is_ignored_not_echoed(app):
 async def test_get_and_delete_without_session_are_405(app, method):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
-            response = await client.request(method, url, headers={"accept": "text/event-stream, application/json",
-                                                                   "mcp-protocol-version": MODERN})
+            response = await client.request(
+                method, url, headers={"accept": "text/event-stream, application/json", "mcp-protocol-version": MODERN}
+            )
     assert response.status_code == 405, response.text
     assert response.headers["allow"] == "POST"
 
@@ -133,8 +136,9 @@ async def test_missing_mcp_method_is_400_header_mismatch(app):
 async def test_mcp_method_mismatch_is_400(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
-            response = await post(client, url, modern_tool("echo", {"text": "x"}, 7,
-                                                           headers={"mcp-method": "tools/list"}))
+            response = await post(
+                client, url, modern_tool("echo", {"text": "x"}, 7, headers={"mcp-method": "tools/list"})
+            )
     assert response.status_code == 400
     assert error_of(response)["code"] == -32020
 
@@ -153,8 +157,9 @@ async def test_mcp_name_mismatch_is_400(app):
 async def test_protocol_version_header_must_match_body(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
-            mismatched = await post(client, url, modern_tool("echo", {"text": "x"}, 1,
-                                                             headers={"mcp-protocol-version": "2025-11-25"}))
+            mismatched = await post(
+                client, url, modern_tool("echo", {"text": "x"}, 1, headers={"mcp-protocol-version": "2025-11-25"})
+            )
             missing = await post(client, url, modern_tool("echo", {"text": "x"}, 2, omit=("mcp-protocol-version",)))
     assert mismatched.status_code == 400
     assert error_of(mismatched)["code"] == -32020
@@ -165,11 +170,15 @@ async def test_protocol_version_header_must_match_body(app):
 async def test_base64_sentinel_mcp_name_is_decoded(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
-            ok = await post(client, url, modern_tool("echo", {"text": "b64"}, 1, headers={"mcp-name": sentinel("echo")}))
-            wrong = await post(client, url, modern_tool("echo", {"text": "b64"}, 2,
-                                                        headers={"mcp-name": sentinel("sleep")}))
-            broken = await post(client, url, modern_tool("echo", {"text": "b64"}, 3,
-                                                         headers={"mcp-name": "=?base64?!!!notbase64?="}))
+            ok = await post(
+                client, url, modern_tool("echo", {"text": "b64"}, 1, headers={"mcp-name": sentinel("echo")})
+            )
+            wrong = await post(
+                client, url, modern_tool("echo", {"text": "b64"}, 2, headers={"mcp-name": sentinel("sleep")})
+            )
+            broken = await post(
+                client, url, modern_tool("echo", {"text": "b64"}, 3, headers={"mcp-name": "=?base64?!!!notbase64?="})
+            )
     assert ok.status_code == 200, ok.text
     assert text_of(final_of(ok)) == "b64"
     assert wrong.status_code == 400 and error_of(wrong)["code"] == -32020
@@ -179,8 +188,9 @@ async def test_base64_sentinel_mcp_name_is_decoded(app):
 async def test_resource_read_name_header_is_the_uri(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
-            wrong = await post(client, url, modern("resources/read", {"uri": "test://hello"}, 1,
-                                                   headers={"mcp-name": "test://other"}))
+            wrong = await post(
+                client, url, modern("resources/read", {"uri": "test://hello"}, 1, headers={"mcp-name": "test://other"})
+            )
     assert wrong.status_code == 400 and error_of(wrong)["code"] == -32020
 
 
@@ -190,12 +200,17 @@ async def test_x_mcp_header_parameter_must_be_mirrored():
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
             missing = await post(client, url, modern_tool("execute_sql", arguments, 1))
-            mismatched = await post(client, url, modern_tool("execute_sql", arguments, 2,
-                                                             headers={"mcp-param-region": "eu-north1"}))
-            matching = await post(client, url, modern_tool("execute_sql", arguments, 3,
-                                                           headers={"Mcp-Param-Region": "us-west1"}))
-            encoded = await post(client, url, modern_tool("execute_sql", arguments, 4,
-                                                          headers={"mcp-param-region": sentinel("us-west1")}))
+            mismatched = await post(
+                client, url, modern_tool("execute_sql", arguments, 2, headers={"mcp-param-region": "eu-north1"})
+            )
+            matching = await post(
+                client, url, modern_tool("execute_sql", arguments, 3, headers={"Mcp-Param-Region": "us-west1"})
+            )
+            encoded = await post(
+                client,
+                url,
+                modern_tool("execute_sql", arguments, 4, headers={"mcp-param-region": sentinel("us-west1")}),
+            )
     assert missing.status_code == 400, missing.text
     assert error_of(missing)["code"] == -32020
     assert mismatched.status_code == 400
@@ -214,15 +229,36 @@ async def test_x_mcp_header_through_param_annotation():
             assert schema["properties"]["region"]["x-mcp-header"] == "Zone"
             absent = await post(client, url, modern_tool("forecast", {}, 2))  # no value: no header expected
             missing = await post(client, url, modern_tool("forecast", {"region": "north"}, 3))
-            matching = await post(client, url, modern_tool("forecast", {"region": "north", "days": 3}, 4,
-                                                           headers={"mcp-param-zone": "north",
-                                                                    "mcp-param-days": "3"}))
-            numeric = await post(client, url, modern_tool("forecast", {"region": "north", "days": 3}, 5,
-                                                          headers={"mcp-param-zone": "north",
-                                                                   "mcp-param-days": "3.0"}))
-            wrong_number = await post(client, url, modern_tool("forecast", {"region": "north", "days": 3}, 6,
-                                                               headers={"mcp-param-zone": "north",
-                                                                        "mcp-param-days": "4"}))
+            matching = await post(
+                client,
+                url,
+                modern_tool(
+                    "forecast",
+                    {"region": "north", "days": 3},
+                    4,
+                    headers={"mcp-param-zone": "north", "mcp-param-days": "3"},
+                ),
+            )
+            numeric = await post(
+                client,
+                url,
+                modern_tool(
+                    "forecast",
+                    {"region": "north", "days": 3},
+                    5,
+                    headers={"mcp-param-zone": "north", "mcp-param-days": "3.0"},
+                ),
+            )
+            wrong_number = await post(
+                client,
+                url,
+                modern_tool(
+                    "forecast",
+                    {"region": "north", "days": 3},
+                    6,
+                    headers={"mcp-param-zone": "north", "mcp-param-days": "4"},
+                ),
+            )
     assert absent.status_code == 200, absent.text
     assert missing.status_code == 400 and error_of(missing)["code"] == -32020
     assert matching.status_code == 200, matching.text
@@ -303,9 +339,12 @@ async def test_multi_round_trip_elicitation_over_http(app):
             assert ask["params"]["message"] == "Your name?"
             state = result["requestState"]
             assert isinstance(state, str) and state
-            retry_params = {"name": "ask_name", "arguments": {},
-                            "inputResponses": {key: {"action": "accept", "content": {"name": "Grace"}}},
-                            "requestState": state}
+            retry_params = {
+                "name": "ask_name",
+                "arguments": {},
+                "inputResponses": {key: {"action": "accept", "content": {"name": "Grace"}}},
+                "requestState": state,
+            }
             second = await post(client, url, modern("tools/call", retry_params, 2, capabilities=caps))
     assert second.status_code == 200, second.text
     final = final_of(second, 2)

@@ -129,7 +129,9 @@ async def test_notifications_dropped_by_a_cut_off_stream_can_be_resumed(app):
             first = [e for e in reader.events if e.data]
             last_id = [e.id for e in reader.events if e.id][-1]
             await trio.sleep(0.3)
-            async with client.stream("GET", url, headers=get_headers(session_id, **{"last-event-id": last_id})) as response:
+            async with client.stream(
+                "GET", url, headers=get_headers(session_id, **{"last-event-id": last_id})
+            ) as response:
                 resumed_reader = SseReader(response)
                 with trio.move_on_after(1):
                     while await resumed_reader.next() is not None:

@@ -139,8 +139,10 @@ async def test_listen_streams_share_the_prober_at_keepalive_interval(app, autoju
     asgi = McpHttpApp(app, HttpConfig(probe_interval=0.5, keepalive_interval=15.0))
     async with trio.open_nursery() as nursery:
         await start_lifespan(nursery, asgi)
-        listens = [TimedRequest(*modern("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, n))
-                   for n in range(30)]
+        listens = [
+            TimedRequest(*modern("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, n))
+            for n in range(30)
+        ]
         for listen in listens:
             nursery.start_soon(listen.run, asgi)
         await trio.sleep(1)

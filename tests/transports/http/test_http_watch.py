@@ -153,8 +153,10 @@ async def test_a_listen_streams_notification_pump_ends_with_its_post(app, autoju
         await app.notify_tools_changed()
         await trio.sleep(0.1)
         events = [e.message for w in body_writes(listen) for e in parse_sse(w.decode()) if e.data]
-        assert [m["method"] for m in events] == ["notifications/subscriptions/acknowledged",
-                                                 "notifications/tools/list_changed"]
+        assert [m["method"] for m in events] == [
+            "notifications/subscriptions/acknowledged",
+            "notifications/tools/list_changed",
+        ]
         assert watcher_tasks(asgi) == 2  # the listen request's watcher and its notification pump
         listen.leave.set()  # the client closes the stream
         with trio.fail_after(1):
@@ -184,8 +186,13 @@ async def test_the_answer_leaves_from_the_top_of_the_posts_task_once_its_request
     class Observed(FakeRequest):
         async def send(self, message):
             if message["type"] == "http.response.body":
-                seen.append((frames_above("__call__"), asgi.requests_in_flight,
-                             session.dispatcher.in_flight() if session else 0))
+                seen.append(
+                    (
+                        frames_above("__call__"),
+                        asgi.requests_in_flight,
+                        session.dispatcher.in_flight() if session else 0,
+                    )
+                )
             await super().send(message)
 
     async with trio.open_nursery() as nursery:

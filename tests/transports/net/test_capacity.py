@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import orjson
@@ -106,8 +107,13 @@ async def test_the_stream_limit_refuses_a_stream_while_tool_calls_are_answered(a
                     assert refused.json()["id"] == "over"
                 assert await echo(client, url, "work goes on") == "work goes on"
                 report = await ready(client, url)
-                assert report["streams"] == {"open": 3, "limit": 3, "limit_per_client": 2000, "refused": 1,
-                                             "refused_per_client": 0}
+                assert report["streams"] == {
+                    "open": 3,
+                    "limit": 3,
+                    "limit_per_client": 2000,
+                    "refused": 1,
+                    "refused_per_client": 0,
+                }
             # The slots come back with the streams: a new one is taken.
             await all_streams_closed(client, url)
             async with listening(client, url, "again") as response:
@@ -118,8 +124,11 @@ async def test_the_stream_limit_refuses_a_stream_while_tool_calls_are_answered(a
 
 async def test_the_per_client_limit_counts_each_address_apart(app):
     config = HttpConfig(max_streams=10, max_streams_per_client=2)
-    async with http_server(app, config=config) as url, new_client() as client, \
-            new_client(transport=httpx.AsyncHTTPTransport(local_address="127.0.0.2")) as other:
+    async with (
+        http_server(app, config=config) as url,
+        new_client() as client,
+        new_client(transport=httpx.AsyncHTTPTransport(local_address="127.0.0.2")) as other,
+    ):
         with trio.fail_after(15):
             async with listening(client, url, 1), listening(client, url, 2):
                 async with listening(client, url, 3) as refused:
@@ -140,8 +149,12 @@ async def test_legacy_get_streams_take_stream_slots_not_request_slots(app):
                 assert stream.status_code == 200
                 refused = await client.get(url, headers={**get, "mcp-session-id": second})
                 assert_refused_by(refused, "max_streams", "--max-streams")
-                call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                        "params": {"name": "echo", "arguments": {"text": "legacy"}}}
+                call = {
+                    "jsonrpc": "2.0",
+                    "id": 7,
+                    "method": "tools/call",
+                    "params": {"name": "echo", "arguments": {"text": "legacy"}},
+                }
                 answered = await client.post(url, json=call, headers=legacy_headers(second))
                 assert text_of(final_of(answered, 7)) == "legacy"
 
@@ -183,10 +196,13 @@ async def test_with_the_defaults_2100_listeners_leave_tool_calls_answered(app):
         port = int(url.split(":")[2].split("/")[0])
         body, headers = modern("subscriptions/listen", LISTEN, 1)
         payload = orjson.dumps(body)
-        request = (b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                   + b"".join(f"{k}: {v}\r\n".encode() for k, v in headers.items() if k != "content-type")
-                   + b"Content-Type: application/json\r\n"
-                   + f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
+        request = (
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + b"".join(f"{k}: {v}\r\n".encode() for k, v in headers.items() if k != "content-type")
+            + b"Content-Type: application/json\r\n"
+            + f"Content-Length: {len(payload)}\r\n\r\n".encode()
+            + payload
+        )
         streams: list[trio.SocketStream] = []
 
         async def open_one(source: str) -> None:
@@ -215,7 +231,6 @@ async def test_with_the_defaults_2100_listeners_leave_tool_calls_answered(app):
         finally:
             for stream in streams:
                 await stream.aclose()
-
 
 
 def test_a_principal_counts_as_one_client_from_every_address():

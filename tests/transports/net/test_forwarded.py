@@ -12,16 +12,19 @@ from ..http.client import final_of, http_server, modern_tool, new_client, text_o
 PROXIES = parse_networks(["127.0.0.1", "10.0.0.0/8"])
 
 
-@pytest.mark.parametrize(("peer", "header", "expected"), [
-    ("192.0.2.1", b"203.0.113.7", "192.0.2.1"),                 # not a proxy of ours: the header is anyone's
-    ("127.0.0.1", None, "127.0.0.1"),                            # a proxy that says nothing
-    ("127.0.0.1", b"203.0.113.7", "203.0.113.7"),
-    ("127.0.0.1", b"198.51.100.1, 203.0.113.7", "203.0.113.7"),  # right-most: what our proxy saw
-    ("127.0.0.1", b"203.0.113.7, 10.1.2.3", "203.0.113.7"),      # through two proxies of ours
-    ("127.0.0.1", b"10.9.9.9, 10.1.2.3", "10.9.9.9"),            # all ours: the first
-    ("127.0.0.1", b"203.0.113.7, not-an-address", "127.0.0.1"),  # malformed: believe none of it
-    ("127.0.0.1", b"2001:db8::1", "2001:db8::1"),
-])
+@pytest.mark.parametrize(
+    ("peer", "header", "expected"),
+    [
+        ("192.0.2.1", b"203.0.113.7", "192.0.2.1"),  # not a proxy of ours: the header is anyone's
+        ("127.0.0.1", None, "127.0.0.1"),  # a proxy that says nothing
+        ("127.0.0.1", b"203.0.113.7", "203.0.113.7"),
+        ("127.0.0.1", b"198.51.100.1, 203.0.113.7", "203.0.113.7"),  # right-most: what our proxy saw
+        ("127.0.0.1", b"203.0.113.7, 10.1.2.3", "203.0.113.7"),  # through two proxies of ours
+        ("127.0.0.1", b"10.9.9.9, 10.1.2.3", "10.9.9.9"),  # all ours: the first
+        ("127.0.0.1", b"203.0.113.7, not-an-address", "127.0.0.1"),  # malformed: believe none of it
+        ("127.0.0.1", b"2001:db8::1", "2001:db8::1"),
+    ],
+)
 def test_client_address(peer, header, expected):
     assert client_address(peer, header, PROXIES) == expected
 

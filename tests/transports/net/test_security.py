@@ -28,8 +28,9 @@ async def post_modern(client, url, extra=None, **kwargs):
     return await client.post(url, json=body, headers=headers)
 
 
-@pytest.mark.parametrize("origin", ["http://evil.example", "https://attacker.test:8443", "null",
-                                    "http://127.0.0.1.evil.example", "file://"])
+@pytest.mark.parametrize(
+    "origin", ["http://evil.example", "https://attacker.test:8443", "null", "http://127.0.0.1.evil.example", "file://"]
+)
 async def test_bad_origin_is_403(app, origin):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
@@ -69,10 +70,12 @@ async def test_loopback_host_and_origin_are_accepted(app):
     async with http_server(app) as url, new_client() as client:
         port = urlsplit(url).port
         with trio.fail_after(10):
-            for host, origin in ((f"localhost:{port}", "http://localhost:5173"),
-                                 (f"127.0.0.1:{port}", f"http://127.0.0.1:{port}"),
-                                 ("LOCALHOST", "https://localhost"),
-                                 (f"[::1]:{port}", "http://[::1]:3000")):
+            for host, origin in (
+                (f"localhost:{port}", "http://localhost:5173"),
+                (f"127.0.0.1:{port}", f"http://127.0.0.1:{port}"),
+                ("LOCALHOST", "https://localhost"),
+                (f"[::1]:{port}", "http://[::1]:3000"),
+            ):
                 response = await post_modern(client, url, {"host": host, "origin": origin})
                 assert response.status_code == 200, (host, origin, response.status_code, response.text)
                 assert text_of(final_of(response)) == "hi"
@@ -114,7 +117,7 @@ async def test_chunked_body_over_the_limit_is_413(app):
         async def chunks():
             for start in range(0, len(data), 512):
                 chunks_sent.append(start)
-                yield data[start:start + 512]
+                yield data[start : start + 512]
 
         with trio.fail_after(10):
             response = await client.post(url, content=chunks(), headers=headers)
@@ -130,7 +133,7 @@ async def test_chunked_body_under_the_limit_is_served(app):
 
         async def chunks():
             for start in range(0, len(data), 64):
-                yield data[start:start + 64]
+                yield data[start : start + 64]
 
         with trio.fail_after(10):
             response = await client.post(url, content=chunks(), headers=headers)
@@ -177,9 +180,15 @@ async def test_get_accept_without_event_stream_is_406(app):
 async def test_invalid_json_body_is_400_parse_error(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
-            response = await client.post(url, content=b"{not json", headers={
-                "accept": "application/json, text/event-stream", "content-type": "application/json",
-                "mcp-protocol-version": MODERN})
+            response = await client.post(
+                url,
+                content=b"{not json",
+                headers={
+                    "accept": "application/json, text/event-stream",
+                    "content-type": "application/json",
+                    "mcp-protocol-version": MODERN,
+                },
+            )
     assert response.status_code == 400
     assert response.json()["error"]["code"] == -32700
 

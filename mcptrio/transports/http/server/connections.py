@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import math
 import ssl
-from typing import Awaitable, Callable, Iterable, Protocol
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Protocol
 
 import trio
 
@@ -37,10 +38,19 @@ class ConnectionServer:
 
     alpn: tuple[str, ...] = ("http/1.1",)
 
-    def __init__(self, app: Asgi, *, header_timeout: float = 30.0, max_head_size: int = 64 * 1024,
-                 max_headers: int = 100, write_timeout: float = 30.0, max_connections: int = 25_000,
-                 graceful_timeout: float = 10.0, tls: ssl.SSLContext | None = None,
-                 refusal_tls: ssl.SSLContext | None = None) -> None:
+    def __init__(
+        self,
+        app: Asgi,
+        *,
+        header_timeout: float = 30.0,
+        max_head_size: int = 64 * 1024,
+        max_headers: int = 100,
+        write_timeout: float = 30.0,
+        max_connections: int = 25_000,
+        graceful_timeout: float = 10.0,
+        tls: ssl.SSLContext | None = None,
+        refusal_tls: ssl.SSLContext | None = None,
+    ) -> None:
         self.app = app
         self.header_timeout = header_timeout
         self.max_head_size = max_head_size
@@ -67,8 +77,12 @@ class ConnectionServer:
         """Shutdown: close the connections waiting for a request; the others close after their answer."""
         raise NotImplementedError
 
-    async def serve(self, listeners: list[trio.SocketListener], shutdown_trigger: Callable[[], Awaitable[object]],
-                    task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED) -> None:
+    async def serve(
+        self,
+        listeners: list[trio.SocketListener],
+        shutdown_trigger: Callable[[], Awaitable[object]],
+        task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
         async with trio.open_nursery() as outer:
             lifespan = await outer.start(run_lifespan, self.app)
             outer.start_soon(time_writes, self.connections, self.write_timeout)
@@ -77,8 +91,9 @@ class ConnectionServer:
 
                 async def accept(task_status: trio.TaskStatus[object]) -> None:
                     with accepting:
-                        await trio.serve_listeners(self._accepted, listeners, handler_nursery=handlers,
-                                                   task_status=task_status)
+                        await trio.serve_listeners(
+                            self._accepted, listeners, handler_nursery=handlers, task_status=task_status
+                        )
 
                 await handlers.start(accept)
                 task_status.started(listeners)
@@ -100,10 +115,14 @@ class ConnectionServer:
 
     async def _refuse(self, socket_stream: trio.SocketStream) -> None:
         """Over the connection limit: a 503 saying so, in TLS if the server speaks it, then close."""
-        body = (f"503 Service Unavailable: the server has its limit of {self.max_connections} connections "
-                "open; retry in a moment\n").encode()
-        head = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
-                b"content-length: %d\r\nretry-after: 1\r\nconnection: close\r\n\r\n" % len(body))
+        body = (
+            f"503 Service Unavailable: the server has its limit of {self.max_connections} connections "
+            "open; retry in a moment\n"
+        ).encode()
+        head = (
+            b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            b"content-length: %d\r\nretry-after: 1\r\nconnection: close\r\n\r\n" % len(body)
+        )
         stream: trio.abc.Stream = socket_stream
         if self.refusal_tls is not None:
             stream = trio.SSLStream(socket_stream, self.refusal_tls, server_side=True, https_compatible=True)

@@ -30,9 +30,9 @@ from urllib.parse import unquote
 import h11
 import trio
 
-from .quiet_lock import QuietLock
-from .lifespan import ASGI_VERSION
 from .connections import ConnectionServer, linger
+from .lifespan import ASGI_VERSION
+from .quiet_lock import QuietLock
 from .request_checks import chunk_line_problem, error_body, refusal
 from .response_framing import CONTINUE, FramingError, ResponseFraming
 
@@ -196,8 +196,15 @@ class Connection:
     async def _refuse(self, status: int, reason: str) -> None:
         """A request not to serve (malformed, over a limit): its status and reason, then close."""
         body = error_body(status, reason)
-        head = ResponseFraming().head(status, [(b"content-type", b"text/plain; charset=utf-8")], body,
-                                      head_request=False, http11=True, keep_alive=False, date=_Date.now())
+        head = ResponseFraming().head(
+            status,
+            [(b"content-type", b"text/plain; charset=utf-8")],
+            body,
+            head_request=False,
+            http11=True,
+            keep_alive=False,
+            date=_Date.now(),
+        )
         await self._write(head + body)
 
     def _keep_alive(self) -> bool:
@@ -234,12 +241,19 @@ class Connection:
         self.keep_alive = self.http11 and not close and not (length and self.chunked)
         path, _, query = target.partition(b"?")
         scope = {
-            "type": "http", "asgi": ASGI_VERSION, "http_version": request.http_version.decode(),
-            "method": request.method.decode(), "scheme": self.scheme,
+            "type": "http",
+            "asgi": ASGI_VERSION,
+            "http_version": request.http_version.decode(),
+            "method": request.method.decode(),
+            "scheme": self.scheme,
             "path": unquote(path.decode("latin-1")) if b"%" in path else path.decode("latin-1"),
-            "raw_path": path, "query_string": query, "root_path": "",
+            "raw_path": path,
+            "query_string": query,
+            "root_path": "",
             "headers": headers,
-            "client": self.client, "server": self.local, "extensions": self.extensions,
+            "client": self.client,
+            "server": self.local,
+            "extensions": self.extensions,
         }
         try:
             await self.server.app(scope, self._receive, self._send)
@@ -260,8 +274,13 @@ class Connection:
             self.broken = True  # the app stopped mid-response: only closing the connection ends it
         else:  # it failed, or returned, before any of its answer went out: a 500 in its place
             self.started, self.head, self.framing = False, None, ResponseFraming()
-            await self._send({"type": "http.response.start", "status": 500,
-                              "headers": [(b"content-type", b"text/plain"), (b"connection", b"close")]})
+            await self._send(
+                {
+                    "type": "http.response.start",
+                    "status": 500,
+                    "headers": [(b"content-type", b"text/plain"), (b"connection", b"close")],
+                }
+            )
             await self._send({"type": "http.response.body", "body": b"Internal Server Error"})
 
     # -- the ASGI receive and send of the current request --------------------------------
@@ -370,8 +389,15 @@ class Connection:
             if self.head is not None:
                 (status, headers), self.head = self.head, None
                 keep_alive = self.keep_alive and not self.server.closing
-                data = self.framing.head(status, headers, None if more else body, head_request=self.head_request,
-                                         http11=self.http11, keep_alive=keep_alive, date=_Date.now())
+                data = self.framing.head(
+                    status,
+                    headers,
+                    None if more else body,
+                    head_request=self.head_request,
+                    http11=self.http11,
+                    keep_alive=keep_alive,
+                    date=_Date.now(),
+                )
                 data += self.framing.body(body, more)
             else:
                 data = self.framing.body(body, more)

@@ -28,10 +28,10 @@ from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import ASGIFramework
 from hypercorn.utils import wrap_app
 
-from .quiet_lock import QuietLock
 from .asgi_io import Receive, Send
-from .lifespan import Asgi
 from .connections import LINGER, ConnectionServer, Watched, read_to_the_end
+from .lifespan import Asgi
+from .quiet_lock import QuietLock
 from .request_checks import error_body, must_close, refusal
 
 log = logging.getLogger("mcptrio.http")
@@ -56,8 +56,11 @@ class HypercornServer(ConnectionServer):
         self.config.h11_max_incomplete_size = self.max_head_size
         self.config.h2_max_header_list_size = self.max_head_size
         self.context = WorkerContext(None)
-        self.guarded = wrap_app(cast(ASGIFramework, RequestGuard(app, self.max_head_size, self.max_headers)),
-                                self.config.wsgi_max_body_size, "asgi")
+        self.guarded = wrap_app(
+            cast(ASGIFramework, RequestGuard(app, self.max_head_size, self.max_headers)),
+            self.config.wsgi_max_body_size,
+            "asgi",
+        )
 
     async def handle(self, socket_stream: trio.SocketStream) -> None:
         stream = GuardedStream(socket_stream, self.connections)
@@ -191,8 +194,13 @@ class RequestGuard:
             status, reason = problem
             body = error_body(status, reason)
             closing = [CLOSE] if version != "2" else []
-            await send({"type": "http.response.start", "status": status,
-                        "headers": [(b"content-type", b"text/plain; charset=utf-8"), *closing]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": status,
+                    "headers": [(b"content-type", b"text/plain; charset=utf-8"), *closing],
+                }
+            )
             await send({"type": "http.response.body", "body": body})
             return
         if version == "2":
@@ -219,10 +227,15 @@ class BodyWatch:
 
     def sending(self, send: Send) -> Send:
         """``send`` for HTTP/2: no Connection header, and the answer's end after the request's."""
+
         async def http2_send(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [(name, value) for name, value in message.get("headers", ())
-                                                  if name.lower() != b"connection"]}
+                message = {
+                    **message,
+                    "headers": [
+                        (name, value) for name, value in message.get("headers", ()) if name.lower() != b"connection"
+                    ],
+                }
             elif not message.get("more_body", False) and not self.ended:
                 with trio.move_on_after(LINGER):  # (the rest of a body the app did not read, dropped)
                     while not self.ended:

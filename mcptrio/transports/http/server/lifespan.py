@@ -4,7 +4,8 @@ after the last; an app without one (it returns or raises at once) is served with
 from __future__ import annotations
 
 import logging
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import trio
 

@@ -31,8 +31,9 @@ class QuietLock:
         else:
             self._held = True
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if self._waiters:
             self._waiters.unpark()  # ownership passes on; _held stays True
         else:

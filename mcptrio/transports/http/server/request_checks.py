@@ -11,15 +11,16 @@ its CRLF comes: one ending in a bare LF would never complete.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from http import HTTPStatus
-from typing import Sequence
 
 MAX_CHUNK_LINE = 4096  # a chunk-size line with its extensions (read by no one), or a trailer field
 PHRASES = {status.value: status.phrase for status in HTTPStatus}
 
 
-def refusal(http_version: bytes, headers: Sequence[tuple[bytes, bytes]], head_size: int, max_head_size: int,
-            max_headers: int) -> tuple[int, str] | None:
+def refusal(
+    http_version: bytes, headers: Sequence[tuple[bytes, bytes]], head_size: int, max_head_size: int, max_headers: int
+) -> tuple[int, str] | None:
     """(status, reason) of a request head to refuse, else None; ``headers`` with lower-case names."""
     if head_size > max_head_size:
         return 431, f"the request head is {head_size} bytes, over the limit of {max_head_size}"

@@ -43,8 +43,17 @@ class ResponseFraming:
         self.no_body = False  # HEAD, 1xx, 204, 304: whatever the app gives is not sent
         self.close = False  # the connection ends after this response
 
-    def head(self, status: int, headers: list[tuple[bytes, bytes]], whole_body: bytes | None, *,
-             head_request: bool, http11: bool, keep_alive: bool, date: bytes) -> bytes:
+    def head(
+        self,
+        status: int,
+        headers: list[tuple[bytes, bytes]],
+        whole_body: bytes | None,
+        *,
+        head_request: bool,
+        http11: bool,
+        keep_alive: bool,
+        date: bytes,
+    ) -> bytes:
         """The head, given the app's headers; ``whole_body``: the body, when it is all in the first write."""
         lines = [status_line(status)]
         length = None

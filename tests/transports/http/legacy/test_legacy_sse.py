@@ -32,20 +32,33 @@ async def test_endpoint_event_then_messages_on_the_stream():
                     lines = stream.aiter_lines()
                     [endpoint] = await data_lines(lines, 1)
                     assert endpoint.startswith("/mcp/messages?session_id=")
-                    post = await client.post(base + endpoint, json={
-                        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-                        "params": {"protocolVersion": "2024-11-05", "capabilities": {}}})
+                    post = await client.post(
+                        base + endpoint,
+                        json={
+                            "jsonrpc": "2.0",
+                            "id": 1,
+                            "method": "initialize",
+                            "params": {"protocolVersion": "2024-11-05", "capabilities": {}},
+                        },
+                    )
                     assert post.status_code == 202
                     [init] = await data_lines(lines, 1)
                     assert '"protocolVersion":"2024-11-05"' in init
                     await client.post(base + endpoint, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-                    await client.post(base + endpoint, json={
-                        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                        "params": {"name": "echo", "arguments": {"text": "old client"}}})
+                    await client.post(
+                        base + endpoint,
+                        json={
+                            "jsonrpc": "2.0",
+                            "id": 2,
+                            "method": "tools/call",
+                            "params": {"name": "echo", "arguments": {"text": "old client"}},
+                        },
+                    )
                     [answer] = await data_lines(lines, 1)
                     assert '"id":2' in answer and "old client" in answer
-                unknown = await client.post(base + "/mcp/messages?session_id=nope", json={"jsonrpc": "2.0", "id": 3,
-                                                                                          "method": "ping"})
+                unknown = await client.post(
+                    base + "/mcp/messages?session_id=nope", json={"jsonrpc": "2.0", "id": 3, "method": "ping"}
+                )
                 assert unknown.status_code == 404
         nursery.cancel_scope.cancel()
 

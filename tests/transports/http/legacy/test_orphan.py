@@ -17,8 +17,8 @@ from ..client import (
     legacy_headers,
     modern_tool,
     new_client,
-    resume_headers,
     notification,
+    resume_headers,
     text_of,
     wait_until,
 )
@@ -26,7 +26,6 @@ from ..client import (
 
 def flaky_app():
     return add_slow_steps(build_app())
-
 
 
 async def first_event_then_drop(client, url, session_id, request_id, seconds):

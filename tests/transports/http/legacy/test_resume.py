@@ -38,11 +38,14 @@ def polling_app() -> App:
     return app
 
 
-
 async def _first_leg(client, url, session_id, request_id, pause):
     """POST the polled tool; read until the server closes the stream. Returns the events seen."""
-    async with client.stream("POST", url, json=call_tool("polled", {"pause": pause}, request_id, progress_token="pt"),
-                             headers=legacy_headers(session_id)) as response:
+    async with client.stream(
+        "POST",
+        url,
+        json=call_tool("polled", {"pause": pause}, request_id, progress_token="pt"),
+        headers=legacy_headers(session_id),
+    ) as response:
         assert response.status_code == 200
         reader = SseReader(response)
         events = await reader.rest()
@@ -206,11 +209,13 @@ async def test_per_session_stream_table_stays_bounded():
                 with trio.fail_after(15):
                     session_id = await initialize(client, url)
                     for n in range(30):
-                        response = await client.post(url, json=call_tool("echo", {"text": str(n)}, n),
-                                                     headers=legacy_headers(session_id))
+                        response = await client.post(
+                            url, json=call_tool("echo", {"text": str(n)}, n), headers=legacy_headers(session_id)
+                        )
                         assert response.status_code == 200
             [session] = list(asgi.sessions)
             assert len(session.streams) <= 4 + 1, (
-                f"{len(session.streams)} exchanges kept for Last-Event-ID with event_log_size=4")
+                f"{len(session.streams)} exchanges kept for Last-Event-ID with event_log_size=4"
+            )
         finally:
             stop.set()

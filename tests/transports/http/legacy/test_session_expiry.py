@@ -93,9 +93,11 @@ async def test_session_is_not_expired_right_after_a_long_request(app):
     async with http_server(app, config=config) as url, new_client() as client:
         with trio.fail_after(10):
             session_id = await initialize(client, url)
-            long = await client.post(url, json=call_tool("sleep", {"seconds": 1.0}, 1),
-                                     headers=legacy_headers(session_id))
+            long = await client.post(
+                url, json=call_tool("sleep", {"seconds": 1.0}, 1), headers=legacy_headers(session_id)
+            )
             assert text_of(messages_of(long)[-1]) == "slept 1"
             right_after = await client.post(url, json=rpc("ping", {}, 2), headers=legacy_headers(session_id))
     assert right_after.status_code == 200, (
-        f"session expired {right_after.status_code} immediately after its request finished")
+        f"session expired {right_after.status_code} immediately after its request finished"
+    )

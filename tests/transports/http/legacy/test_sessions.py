@@ -71,8 +71,9 @@ async def test_request_without_session_id_is_400(app):
 async def test_unknown_session_id_is_404(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
-            response = await client.post(url, json=rpc("tools/list", {}, 5),
-                                         headers=legacy_headers("no-such-session-aaaaaaaaaaaaaaaa"))
+            response = await client.post(
+                url, json=rpc("tools/list", {}, 5), headers=legacy_headers("no-such-session-aaaaaaaaaaaaaaaa")
+            )
             get = await client.get(url, headers=get_headers("no-such-session-aaaaaaaaaaaaaaaa"))
             delete = await client.delete(url, headers=get_headers("no-such-session-aaaaaaaaaaaaaaaa"))
     assert response.status_code == 404, response.text
@@ -98,8 +99,9 @@ async def test_quick_call_is_answered_as_json(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
             session_id = await initialize(client, url)
-            response = await client.post(url, json=call_tool("echo", {"text": "hi"}, 2),
-                                         headers=legacy_headers(session_id))
+            response = await client.post(
+                url, json=call_tool("echo", {"text": "hi"}, 2), headers=legacy_headers(session_id)
+            )
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("application/json")
     assert response.headers["mcp-session-id"] == session_id
@@ -110,8 +112,9 @@ async def test_progress_turns_the_answer_into_an_sse_stream(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
             session_id = await initialize(client, url)
-            response = await client.post(url, json=call_tool("count", {"steps": 3}, 3, progress_token="tok"),
-                                         headers=legacy_headers(session_id))
+            response = await client.post(
+                url, json=call_tool("count", {"steps": 3}, 3, progress_token="tok"), headers=legacy_headers(session_id)
+            )
     assert response.status_code == 200
     assert is_sse(response)
     assert response.headers["x-accel-buffering"] == "no"
@@ -127,8 +130,9 @@ async def test_2025_11_25_sse_stream_starts_with_a_priming_event(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
             session_id = await initialize(client, url)
-            response = await client.post(url, json=call_tool("count", {"steps": 2}, 3, progress_token=7),
-                                         headers=legacy_headers(session_id))
+            response = await client.post(
+                url, json=call_tool("count", {"steps": 2}, 3, progress_token=7), headers=legacy_headers(session_id)
+            )
     events = parse_sse(response.text)
     first = events[0]
     assert first.id, "the priming event must carry an event id"
@@ -143,8 +147,11 @@ async def test_2025_06_18_sse_stream_has_no_priming_event(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
             session_id = await initialize(client, url, version="2025-06-18")
-            response = await client.post(url, json=call_tool("count", {"steps": 2}, 3, progress_token=7),
-                                         headers=legacy_headers(session_id, "2025-06-18"))
+            response = await client.post(
+                url,
+                json=call_tool("count", {"steps": 2}, 3, progress_token=7),
+                headers=legacy_headers(session_id, "2025-06-18"),
+            )
     events = parse_sse(response.text)
     assert events and all(event.data for event in events), events
     assert events[-1].message["id"] == 3
@@ -202,14 +209,16 @@ async def test_concurrent_posts_on_one_session_are_not_cross_wired(app):
             answers = {}
 
             async def one(request_id, seconds):
-                response = await client.post(url, json=call_tool("sleep", {"seconds": seconds}, request_id),
-                                             headers=legacy_headers(session_id))
+                response = await client.post(
+                    url, json=call_tool("sleep", {"seconds": seconds}, request_id), headers=legacy_headers(session_id)
+                )
                 assert response.status_code == 200
                 answers[request_id] = messages_of(response)
 
             async def echo(request_id, text):
-                response = await client.post(url, json=call_tool("echo", {"text": text}, request_id),
-                                             headers=legacy_headers(session_id))
+                response = await client.post(
+                    url, json=call_tool("echo", {"text": text}, request_id), headers=legacy_headers(session_id)
+                )
                 answers[request_id] = messages_of(response)
 
             async with trio.open_nursery() as nursery:
@@ -231,8 +240,9 @@ async def test_elicitation_round_trip_over_http(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
             session_id = await initialize(client, url, capabilities={"elicitation": {}})
-            async with client.stream("POST", url, json=call_tool("ask_name", {}, "call-1"),
-                                     headers=legacy_headers(session_id)) as response:
+            async with client.stream(
+                "POST", url, json=call_tool("ask_name", {}, "call-1"), headers=legacy_headers(session_id)
+            ) as response:
                 assert response.status_code == 200
                 assert is_sse(response)
                 reader = SseReader(response)
@@ -240,8 +250,7 @@ async def test_elicitation_round_trip_over_http(app):
                 assert ask["method"] == "elicitation/create", ask
                 assert "id" in ask
                 assert ask["params"]["message"] == "Your name?"
-                answer = {"jsonrpc": "2.0", "id": ask["id"],
-                          "result": {"action": "accept", "content": {"name": "Ada"}}}
+                answer = {"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Ada"}}}
                 posted = await client.post(url, json=answer, headers=legacy_headers(session_id))
                 assert posted.status_code == 202, posted.text
                 assert posted.content == b""
@@ -254,13 +263,16 @@ async def test_elicitation_decline_over_http(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
             session_id = await initialize(client, url, capabilities={"elicitation": {}})
-            async with client.stream("POST", url, json=call_tool("ask_name", {}, 9),
-                                     headers=legacy_headers(session_id)) as response:
+            async with client.stream(
+                "POST", url, json=call_tool("ask_name", {}, 9), headers=legacy_headers(session_id)
+            ) as response:
                 reader = SseReader(response)
                 ask = await reader.next_message()
-                posted = await client.post(url, json={"jsonrpc": "2.0", "id": ask["id"],
-                                                      "result": {"action": "decline"}},
-                                           headers=legacy_headers(session_id))
+                posted = await client.post(
+                    url,
+                    json={"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "decline"}},
+                    headers=legacy_headers(session_id),
+                )
                 assert posted.status_code == 202
                 rest = await reader.until_response(9)
     assert text_of(rest[-1]) == "declined (decline)"
@@ -270,8 +282,9 @@ async def test_notifications_are_accepted_with_202(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
             session_id = await initialize(client, url)  # asserts 202 for notifications/initialized
-            response = await client.post(url, json=notification("notifications/roots/list_changed"),
-                                         headers=legacy_headers(session_id))
+            response = await client.post(
+                url, json=notification("notifications/roots/list_changed"), headers=legacy_headers(session_id)
+            )
     assert response.status_code == 202
     assert response.content == b""
 
@@ -280,8 +293,9 @@ async def test_unsupported_protocol_version_header_is_400(app):
     async with http_server(app) as url, new_client() as client:
         with trio.fail_after(10):
             session_id = await initialize(client, url)
-            response = await client.post(url, json=rpc("tools/list", {}, 3),
-                                         headers=legacy_headers(session_id, "1999-01-01"))
+            response = await client.post(
+                url, json=rpc("tools/list", {}, 3), headers=legacy_headers(session_id, "1999-01-01")
+            )
     assert response.status_code == 400, response.text
     assert response.json()["error"]["code"] == -32600
 
@@ -306,8 +320,11 @@ async def test_delete_cancels_the_session_in_flight_requests(app):
             answers = []
 
             async def call():
-                answers.append(await client.post(url, json=call_tool("sleep", {"seconds": 30}, 1),
-                                                 headers=legacy_headers(session_id)))
+                answers.append(
+                    await client.post(
+                        url, json=call_tool("sleep", {"seconds": 30}, 1), headers=legacy_headers(session_id)
+                    )
+                )
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(call)
@@ -355,8 +372,9 @@ async def test_request_timeout_answers_a_slow_tool_with_an_error_result(app):
     async with http_server(app, limits=limits) as url, new_client() as client:
         with trio.fail_after(10):
             session_id = await initialize(client, url)
-            response = await client.post(url, json=call_tool("sleep", {"seconds": 10}, 1),
-                                         headers=legacy_headers(session_id))
+            response = await client.post(
+                url, json=call_tool("sleep", {"seconds": 10}, 1), headers=legacy_headers(session_id)
+            )
     final = final_of(response, 1)
     assert final["result"]["isError"] is True
     assert "timed out" in text_of(final)
@@ -371,8 +389,9 @@ async def test_in_flight_limit_refuses_the_extra_request(app):
             answers = {}
 
             async def call(request_id, seconds):
-                answers[request_id] = await client.post(url, json=call_tool("sleep", {"seconds": seconds}, request_id),
-                                                        headers=legacy_headers(session_id))
+                answers[request_id] = await client.post(
+                    url, json=call_tool("sleep", {"seconds": seconds}, request_id), headers=legacy_headers(session_id)
+                )
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(call, "first", 0.5)
@@ -390,8 +409,9 @@ async def test_duplicate_in_flight_request_id_is_refused_not_cross_wired(app):
             answers = {}
 
             async def call(key, tool, arguments):
-                answers[key] = await client.post(url, json=call_tool(tool, arguments, "same-id"),
-                                                 headers=legacy_headers(session_id))
+                answers[key] = await client.post(
+                    url, json=call_tool(tool, arguments, "same-id"), headers=legacy_headers(session_id)
+                )
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(call, "slow", "sleep", {"seconds": 0.5})

@@ -7,7 +7,7 @@ process or truncated its answer when it served ``McpHttpApp`` on its own."""
 from __future__ import annotations
 
 import json
-from typing import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable
 
 import attrs
 import pytest
@@ -34,16 +34,34 @@ async def port(app, server: str) -> AsyncIterator[int]:
 
 # -- requests, raw ---------------------------------------------------------------------------------
 
+
 def echo(text: str = "x", request_id: int = 1) -> bytes:
     meta = {META_VERSION: MODERN, META_CAPABILITIES: {}, META_CLIENT_INFO: CLIENT_INFO}
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-                       "params": {"name": "echo", "arguments": {"text": text}, "_meta": meta}}).encode()
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": text}, "_meta": meta},
+        }
+    ).encode()
 
 
 def head(version: str = "1.1", *lines: str) -> bytes:
-    return "\r\n".join([f"POST /mcp HTTP/{version}", "Host: 127.0.0.1", "Content-Type: application/json",
-                        "Accept: application/json, text/event-stream", f"MCP-Protocol-Version: {MODERN}",
-                        "Mcp-Method: tools/call", "Mcp-Name: echo", *lines, "", ""]).encode()
+    return "\r\n".join(
+        [
+            f"POST /mcp HTTP/{version}",
+            "Host: 127.0.0.1",
+            "Content-Type: application/json",
+            "Accept: application/json, text/event-stream",
+            f"MCP-Protocol-Version: {MODERN}",
+            "Mcp-Method: tools/call",
+            "Mcp-Name: echo",
+            *lines,
+            "",
+            "",
+        ]
+    ).encode()
 
 
 def post(body: bytes) -> bytes:
@@ -55,6 +73,7 @@ def chunked(body: bytes) -> bytes:
 
 
 # -- what came back ----------------------------------------------------------------------------------
+
 
 @attrs.frozen
 class Answer:
@@ -106,11 +125,17 @@ def _dechunk(data: bytes) -> tuple[bytes, bytes, bool]:
         size = int(line.split(b";")[0], 16)
         if size == 0:
             return body, data[2:], True
-        body, data = body + data[:size], data[size + 2:]
+        body, data = body + data[:size], data[size + 2 :]
 
 
-async def exchange(port: int, *pieces: bytes, wait: float = 5.0, pause: float = 0.0, read_after: float = 0.0,
-                   receive_buffer: int | None = None) -> Outcome:
+async def exchange(
+    port: int,
+    *pieces: bytes,
+    wait: float = 5.0,
+    pause: float = 0.0,
+    read_after: float = 0.0,
+    receive_buffer: int | None = None,
+) -> Outcome:
     """Write ``pieces`` (``pause`` s apart) while reading whatever comes until the server closes or
     ``wait`` s pass (reading starts after ``read_after`` s)."""
     sock = trio.socket.socket()
@@ -159,10 +184,12 @@ def assert_refused(outcome: Outcome, status: int, reason: str | None) -> None:
 
 # -- the attacks -----------------------------------------------------------------------------------------
 
+
 async def test_content_length_with_transfer_encoding_is_answered_then_the_connection_closes(port: int) -> None:
     body = chunked(echo("by the chunks"))
-    outcome = await exchange(port, head("1.1", f"Content-Length: {len(body)}", "Transfer-Encoding: chunked")
-                             + body + HIDDEN)
+    outcome = await exchange(
+        port, head("1.1", f"Content-Length: {len(body)}", "Transfer-Encoding: chunked") + body + HIDDEN
+    )
     [answer] = outcome.answers  # read by Transfer-Encoding, answered; the request behind it is not served
     assert answer.status == 200 and b"by the chunks" in answer.body, outcome
     assert answer.headers[b"connection"] == b"close" and outcome.end == "eof", outcome
@@ -179,13 +206,17 @@ MALFORMED = {
 }
 # hypercorn's own parser refuses these before McpHttpApp sees them, with its statuses and no text;
 # a bare LF it waits on, until McpHttpApp's body timeout answers 408 (with its reason).
-ON_HYPERCORN = {"bare LF": (408, "the body did not arrive"), "1 MiB chunk extension": (431, None),
-                "1 MiB trailer": (431, None)}
+ON_HYPERCORN = {
+    "bare LF": (408, "the body did not arrive"),
+    "1 MiB chunk extension": (431, None),
+    "1 MiB trailer": (431, None),
+}
 
 
 @pytest.mark.parametrize("case", MALFORMED)
-async def test_a_malformed_chunked_body_is_refused_with_400_and_a_lingering_close(port: int, server: str,
-                                                                                   case: str) -> None:
+async def test_a_malformed_chunked_body_is_refused_with_400_and_a_lingering_close(
+    port: int, server: str, case: str
+) -> None:
     # (a request behind the bare LFs would end their line with its CRLF: nothing follows them)
     behind = b"" if case == "bare LF" else HIDDEN
     outcome = await exchange(port, head("1.1", "Transfer-Encoding: chunked") + MALFORMED[case] + behind)
@@ -201,8 +232,9 @@ async def test_the_head_size_limit_holds_whatever_the_reads(port: int) -> None:
     """A head of 127 KiB in two writes: the first leaves it unfinished under the 64 KiB limit, the
     second completes it in one read (which h11's own check never sees)."""
     start = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: "
-    outcome = await exchange(port, start + b"a" * (CONFIG.max_head_size - 500), b"a" * (62 * 1024) + b"\r\n\r\n",
-                             pause=0.2)
+    outcome = await exchange(
+        port, start + b"a" * (CONFIG.max_head_size - 500), b"a" * (62 * 1024) + b"\r\n\r\n", pause=0.2
+    )
     assert_refused(outcome, 431, "over the limit of 65536")
     fits = await exchange(port, start + b"a" * (CONFIG.max_head_size - 500) + b"\r\nConnection: close\r\n\r\n")
     assert fits.statuses == [200], fits
@@ -212,8 +244,7 @@ async def test_too_many_header_fields_get_431(port: int) -> None:
     body = echo()
     flood = await exchange(port, head("1.1", *["a:b"] * 10_000, f"Content-Length: {len(body)}") + body)
     assert_refused(flood, 431, f"10007 header fields, over the limit of {CONFIG.max_headers}")
-    many = await exchange(port, head("1.1", *["a:b"] * 90, f"Content-Length: {len(body)}", "Connection: close")
-                          + body)
+    many = await exchange(port, head("1.1", *["a:b"] * 90, f"Content-Length: {len(body)}", "Connection: close") + body)
     assert many.statuses == [200], many
 
 
@@ -268,7 +299,8 @@ async def test_the_head_body_and_idle_timeouts_hold(port: int) -> None:
 
 
 async def test_http10_chunked_keep_alive_with_a_pipelined_request_is_refused_and_the_server_lives_on(
-        port: int, server: str) -> None:
+    port: int, server: str
+) -> None:
     """The shape that ended hypercorn's process serving McpHttpApp about once in six tries."""
     attack = head("1.0", "Transfer-Encoding: chunked", "Connection: keep-alive") + chunked(echo()) + HIDDEN
     for _ in range(30):

@@ -6,7 +6,8 @@ The MCP endpoint on it is what the rest of tests/http exercises."""
 from __future__ import annotations
 
 import contextlib
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import h11
 import pytest
@@ -14,6 +15,7 @@ import trio
 import trio.testing
 
 from mcptrio.transports.http.server.h11_server import H11Server
+
 
 class Recorder:
     """A small ASGI app: echoes the body, and does what the request's path asks."""
@@ -46,8 +48,13 @@ class Recorder:
             await send({"type": "http.response.body", "body": b"partial", "more_body": True})
             raise RuntimeError("the app failed mid-response")
         if path == "/inject":  # a header value that would split the response
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": [(b"x-name", body + b"\r\nset-cookie: stolen=1")]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"x-name", body + b"\r\nset-cookie: stolen=1")],
+                }
+            )
             await send({"type": "http.response.body", "body": b"never"})
             return
         if path == "/too-long":  # more body than its Content-Length
@@ -67,8 +74,9 @@ class Recorder:
             await self.release.wait()
         headers = [(b"content-type", b"text/plain")]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": scope["method"].encode() + b" " + path.encode()
-                    + b" " + body})
+        await send(
+            {"type": "http.response.body", "body": scope["method"].encode() + b" " + path.encode() + b" " + body}
+        )
         if path == "/after":  # ASGI: a receive after the response is complete is a disconnect, at once
             self.events.append(await receive())
 
@@ -91,13 +99,18 @@ class Client:
         self.stream = stream
         self.h11 = h11.Connection(h11.CLIENT)
 
-    async def send(self, method: str, target: str, body: bytes | None = b"", headers: list[tuple[str, str]] = (),
-                   end: bool = True) -> None:
+    async def send(
+        self, method: str, target: str, body: bytes | None = b"", headers: list[tuple[str, str]] = (), end: bool = True
+    ) -> None:
         """A request; with ``body=None`` its head only (the body follows with ``send_body``)."""
-        framing = [] if any(name.lower() in ("transfer-encoding", "content-length") for name, _ in headers) else [
-            ("Content-Length", str(len(body or b"")))]
-        data = self.h11.send(h11.Request(method=method, target=target,
-                                         headers=[("Host", "127.0.0.1"), *framing, *headers]))
+        framing = (
+            []
+            if any(name.lower() in ("transfer-encoding", "content-length") for name, _ in headers)
+            else [("Content-Length", str(len(body or b"")))]
+        )
+        data = self.h11.send(
+            h11.Request(method=method, target=target, headers=[("Host", "127.0.0.1"), *framing, *headers])
+        )
         await self.stream.send_all(data or b"")
         if body is not None:
             await self.send_body(body, end=end)
@@ -181,8 +194,12 @@ async def test_keep_alive_and_pipelined_requests_are_answered_in_order() -> None
             assert headers[b"content-length"] == str(len(body)).encode() and b"date" in headers
         await client.stream.aclose()
         # two requests in one write, then a third that closes: all answered, in order, on one connection
-        raw = await raw_exchange(port, request("POST", "/a", b"1") + request("GET", "/b%20c?x=1")
-                                 + b"GET /last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        raw = await raw_exchange(
+            port,
+            request("POST", "/a", b"1")
+            + request("GET", "/b%20c?x=1")
+            + b"GET /last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        )
         assert raw.count(b"HTTP/1.1 200 OK\r\n") == 3
         assert raw.index(b"POST /a 1") < raw.index(b"GET /b c ") < raw.index(b"GET /last ")
 
@@ -196,13 +213,17 @@ async def test_a_chunked_body_is_read_whole() -> None:
         assert (await client.answer())[2] == b"POST /c hello world"
 
 
-@pytest.mark.parametrize("data, status", [
-    (b"NOT HTTP AT ALL\r\n\r\n", 400),
-    (b"GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n", 400),
-    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 200_000 + b"\r\n\r\n", 431),
-])
+@pytest.mark.parametrize(
+    "data, status",
+    [
+        (b"NOT HTTP AT ALL\r\n\r\n", 400),
+        (b"GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n", 400),
+        (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 200_000 + b"\r\n\r\n", 431),
+    ],
+)
 async def test_a_request_h11_refuses_gets_its_status_with_a_reason_and_the_connection_closes(
-        data: bytes, status: int) -> None:
+    data: bytes, status: int
+) -> None:
     async with served(Recorder()) as (port, _):
         got, headers, body = parse(await raw_exchange(port, data))  # (read until the server closed)
         assert got == status and headers[b"connection"] == b"close"
@@ -289,7 +310,7 @@ async def test_an_idle_connection_and_a_slow_head_are_closed_after_the_header_ti
         busy = await connect(port)  # a request running longer than the timeout is not cut
         await busy.send("GET", "/slow")
         await trio.sleep(100)
-        assert not busy.h11.their_state is h11.DONE
+        assert busy.h11.their_state is not h11.DONE
 
 
 async def test_the_drain_finishes_a_running_request_closes_idle_connections_and_stops_accepting() -> None:

@@ -17,7 +17,7 @@ from mcptrio.client import McpError
 from mcptrio.transports.http import HttpConfig, TlsError, TlsSettings, serve_http
 
 from ....client.tls import Certificates, make_certificates
-from ..client import final_of, http_server, initialize, legacy_headers, call_tool, modern_tool, text_of
+from ..client import call_tool, final_of, http_server, initialize, legacy_headers, modern_tool, text_of
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +31,11 @@ def server(request: pytest.FixtureRequest) -> str:
 
 
 def tls_of(certificates: Certificates, *, client_certificates: bool = False) -> TlsSettings:
-    return TlsSettings(certfile=str(certificates.cert), keyfile=str(certificates.key),
-                       ca_certs=str(certificates.ca) if client_certificates else None)
+    return TlsSettings(
+        certfile=str(certificates.cert),
+        keyfile=str(certificates.key),
+        ca_certs=str(certificates.ca) if client_certificates else None,
+    )
 
 
 def client_context(certificates: Certificates, *, with_certificate: bool = False) -> ssl.SSLContext:
@@ -59,12 +62,14 @@ async def test_hypercorn_speaks_http2_to_a_client_that_offers_it(app, certificat
             body, headers = modern_tool("echo", {"text": "over h2"}, 1)
             modern = await client.post(url, json=body, headers=headers)
             session_id = await initialize(client, url)
-            legacy = await client.post(url, json=call_tool("count", {"steps": 2}, 2, progress_token="p"),
-                                       headers=legacy_headers(session_id))
+            legacy = await client.post(
+                url, json=call_tool("count", {"steps": 2}, 2, progress_token="p"), headers=legacy_headers(session_id)
+            )
             # Answered before its body was read: "Connection: close" in HTTP/1.1, none in HTTP/2; and
             # the body that comes after the answer must not find its stream gone (hypercorn: KeyError).
-            unread = [await client.post(url, content=b"{}" * 1000, headers={"content-type": "text/plain"})
-                      for _ in range(10)]
+            unread = [
+                await client.post(url, content=b"{}" * 1000, headers={"content-type": "text/plain"}) for _ in range(10)
+            ]
             after = await client.post(url, json=body, headers=headers)
     assert {modern.http_version, legacy.http_version, after.http_version} == {"HTTP/2"}
     assert text_of(final_of(modern, 1)) == "over h2" and text_of(final_of(after, 1)) == "over h2"
@@ -79,25 +84,29 @@ async def test_the_builtin_server_offers_http11_only(app, certificates: Certific
     assert (response.status_code, response.http_version) == (200, "HTTP/1.1")
 
 
-async def test_ca_certs_require_a_client_certificate_the_ca_signed(app, server: str,
-                                                                   certificates: Certificates) -> None:
+async def test_ca_certs_require_a_client_certificate_the_ca_signed(
+    app, server: str, certificates: Certificates
+) -> None:
     async with http_server(app, server=server, tls=tls_of(certificates, client_certificates=True)) as url:
         health = url.replace("/mcp", "/healthz")
-        async with httpx.AsyncClient(verify=client_context(certificates, with_certificate=True),
-                                     trust_env=False) as client:
+        async with httpx.AsyncClient(
+            verify=client_context(certificates, with_certificate=True), trust_env=False
+        ) as client:
             assert (await client.get(health)).status_code == 200
         async with mcptrio.client.connect(url, verify=client_context(certificates, with_certificate=True)) as mcp:
             assert (await mcp.call_tool("echo", {"text": "known"})).content[0].text == "known"
         async with httpx.AsyncClient(verify=client_context(certificates), trust_env=False) as anonymous:
             with pytest.raises((httpx.ConnectError, httpx.ReadError, httpx.RemoteProtocolError)):
                 await anonymous.get(health)
-        async with httpx.AsyncClient(verify=client_context(certificates, with_certificate=True),
-                                     trust_env=False) as client:
+        async with httpx.AsyncClient(
+            verify=client_context(certificates, with_certificate=True), trust_env=False
+        ) as client:
             assert (await client.get(health)).status_code == 200  # (still serving)
 
 
-async def test_plain_http_to_the_tls_port_is_closed_and_the_server_goes_on(app, server: str,
-                                                                          certificates: Certificates) -> None:
+async def test_plain_http_to_the_tls_port_is_closed_and_the_server_goes_on(
+    app, server: str, certificates: Certificates
+) -> None:
     async with http_server(app, server=server, tls=tls_of(certificates)) as url:
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         stream = await trio.open_tcp_stream("127.0.0.1", port)
@@ -113,16 +122,18 @@ async def test_plain_http_to_the_tls_port_is_closed_and_the_server_goes_on(app, 
             assert (await client.get(url.replace("/mcp", "/healthz"))).status_code == 200
 
 
-async def test_over_the_connection_limit_the_503_is_spoken_in_tls_and_http11(app, server: str,
-                                                                            certificates: Certificates) -> None:
+async def test_over_the_connection_limit_the_503_is_spoken_in_tls_and_http11(
+    app, server: str, certificates: Certificates
+) -> None:
     config = HttpConfig(max_connections=2)
     async with http_server(app, server=server, config=config, tls=tls_of(certificates)) as url:
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         held = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(2)]
         with trio.fail_after(5):
             while True:  # (until the server has accepted the two: a new client each time, so a new connection)
-                async with httpx.AsyncClient(http2=True, verify=client_context(certificates),
-                                             trust_env=False) as client:
+                async with httpx.AsyncClient(
+                    http2=True, verify=client_context(certificates), trust_env=False
+                ) as client:
                     refused = await client.get(url.replace("/mcp", "/healthz"))
                 if refused.status_code != 200:
                     break
@@ -133,14 +144,18 @@ async def test_over_the_connection_limit_the_503_is_spoken_in_tls_and_http11(app
     assert "limit of 2 connections" in refused.text and refused.headers["connection"] == "close"
 
 
-@pytest.mark.parametrize("files, why", [
-    (("missing.pem", "key.pem", None), "cannot use certificate .*missing.pem.*: No such file or directory"),
-    (("ca.pem", "ca.pem", None), "cannot use certificate .*ca.pem with key .*ca.pem: not a PEM file"),
-    (("cert.pem", "client-key.pem", None), "KEY_VALUES_MISMATCH"),
-    (("cert.pem", "key.pem", "cert.pem.txt"), "cannot use client CA certificates .*: No such file"),
-])
+@pytest.mark.parametrize(
+    "files, why",
+    [
+        (("missing.pem", "key.pem", None), "cannot use certificate .*missing.pem.*: No such file or directory"),
+        (("ca.pem", "ca.pem", None), "cannot use certificate .*ca.pem with key .*ca.pem: not a PEM file"),
+        (("cert.pem", "client-key.pem", None), "KEY_VALUES_MISMATCH"),
+        (("cert.pem", "key.pem", "cert.pem.txt"), "cannot use client CA certificates .*: No such file"),
+    ],
+)
 async def test_certificate_files_that_cant_be_used_are_refused_before_anything_starts(
-        app, server: str, certificates: Certificates, files: tuple[str, str, str | None], why: str) -> None:
+    app, server: str, certificates: Certificates, files: tuple[str, str, str | None], why: str
+) -> None:
     folder = Path(certificates.ca).parent
     certfile, keyfile, ca_certs = (str(folder / name) if name else None for name in files)
     assert certfile is not None and keyfile is not None
