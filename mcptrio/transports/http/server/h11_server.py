@@ -219,8 +219,9 @@ class Connection:
         return self.h11.their_state is h11.DONE
 
     async def _linger(self) -> None:
-        """Close gently a connection the client may still be writing to (connections.linger)."""
-        if not self.gone and (self.refused or self.h11.their_state is not h11.DONE):
+        """Close gently a connection the client may still be writing to (connections.linger): one
+        whose request was not read to its end, or that had sent more behind it."""
+        if not self.gone and (self.refused or self.h11.their_state is not h11.DONE or self.h11.trailing_data[0]):
             await linger(self.stream)
 
     async def _handle(self, request: h11.Request) -> None:
