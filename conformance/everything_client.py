@@ -31,6 +31,7 @@ CIMD_URL = "https://conformance-test.local/client-metadata.json"
 VERSION = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "")
 # (revisions through 2025-11-25 have the initialize handshake; 2026-07-28 is stateless; none: ask the server)
 ERA = None if not VERSION else "legacy" if VERSION <= "2025-11-25" else "modern"
+DEADLINE = 100  # seconds: a scenario's client ends by then, whatever happens (run_client.py waits 120)
 log = logging.getLogger("everything-client")
 
 Scenario = Callable[[str], Awaitable[None]]
@@ -227,9 +228,14 @@ def main() -> int:
         return 2
     scenario = os.environ["MCP_CONFORMANCE_SCENARIO"]
     handler = SCENARIOS.get(scenario) or (login if scenario.startswith("auth/") else list_tools)
+
+    async def bounded(url: str) -> None:
+        with trio.fail_after(DEADLINE):
+            await handler(url)
+
     try:
-        trio.run(handler, sys.argv[1])
-    except (McpError, OSError, ValueError) as exc:
+        trio.run(bounded, sys.argv[1])
+    except (McpError, OSError, ValueError, httpx.HTTPError, trio.TooSlowError) as exc:
         print(f"{scenario}: {exc}", file=sys.stderr)
         return 1
     return 0

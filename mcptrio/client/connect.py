@@ -16,6 +16,7 @@ from ..groups import leaves
 from ..protocol.errors import UNSUPPORTED_PROTOCOL_VERSION, McpError
 from ..protocol.session import LOG_LEVELS
 from ..protocol.versions import LATEST_LEGACY, LATEST_MODERN, MODERN_VERSIONS
+from .pooling import KEEPALIVE_EXPIRY
 from .raw import RawClient
 from .recovery import SessionLost
 from .session import TASKS_EXTENSION, Answer, Client
@@ -247,6 +248,7 @@ async def _http(
             timeout=httpx.Timeout(CONNECT_TIMEOUT, read=None),
             trust_env=False,
             verify=context,
+            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY),
             auth=_bearer(httpx, token),
         ) as http,
         trio.open_nursery() as nursery,

@@ -99,7 +99,7 @@ class HttpEnd:
             self._open[message["id"]] = scope  # (before the POST starts: abort() can always find it)
             self.nursery.start_soon(self._exchange, frame, headers, message["id"], scope)
             return
-        response = await self.http.post(self.url, content=frame, headers=headers)
+        response = await self._post_once_more(frame, headers)
         if response.status_code not in (200, 202):
             raise ConnectionError(
                 f"HTTP {response.status_code} for a {message.get('method', 'response')}: {response.text[:200]}"
@@ -172,6 +172,19 @@ class HttpEnd:
             await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": failure_answer(exc, stream)})
         finally:
             self._open.pop(request_id, None)
+
+    async def _post_once_more(self, frame: bytes, headers: dict[str, str]) -> Any:
+        """POST a notification or a response, again once if the connection failed under it (a kept-
+        alive connection the server had just closed); a second failure is a ConnectionError."""
+        import httpx
+
+        for attempt in range(2):
+            try:
+                return await self.http.post(self.url, content=frame, headers=headers)
+            except httpx.TransportError as exc:
+                if attempt:
+                    raise ConnectionError(f"HTTP request failed: {failure_reason(exc)}") from exc
+        raise AssertionError("unreachable")
 
     def _get_headers(self, last_event_id: str | None) -> dict[str, str]:
         headers = {"accept": "text/event-stream", **self.headers}

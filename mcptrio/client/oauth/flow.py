@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ import attrs
 import httpx
 import trio
 
+from ..pooling import KEEPALIVE_EXPIRY
 from ..tls import Verify, ssl_context
 from .challenge import Challenge, challenge_of
 from .errors import AuthorizationError
@@ -33,7 +35,8 @@ if TYPE_CHECKING:
     from .dpop import DPoPKey
 
 log = logging.getLogger("mcptrio.client.oauth")
-MAX_STEP_UPS = 2  # re-authorizations for wider scopes, per request (the 401's login not counted)
+MAX_STEP_UPS = 2  # re-authorizations for the same challenged scopes (the 401's login not counted)
+STEP_UP_WINDOW = 300.0  # seconds they are remembered
 
 
 @attrs.define
@@ -94,6 +97,7 @@ class OAuthFlow(httpx.Auth):
         self._loaded = False
         self._lock = trio.Lock()
         self._dpop_key: DPoPKey | None = None
+        self._step_ups: dict[frozenset[str], list[float]] = {}  # challenged scopes -> when they were asked
 
     # -- what a subclass provides ------------------------------------------------------------------
 
@@ -116,7 +120,7 @@ class OAuthFlow(httpx.Auth):
             await self._refresh_or_obtain(self.session.tokens, None)
         used = self._sign(request)
         response = yield request
-        unauthorized = step_ups = 0
+        unauthorized = 0
         while True:
             challenge = challenge_of(response.headers.get_list("www-authenticate"))
             if response.status_code == 401:
@@ -134,12 +138,12 @@ class OAuthFlow(httpx.Auth):
                     # (a refreshed token refused too: the authorization server may have changed)
                     await self._refresh_or_obtain(used, challenge, refresh=unauthorized == 1)
             elif response.status_code == 403 and challenge is not None and challenge.error == "insufficient_scope":
-                step_ups += 1
-                if step_ups > MAX_STEP_UPS:
+                if not self._may_step_up(challenge):
                     log.warning(
-                        "%s still refuses the token after %d wider authorizations: giving up",
+                        "%s still refuses the token after %d wider authorizations for %s: giving up",
                         self.server_url,
                         MAX_STEP_UPS,
+                        " ".join(challenge.scopes) or "its scopes",
                     )
                     return
                 await self._step_up(challenge)
@@ -149,6 +153,17 @@ class OAuthFlow(httpx.Auth):
                 return
             used = self._sign(request)
             response = yield request
+
+    def _may_step_up(self, challenge: Challenge) -> bool:
+        """The spec's retry limit, kept per challenged scope set (not per request, which may be sent
+        again): at most MAX_STEP_UPS wider authorizations for it within STEP_UP_WINDOW seconds."""
+        now = time.monotonic()
+        key = frozenset(challenge.scopes)
+        recent = [t for t in self._step_ups.get(key, []) if now - t < STEP_UP_WINDOW]
+        if len(recent) >= MAX_STEP_UPS:
+            return False
+        self._step_ups[key] = recent + [now]
+        return True
 
     def _sign(self, request: httpx.Request) -> Tokens | None:
         tokens = self.session.tokens if self.session is not None else None
@@ -185,7 +200,12 @@ class OAuthFlow(httpx.Auth):
             await self.store.set(tokens_key(self.server_url), self.session.to_json())
 
     def _client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(timeout=30, trust_env=False, verify=ssl_context(self.verify))
+        return httpx.AsyncClient(
+            timeout=30,
+            trust_env=False,
+            verify=ssl_context(self.verify),
+            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY),
+        )
 
     async def _refresh_or_obtain(
         self, failed: Tokens | None, challenge: Challenge | None, *, refresh: bool = True

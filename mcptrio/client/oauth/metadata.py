@@ -138,10 +138,13 @@ def covers(resource: str, server_url: str) -> bool:
 
 
 async def _json(http: httpx.AsyncClient, url: str) -> dict[str, Any] | None:
-    try:
-        response = await http.get(url, headers={"accept": "application/json"})
-    except httpx.HTTPError as exc:
-        raise AuthorizationError(f"could not read {url}: {exc}") from exc
+    for attempt in range(2):  # (a GET: asked again once if the connection failed under it)
+        try:
+            response = await http.get(url, headers={"accept": "application/json"})
+            break
+        except httpx.HTTPError as exc:
+            if attempt or not isinstance(exc, httpx.TransportError):
+                raise AuthorizationError(f"could not read {url}: {exc}") from exc
     if response.status_code != 200:
         log.debug("no metadata at %s: HTTP %s", url, response.status_code)
         return None
