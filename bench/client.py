@@ -15,10 +15,12 @@ import asyncio
 import os
 import select
 import socket
+import ssl
 import subprocess
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import orjson
 
@@ -51,7 +53,7 @@ def cpu_seconds(pid: int) -> float:
     """utime + stime of a process (all its threads), in seconds."""
     with open(f"/proc/{pid}/stat", "rb") as f:
         stat = f.read()
-    fields = stat[stat.rindex(b")") + 2:].split()
+    fields = stat[stat.rindex(b")") + 2 :].split()
     return (int(fields[11]) + int(fields[12])) / CLK_TCK  # fields 14 and 15 of proc(5)
 
 
@@ -65,6 +67,7 @@ def status_kib(pid: int, key: str) -> int:
 
 
 # -- messages ---------------------------------------------------------------------------------
+
 
 def initialize_params() -> dict[str, Any]:
     return {"protocolVersion": LEGACY_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}
@@ -86,14 +89,17 @@ def tool_text(message: dict[str, Any]) -> str:
 
 # -- stdio ------------------------------------------------------------------------------------
 
+
 class StdioServer:
     """An MCP server child process spoken to over its stdin/stdout pipes."""
 
-    def __init__(self, argv: list[str], *, env: dict[str, str] | None = None, stderr: Any = None,
-                 cwd: str | None = None) -> None:
+    def __init__(
+        self, argv: list[str], *, env: dict[str, str] | None = None, stderr: Any = None, cwd: str | None = None
+    ) -> None:
         self.spawned_at = perf()
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-                                     bufsize=0, env=env, cwd=cwd)
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, bufsize=0, env=env, cwd=cwd
+        )
         self.pid = self.proc.pid
         self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()
@@ -108,7 +114,7 @@ class StdioServer:
     def write(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
-            view = view[os.write(self._in, view):]
+            view = view[os.write(self._in, view) :]
 
     def send(self, message: dict[str, Any]) -> None:
         self.write(orjson.dumps(message) + b"\n")
@@ -189,8 +195,9 @@ class StdioServer:
             if answers:
                 return answers
 
-    def pipelined(self, make: Callable[[int], bytes], window: int, *, max_calls: int,
-                  seconds: float) -> tuple[int, float]:
+    def pipelined(
+        self, make: Callable[[int], bytes], window: int, *, max_calls: int, seconds: float
+    ) -> tuple[int, float]:
         """Keep ``window`` requests outstanding until the count or the time runs out."""
         start = perf()
         deadline = start + seconds
@@ -271,6 +278,7 @@ def rotating(factories: list[Callable[[int], bytes]]) -> Callable[[int], bytes]:
 
 # -- HTTP -------------------------------------------------------------------------------------
 
+
 @dataclass
 class Response:
     status: int
@@ -303,18 +311,18 @@ class Response:
 
 
 class HttpConnection:
-    """One keep-alive HTTP/1.1 connection to the server, requests one at a time."""
+    """One keep-alive HTTP/1.1 connection to the server (in TLS with ``tls``), requests one at a time."""
 
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
+    def __init__(self, host: str, port: int, tls: ssl.SSLContext | None = None) -> None:
+        self.host, self.port, self.tls = host, port, tls
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
         self._host_header = f"Host: {host}:{port}\r\n".encode()
         self.server_closed = False
         self.reconnects = 0
 
-    async def connect(self) -> "HttpConnection":
-        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+    async def connect(self) -> HttpConnection:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port, ssl=self.tls)
         sock = self.writer.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -373,8 +381,9 @@ class HttpConnection:
             self.server_closed = True
         return Response(status, headers, body)
 
-    async def request(self, method: str, path: str, headers: Iterable[tuple[str, str]],
-                      body: bytes | None = None) -> Response:
+    async def request(
+        self, method: str, path: str, headers: Iterable[tuple[str, str]], body: bytes | None = None
+    ) -> Response:
         if self.writer is None and self.server_closed:
             # The server ended the keep-alive connection (some do: hypercorn after 1,000 requests,
             # with "Connection: close"): open a new one, as any HTTP client would.
@@ -420,8 +429,9 @@ class McpHttpClient:
             self._cache[key] = cached
         return cached
 
-    def build(self, method: str, params: dict[str, Any] | None = None,
-              name: str | None = None) -> tuple[int, list[tuple[str, str]], bytes]:
+    def build(
+        self, method: str, params: dict[str, Any] | None = None, name: str | None = None
+    ) -> tuple[int, list[tuple[str, str]], bytes]:
         self.next_id += 1
         params = dict(params or {})
         if self.era == "modern":
@@ -429,8 +439,9 @@ class McpHttpClient:
         body = orjson.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
         return self.next_id, self._headers(method, name), body
 
-    async def request(self, method: str, params: dict[str, Any] | None = None, name: str | None = None,
-                      expect_status: int = 200) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: dict[str, Any] | None = None, name: str | None = None, expect_status: int = 200
+    ) -> dict[str, Any]:
         request_id, headers, body = self.build(method, params, name)
         response = await self.conn.request("POST", self.path, headers, body)
         if response.status != expect_status:
@@ -459,40 +470,54 @@ class McpHttpClient:
         response = await self.conn.request("DELETE", self.path, headers)
         return response.status
 
-    def share_session(self, conn: HttpConnection) -> "McpHttpClient":
+    def share_session(self, conn: HttpConnection) -> McpHttpClient:
         """Another connection in this client's session (or era)."""
-        return McpHttpClient(conn, self.path, self.era, self.session_id, self.next_id + 1_000_000,
-                             self.extra_headers)
+        return McpHttpClient(conn, self.path, self.era, self.session_id, self.next_id + 1_000_000, self.extra_headers)
 
 
-def modern_post(host: str, port: int, path: str, method: str, params: dict[str, Any], request_id: int,
-                name: str | None = None) -> bytes:
+def modern_post(
+    host: str, port: int, path: str, method: str, params: dict[str, Any], request_id: int, name: str | None = None
+) -> bytes:
     """A whole 2026-07-28 POST (head and body) as bytes, for clients that write it on a raw transport."""
     params = {**params, "_meta": modern_meta()}
     body = orjson.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-    headers = [f"POST {path} HTTP/1.1", f"Host: {host}:{port}", "Content-Type: application/json",
-               "Accept: application/json, text/event-stream", f"MCP-Protocol-Version: {MODERN_VERSION}",
-               f"Mcp-Method: {method}", f"Content-Length: {len(body)}"]
+    headers = [
+        f"POST {path} HTTP/1.1",
+        f"Host: {host}:{port}",
+        "Content-Type: application/json",
+        "Accept: application/json, text/event-stream",
+        f"MCP-Protocol-Version: {MODERN_VERSION}",
+        f"Mcp-Method: {method}",
+        f"Content-Length: {len(body)}",
+    ]
     if name is not None:
         headers.append(f"Mcp-Name: {name}")
     return ("\r\n".join(headers) + "\r\n\r\n").encode() + body
 
 
-async def connect_client(host: str, port: int, path: str, era: str,
-                         extra_headers: tuple[tuple[str, str], ...] = ()) -> McpHttpClient:
-    client = McpHttpClient(await HttpConnection(host, port).connect(), path, era, extra_headers=extra_headers)
+async def connect_client(
+    host: str,
+    port: int,
+    path: str,
+    era: str,
+    extra_headers: tuple[tuple[str, str], ...] = (),
+    tls: ssl.SSLContext | None = None,
+) -> McpHttpClient:
+    client = McpHttpClient(await HttpConnection(host, port, tls).connect(), path, era, extra_headers=extra_headers)
     if era == "legacy":
         await client.open_session()
     return client
 
 
-async def wait_for_http(host: str, port: int, path: str, deadline: float, proc: subprocess.Popen) -> float:
+async def wait_for_http(
+    host: str, port: int, path: str, deadline: float, proc: subprocess.Popen, tls: ssl.SSLContext | None = None
+) -> float:
     """Poll until the endpoint answers an initialize; the time it first did (perf_counter)."""
     while True:
         if proc.poll() is not None:
             raise BenchError(f"server exited with status {proc.returncode} before answering")
         try:
-            client = McpHttpClient(await HttpConnection(host, port).connect(), path, "legacy")
+            client = McpHttpClient(await HttpConnection(host, port, tls).connect(), path, "legacy")
         except OSError:
             if perf() > deadline:
                 raise BenchError(f"nothing listens on {host}:{port}") from None

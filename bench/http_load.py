@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 from dataclasses import dataclass
 
 from client import BenchError, McpHttpClient, connect_client, perf, tool_text
@@ -25,12 +26,22 @@ class LoadResult:
     reconnects: int
 
 
-async def http_load(port: int, pid: int | None, era: str, concurrency: int, seconds: float, max_calls: int,
-                    bare: bool = False, warmup: float = 0.0,
-                    extra_headers: tuple[tuple[str, str], ...] = ()) -> LoadResult:
+async def http_load(
+    port: int,
+    pid: int | None,
+    era: str,
+    concurrency: int,
+    seconds: float,
+    max_calls: int,
+    bare: bool = False,
+    warmup: float = 0.0,
+    extra_headers: tuple[tuple[str, str], ...] = (),
+    tls: ssl.SSLContext | None = None,
+) -> LoadResult:
     """``concurrency`` clients, each on its own connection (and legacy session), calling echo in a loop."""
-    clients = await asyncio.gather(*(connect_client(HOST, port, PATH, "modern" if bare else era, extra_headers)
-                                     for _ in range(concurrency)))
+    clients = await asyncio.gather(
+        *(connect_client(HOST, port, PATH, "modern" if bare else era, extra_headers, tls) for _ in range(concurrency))
+    )
     try:
         if warmup > 0:
             await _load(clients, warmup, 10**9, bare)
@@ -88,8 +99,7 @@ async def _load(clients: list[McpHttpClient], seconds: float, max_calls: int, ba
     await asyncio.gather(*(worker(c) for c in clients))
     elapsed = perf() - start
     reconnects = sum(c.conn.reconnects for c in clients) - reconnects0
-    return LoadResult(len(latencies), sum(error_kinds.values()), elapsed, latencies, 0.0, 0.0, error_kinds,
-                      reconnects)
+    return LoadResult(len(latencies), sum(error_kinds.values()), elapsed, latencies, 0.0, 0.0, error_kinds, reconnects)
 
 
 def record_load(results: Results, key: str, impl: str, rep: int, load: LoadResult) -> None:
@@ -103,9 +113,20 @@ def record_load(results: Results, key: str, impl: str, rep: int, load: LoadResul
         for suffix in ("rps", "p50_ms", "p99_ms"):
             results.add(f"{key}.{suffix}", impl, None, "every request failed")
     if load.errors:
-        results.note(f"{impl} {key} (rep {rep}): {load.errors} of {load.calls + load.errors} requests failed: "
-                     + "; ".join(f"{n}× {k}" for k, n in load.error_kinds.items()))
-    results.phase(rep=rep, impl=impl, figure=key, calls=load.calls, errors=load.errors,
-                  error_kinds=load.error_kinds, elapsed_s=load.elapsed, server_cpu_s=load.server_cpu,
-                  client_cpu_s=load.client_cpu, reconnects=load.reconnects,
-                  latencies_us=[round(x * 1e6) for x in load.latencies])
+        results.note(
+            f"{impl} {key} (rep {rep}): {load.errors} of {load.calls + load.errors} requests failed: "
+            + "; ".join(f"{n}× {k}" for k, n in load.error_kinds.items())
+        )
+    results.phase(
+        rep=rep,
+        impl=impl,
+        figure=key,
+        calls=load.calls,
+        errors=load.errors,
+        error_kinds=load.error_kinds,
+        elapsed_s=load.elapsed,
+        server_cpu_s=load.server_cpu,
+        client_cpu_s=load.client_cpu,
+        reconnects=load.reconnects,
+        latencies_us=[round(x * 1e6) for x in load.latencies],
+    )

@@ -25,8 +25,9 @@ async def http_suite(impl: Impl, settings: Settings, results: Results, logs: Log
             if mode == "modern":  # the default configuration: start-up and cancellation
                 results.add("http.startup_ms", name, server.startup_ms)
             for c in settings.concurrency:
-                load = await http_load(server.port, server.pid, era, c, settings.seconds, settings.max_calls,
-                                       warmup=settings.warmup)
+                load = await http_load(
+                    server.port, server.pid, era, c, settings.seconds, settings.max_calls, warmup=settings.warmup
+                )
                 record_load(results, f"http.{mode}.c{c}", name, rep, load)
                 if c == 10 and load.calls:
                     results.add(f"http.{mode}.cpu_us", name, load.server_cpu / load.calls * 1e6)
@@ -91,14 +92,22 @@ async def sessions_phase(server: HttpServer, impl: Impl, settings: Settings, res
     results.add("http.session_kib", name, (open_kib - base) / len(ids))
     results.add("http.sessions_rss_open_mib", name, mib(open_kib))
     results.add("http.sessions_rss_deleted_mib", name, mib(deleted_kib))
-    results.phase(rep=rep, impl=name, figure="http.sessions", sessions=len(ids), elapsed_s=elapsed,
-                  rss_before_kib=base, rss_open_kib=open_kib, rss_deleted_kib=deleted_kib, delete_failed=failed)
+    results.phase(
+        rep=rep,
+        impl=name,
+        figure="http.sessions",
+        sessions=len(ids),
+        elapsed_s=elapsed,
+        rss_before_kib=base,
+        rss_open_kib=open_kib,
+        rss_deleted_kib=deleted_kib,
+        delete_failed=failed,
+    )
     if failed:
         results.note(f"{name}: {failed} of {len(ids)} DELETEs were refused")
 
 
-async def http_cancel(server: HttpServer, impl: Impl, settings: Settings, results: Results, rep: int,
-                      era: str) -> None:
+async def http_cancel(server: HttpServer, impl: Impl, settings: Settings, results: Results, rep: int, era: str) -> None:
     """Start sleep(10000), close its response (the HTTP way to cancel), watch the counters."""
     control = await connect_client(HOST, server.port, PATH, era)
 
@@ -107,8 +116,9 @@ async def http_cancel(server: HttpServer, impl: Impl, settings: Settings, result
 
     before = await counters()
     doomed = control.share_session(await HttpConnection(HOST, server.port).connect())
-    _, headers, body = doomed.build("tools/call", {"name": "sleep", "arguments": {"ms": settings.cancel_sleep_ms}},
-                                    "sleep")
+    _, headers, body = doomed.build(
+        "tools/call", {"name": "sleep", "arguments": {"ms": settings.cancel_sleep_ms}}, "sleep"
+    )
     doomed.conn.send("POST", PATH, headers, body)
     deadline = perf() + 5
     while (await counters())["started"] <= before["started"]:
@@ -132,8 +142,9 @@ async def http_cancel(server: HttpServer, impl: Impl, settings: Settings, result
         await control.delete_session()
     control.conn.close()
     results.add(f"http.cancel_{era}_next_ms", impl.name, next_ms)
-    results.add(f"http.cancel_{era}_stop_ms", impl.name, stop_ms,
-                f"work not cancelled within {settings.cancel_bound:g} s")
+    results.add(
+        f"http.cancel_{era}_stop_ms", impl.name, stop_ms, f"work not cancelled within {settings.cancel_bound:g} s"
+    )
     results.phase(rep=rep, impl=impl.name, figure=f"http.cancel_{era}", next_ms=next_ms, stop_ms=stop_ms)
 
 
@@ -141,6 +152,14 @@ async def bare_http_suite(impl: Impl, settings: Settings, results: Results, logs
     """The floor: a bare ASGI app with a fixed echo answer on the same HTTP server as ``impl``."""
     async with serving(impl, impl.bare_http_argv, logs, f"{impl.name}-bare-http-{rep}") as server:
         for c in settings.concurrency:
-            load = await http_load(server.port, server.pid, "modern", c, settings.seconds, settings.max_calls,
-                                   bare=True, warmup=settings.warmup)
+            load = await http_load(
+                server.port,
+                server.pid,
+                "modern",
+                c,
+                settings.seconds,
+                settings.max_calls,
+                bare=True,
+                warmup=settings.warmup,
+            )
             record_load(results, f"bare.c{c}", impl.name, rep, load)

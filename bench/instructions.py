@@ -1,9 +1,10 @@
-"""Instructions per stdio call and per start-up, counted by valgrind's callgrind: the same on a busy
-machine as on a quiet one, so a change can be judged while others run benchmarks or tests.
+"""Instructions per stdio or HTTP call and per start-up, counted by valgrind's callgrind: the same on
+a busy machine as on a quiet one, so a change can be judged while others run benchmarks or tests.
 
     .venv/bin/python bench/instructions.py                    # echo calls, 64 in flight, `--plugins bench`
     .venv/bin/python bench/instructions.py --calls 20000 --window 16
     .venv/bin/python bench/instructions.py --startup everything  # spawn -> initialize answered -> exit
+    .venv/bin/python bench/instructions.py --http modern --calls 2000  # 2026-07-28 echo over HTTP, 10 clients
 
 A call's count is (run with N calls - run with none) / N, both from spawn to exit, so start-up and
 shutdown cancel out.  Counts are of user-space instructions only (no system calls, no waiting);
@@ -14,10 +15,12 @@ they vary by a few per cent with hash randomization, so PYTHONHASHSEED is fixed.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import compileall
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -26,28 +29,74 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from client import StdioServer, stdio_line  # noqa: E402
-from settings import REPO, TEXT  # noqa: E402
+from client import StdioServer, free_port, perf, stdio_line, wait_for_http  # noqa: E402
+from http_load import http_load  # noqa: E402
+from settings import HOST, PATH, REPO, TEXT  # noqa: E402
+
+# What --http counts: the server's command line (its port added), and whether it is the bare ASGI app.
+SERVE_HTTP = ["-m", "mcptrio", *"serve --plugins bench --transport http --no-access-log --no-telemetry".split()]
+HTTP_SERVERS = {
+    "modern": (SERVE_HTTP, False),
+    "hypercorn": ([*SERVE_HTTP, "--http-server", "hypercorn"], False),
+    "bare": ([str(BENCH / "servers" / "bare_asgi.py"), "--server", "mcptrio"], True),
+}
 
 
 def counted(argv: list[str], calls: int, window: int) -> int:
     """Instructions of ``argv`` (a stdio server) under callgrind, driven with ``calls`` echo calls."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
-        # This checkout's mcptrio and plugins, ahead of whatever is installed.
-        path = os.pathsep.join(str(p) for p in (REPO, REPO / "plugins" / "bench", REPO / "plugins" / "everything"))
-        env = dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=path)
-        server = StdioServer(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
-                             env=env, stderr=subprocess.DEVNULL, cwd=str(REPO))
+        server = StdioServer(_under_callgrind(argv, out), env=_environment(), stderr=subprocess.DEVNULL, cwd=str(REPO))
         server.initialize()
         if calls:
             echo = stdio_line("tools/call", {"name": "echo", "arguments": {"text": TEXT}})
             server.pipelined(echo, window, max_calls=calls, seconds=3600)
         server.stop(timeout=600)
-        totals = re.search(rb"^(?:summary|totals): (\d+)", out.read_bytes(), re.M)
-        if totals is None:
-            raise SystemExit(f"no instruction count in {out}")
-        return int(totals.group(1))
+        return _total(out)
+
+
+def counted_http(which: str, calls: int) -> int:
+    """Instructions of an HTTP server (``HTTP_SERVERS``) under callgrind, driven with ``calls``
+    2026-07-28 echo calls from 10 clients, after the one initialize that shows it is up."""
+    command, bare = HTTP_SERVERS[which]
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        argv = _under_callgrind([sys.executable, *command, "--port", str(port)], out)
+        process = subprocess.Popen(
+            argv, env=_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(REPO)
+        )
+        try:
+            asyncio.run(_drive(port, process, calls, bare))
+        finally:
+            process.send_signal(signal.SIGINT if bare else signal.SIGTERM)  # (the bare app stops on SIGINT)
+            process.wait(600)
+        return _total(out)
+
+
+async def _drive(port: int, process: subprocess.Popen, calls: int, bare: bool) -> None:
+    await wait_for_http(HOST, port, PATH, perf() + 600, process)
+    if calls:
+        load = await http_load(port, None, "modern", 10, 3600, calls, bare=bare)
+        if load.calls != calls or load.errors:
+            raise SystemExit(f"{load.calls} of {calls} calls answered ({load.errors} failed)")
+
+
+def _under_callgrind(argv: list[str], out: Path) -> list[str]:
+    return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv]
+
+
+def _environment() -> dict[str, str]:
+    """This checkout's mcptrio and plugins, ahead of whatever is installed; fixed hashing."""
+    path = os.pathsep.join(str(p) for p in (REPO, REPO / "plugins" / "bench", REPO / "plugins" / "everything"))
+    return dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=path)
+
+
+def _total(out: Path) -> int:
+    totals = re.search(rb"^(?:summary|totals): (\d+)", out.read_bytes(), re.M)
+    if totals is None:
+        raise SystemExit(f"no instruction count in {out}")
+    return int(totals.group(1))
 
 
 def main() -> int:
@@ -56,20 +105,35 @@ def main() -> int:
     parser.add_argument("--window", type=int, default=64, help="requests kept outstanding")
     parser.add_argument("--plugins", default="bench", help="what the server serves for the calls")
     parser.add_argument("--startup", metavar="PLUGINS", help="count one start-up serving these plugins instead")
+    parser.add_argument(
+        "--http",
+        choices=HTTP_SERVERS,
+        help="count an HTTP server's echo calls instead (10 clients, 2026-07-28): mcptrio serve on "
+        "the built-in server (modern) or on hypercorn, or the bare ASGI app on the built-in one",
+    )
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("bench/instructions.py needs valgrind (apt-get install valgrind)")
     for source in (REPO / "mcptrio", REPO / "plugins"):  # (compiling is not what is measured)
         compileall.compile_dir(str(source), quiet=1)
     serve = [sys.executable, "-m", "mcptrio", "serve", "--plugins"]
+    if args.http:
+        idle, busy = counted_http(args.http, 0), counted_http(args.http, args.calls)
+        print(
+            f"{args.calls} echo calls over HTTP, 10 clients, {args.http}: {(busy - idle) / args.calls:,.0f} "
+            f"instructions per call (start-up, one initialize and exit alone: {idle / 1e6:.0f} million)"
+        )
+        return 0
     if args.startup:
         total = counted(serve + [args.startup], 0, args.window)
         print(f"spawn -> initialize answered -> exit, --plugins {args.startup}: {total / 1e6:.0f} million instructions")
         return 0
     idle = counted(serve + [args.plugins], 0, args.window)
     busy = counted(serve + [args.plugins], args.calls, args.window)
-    print(f"{args.calls} echo calls, {args.window} in flight, --plugins {args.plugins}: "
-          f"{(busy - idle) / args.calls:,.0f} instructions per call (start-up and exit alone: {idle / 1e6:.0f} million)")
+    print(
+        f"{args.calls} echo calls, {args.window} in flight, --plugins {args.plugins}: "
+        f"{(busy - idle) / args.calls:,.0f} instructions per call (start-up and exit alone: {idle / 1e6:.0f} million)"
+    )
     return 0
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import ssl
 import subprocess
 import sys
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 from client import free_port, perf, wait_for_http
 from settings import BENCH, HOST, PATH, REPO, RESULTS, SDK_PIN, SDK_STAMP, SDK_VENV, log
@@ -23,8 +25,12 @@ def ensure_sdk_venv() -> Path:
     log(f"creating {SDK_VENV.relative_to(REPO)} with {SDK_PIN} from PyPI ...")
     base = getattr(sys, "_base_executable", sys.executable)
     subprocess.run([base, "-m", "venv", "--clear", str(SDK_VENV)], check=True, timeout=120)
-    pip = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", SDK_PIN],
-                         capture_output=True, text=True, timeout=600)
+    pip = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", SDK_PIN],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if pip.returncode != 0:
         sys.stderr.write(pip.stdout + pip.stderr)
         raise SystemExit(f"bench: could not install {SDK_PIN} into {SDK_VENV} (use --only mcptrio without it)")
@@ -55,27 +61,61 @@ def make_impls(only: str | None) -> list[Impl]:
         mcptrio_cli = str(Path(main_python).parent / "mcptrio")
         command = [mcptrio_cli] if os.path.exists(mcptrio_cli) else [main_python, "-m", "mcptrio"]
         serve = command + ["serve", "--plugins", "bench"]
-        impls.append(Impl(
-            "mcptrio", main_python, serve,
-            # No access log, as the SDK peer runs uvicorn (access_log=False); its cost is a variant row.
-            lambda port, mode: serve + ["--transport", "http", "--host", HOST, "--port", str(port),
-                                        "--response-mode", mode, "--no-access-log"],
-            lambda port: [main_python, str(BENCH / "servers" / "bare_asgi.py"), "--server", "mcptrio",
-                          "--port", str(port)],
-            dict(env),
-            command + ["serve", "--plugins", "everything"],
-        ))
+        impls.append(
+            Impl(
+                "mcptrio",
+                main_python,
+                serve,
+                # No access log, as the SDK peer runs uvicorn (access_log=False); its cost is a variant row.
+                lambda port, mode: (
+                    serve
+                    + [
+                        "--transport",
+                        "http",
+                        "--host",
+                        HOST,
+                        "--port",
+                        str(port),
+                        "--response-mode",
+                        mode,
+                        "--no-access-log",
+                    ]
+                ),
+                lambda port: [
+                    main_python,
+                    str(BENCH / "servers" / "bare_asgi.py"),
+                    "--server",
+                    "mcptrio",
+                    "--port",
+                    str(port),
+                ],
+                dict(env),
+                command + ["serve", "--plugins", "everything"],
+            )
+        )
     if only in (None, "sdk"):
         sdk_python = str(ensure_sdk_venv())
         server = str(BENCH / "peers" / "sdk_server.py")
-        impls.append(Impl(
-            "sdk", sdk_python, [sdk_python, server],
-            lambda port, mode: [sdk_python, server, "--transport", "http", "--port", str(port)]
-            + (["--json-response"] if mode == "json" else []),
-            lambda port: [sdk_python, str(BENCH / "servers" / "bare_asgi.py"), "--server", "uvicorn",
-                          "--port", str(port)],
-            dict(env),
-        ))
+        impls.append(
+            Impl(
+                "sdk",
+                sdk_python,
+                [sdk_python, server],
+                lambda port, mode: (
+                    [sdk_python, server, "--transport", "http", "--port", str(port)]
+                    + (["--json-response"] if mode == "json" else [])
+                ),
+                lambda port: [
+                    sdk_python,
+                    str(BENCH / "servers" / "bare_asgi.py"),
+                    "--server",
+                    "uvicorn",
+                    "--port",
+                    str(port),
+                ],
+                dict(env),
+            )
+        )
     return impls
 
 
@@ -108,17 +148,25 @@ def stop_process(proc: subprocess.Popen, grace: float = 3.0) -> None:
 class HttpServer:
     """An HTTP server process on ``port``; ``ready()`` waits until it answers an initialize."""
 
-    def __init__(self, argv: list[str], port: int, env: dict[str, str], log_file: Any, cwd: str) -> None:
+    def __init__(
+        self,
+        argv: list[str],
+        port: int,
+        env: dict[str, str],
+        log_file: Any,
+        cwd: str,
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
         self.port = port
+        self.tls = tls
         self.spawned_at = perf()
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file, env=env,
-                                     cwd=cwd)
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file, env=env, cwd=cwd)
         self.pid = self.proc.pid
         self.ready_at = 0.0
 
     async def ready(self) -> float:
         """Wait until it answers; the time from spawn to that answer, in ms."""
-        self.ready_at = await wait_for_http(HOST, self.port, PATH, perf() + 30, self.proc)
+        self.ready_at = await wait_for_http(HOST, self.port, PATH, perf() + 30, self.proc, self.tls)
         return self.startup_ms
 
     @property
@@ -130,11 +178,18 @@ class HttpServer:
 
 
 @contextlib.asynccontextmanager
-async def serving(impl: Impl, argv: Callable[[int], list[str]], logs: Logs, log_name: str,
-                  env: dict[str, str] | None = None) -> AsyncIterator[HttpServer]:
-    """An HTTP server of ``impl`` started as ``argv(port)`` on a free port, ready to answer; stopped after."""
+async def serving(
+    impl: Impl,
+    argv: Callable[[int], list[str]],
+    logs: Logs,
+    log_name: str,
+    env: dict[str, str] | None = None,
+    tls: ssl.SSLContext | None = None,
+) -> AsyncIterator[HttpServer]:
+    """An HTTP server of ``impl`` started as ``argv(port)`` on a free port, ready to answer (over TLS
+    with ``tls``, the client's context); stopped after."""
     port = free_port()
-    server = HttpServer(argv(port), port, impl.env if env is None else env, logs.open(log_name), impl.cwd)
+    server = HttpServer(argv(port), port, impl.env if env is None else env, logs.open(log_name), impl.cwd, tls)
     try:
         await server.ready()
         yield server

@@ -72,9 +72,16 @@ class MachineLoad:
         foreign = max(0.0, (busy1 - self.busy0) - (own_cpu() - self.own0))
         wall = perf() - self.wall0
         steal = steal1 - self.steal0
-        results.load = {"foreign_cpu_s": foreign, "foreign_cores": foreign / wall, "steal_s": steal,
-                        "wall_s": wall, "loadavg_end": open("/proc/loadavg").read().split()[:3]}
+        results.load = {
+            "foreign_cpu_s": foreign,
+            "foreign_cores": foreign / wall,
+            "steal_s": steal,
+            "wall_s": wall,
+            "loadavg_end": open("/proc/loadavg").read().split()[:3],
+        }
         if foreign / wall > 0.1 or steal / wall > 0.05:
-            results.note(f"other processes used {foreign:.0f} CPU-s ({100 * foreign / wall:.0f}% of one core on "
-                         f"average; steal {steal:.0f} s) while this ran on {os.cpu_count()} cores: the figures "
-                         "are noisier than on a quiet machine")
+            results.note(
+                f"other processes used {foreign:.0f} CPU-s ({100 * foreign / wall:.0f}% of one core on "
+                f"average; steal {steal:.0f} s) while this ran on {os.cpu_count()} cores: the figures "
+                "are noisier than on a quiet machine"
+            )

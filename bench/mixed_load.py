@@ -20,8 +20,8 @@ from __future__ import annotations
 import asyncio
 import json
 import resource
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable
 
 from client import BenchError, connect_client, cpu_seconds, modern_post, perf
 from figures import Figure
@@ -37,8 +37,11 @@ SDK_STREAMS_AFTER = 15.0  # the SDK turns a call still running after this long i
 SETTLE = 0.5  # after the last slow call started: mcptrio (auto) makes its answer an event stream at 0.25 s
 BATCH = 40  # connections opened at once (within any listen backlog: hypercorn's is 100, the SDK's uvicorn's 2048)
 # (column, server's --response-mode, impl, results key prefix)
-SERVERS = (("mcptrio", "auto", "mcptrio", "mixed"), ("mcptrio json", "json", "mcptrio", "mixed.json"),
-           ("SDK", "auto", "sdk", "mixed"))
+SERVERS = (
+    ("mcptrio", "auto", "mcptrio", "mixed"),
+    ("mcptrio json", "json", "mcptrio", "mixed.json"),
+    ("SDK", "auto", "sdk", "mixed"),
+)
 STATS = ("p50_ms", "p99_ms", "max_ms", "quiet_cpu_pct")
 
 
@@ -48,11 +51,19 @@ def figures(settings: Settings) -> list[Figure]:
     for prefix, who in (("mixed", ""), ("mixed.json", " (mcptrio --response-mode json)")):
         for n in settings.mixed_in_flight:
             label = f"echo while {n:,} sleep calls are open{who}"
-            out += [Figure(f"{prefix}.n{n}.p50_ms", f"{label}: p50", "ms", "lower", "{:.2f}"),
-                    Figure(f"{prefix}.n{n}.p99_ms", f"{label}: p99", "ms", "lower", "{:.2f}"),
-                    Figure(f"{prefix}.n{n}.max_ms", f"{label}: max", "ms", "lower", "{:.2f}"),
-                    Figure(f"{prefix}.n{n}.quiet_cpu_pct", f"{label}: server CPU with nothing else to do",
-                           "% of a core", "lower", "{:.0f}", zero_ok=True)]
+            out += [
+                Figure(f"{prefix}.n{n}.p50_ms", f"{label}: p50", "ms", "lower", "{:.2f}"),
+                Figure(f"{prefix}.n{n}.p99_ms", f"{label}: p99", "ms", "lower", "{:.2f}"),
+                Figure(f"{prefix}.n{n}.max_ms", f"{label}: max", "ms", "lower", "{:.2f}"),
+                Figure(
+                    f"{prefix}.n{n}.quiet_cpu_pct",
+                    f"{label}: server CPU with nothing else to do",
+                    "% of a core",
+                    "lower",
+                    "{:.0f}",
+                    zero_ok=True,
+                ),
+            ]
     return out
 
 
@@ -80,7 +91,7 @@ class OtherLoad:
 class SlowCall(asyncio.Protocol):
     """One open ``sleep`` call: writes its request, then only watches what comes back (probes, an answer)."""
 
-    def __init__(self, request: bytes, calls: "SlowCalls") -> None:
+    def __init__(self, request: bytes, calls: SlowCalls) -> None:
         self.request, self.calls = request, calls
         self.head: bytes | None = b""  # None once the status line was read
 
@@ -117,16 +128,24 @@ class SlowCalls:
         give_up = perf() + OPEN_WITHIN
         for first in range(0, count + BATCH, BATCH):
             batch = range(first, min(count, first + BATCH))
-            made = await asyncio.gather(*(loop.create_connection(
-                lambda n=n: SlowCall(modern_post(HOST, self.port, PATH, "tools/call", SLEEP, n, "sleep"), self),
-                HOST, self.port) for n in batch))
+            made = await asyncio.gather(
+                *(
+                    loop.create_connection(
+                        lambda n=n: SlowCall(modern_post(HOST, self.port, PATH, "tools/call", SLEEP, n, "sleep"), self),
+                        HOST,
+                        self.port,
+                    )
+                    for n in batch
+                )
+            )
             self.transports += [transport for transport, _ in made]
             while (now := await started()) < min(first, count):
                 if self.refused:
                     raise BenchError(f"slow calls refused: {len(self.refused)}× {self.refused[0]}")
                 if perf() > give_up:
-                    raise BenchError(f"could not hold {count:,} slow calls: {now:,} had started after "
-                                     f"{OPEN_WITHIN:g} s")
+                    raise BenchError(
+                        f"could not hold {count:,} slow calls: {now:,} had started after {OPEN_WITHIN:g} s"
+                    )
                 await asyncio.sleep(0.002)
 
     def close(self) -> None:
@@ -145,15 +164,24 @@ async def mixed_suite(impls: list[Impl], settings: Settings, results: Results, l
         for column, mode, name, prefix in servers:
             try:
                 await _one(by_name[name], column, mode, prefix, count, settings, results, logs, rep)
-            except (BenchError, OSError, asyncio.TimeoutError) as exc:
+            except (TimeoutError, BenchError, OSError) as exc:
                 why = f"{type(exc).__name__}: {str(exc)[:120]}"
                 results.note(f"{column}, {count} slow calls (rep {rep}): not measured, {why}")
                 for stat in STATS:
                     results.add(f"{prefix}.n{count}.{stat}", name, None, why)
 
 
-async def _one(impl: Impl, column: str, mode: str, prefix: str, count: int, settings: Settings, results: Results,
-               logs: Logs, rep: int) -> None:
+async def _one(
+    impl: Impl,
+    column: str,
+    mode: str,
+    prefix: str,
+    count: int,
+    settings: Settings,
+    results: Results,
+    logs: Logs,
+    rep: int,
+) -> None:
     extra = ["--max-requests", "20000"] if impl.name == "mcptrio" else []
     argv = lambda port: impl.http_argv(port, mode) + extra  # noqa: E731
     key = f"{prefix}.n{count}"
@@ -188,19 +216,33 @@ async def _one(impl: Impl, column: str, mode: str, prefix: str, count: int, sett
             control.conn.close()
             slow.close()
     if impl.name == "sdk" and slow.bytes_in:
-        results.note(f"SDK, {count} slow calls (rep {rep}): opening them took {opened_s:.1f} s, so the first passed "
-                     f"the SDK's {SDK_STREAMS_AFTER:g} s mark (event stream and pings) while the echo calls ran")
+        results.note(
+            f"SDK, {count} slow calls (rep {rep}): opening them took {opened_s:.1f} s, so the first passed "
+            f"the SDK's {SDK_STREAMS_AFTER:g} s mark (event stream and pings) while the echo calls ran"
+        )
     if stats["completed"] or stats["cancelled"] or slow.lost:
-        raise BenchError(f"while measuring, {stats['completed']} slow calls completed, {stats['cancelled']} were "
-                         f"cancelled, {slow.lost} connections were closed by the server")
+        raise BenchError(
+            f"while measuring, {stats['completed']} slow calls completed, {stats['cancelled']} were "
+            f"cancelled, {slow.lost} connections were closed by the server"
+        )
     latencies.sort()
     results.add(f"{key}.p50_ms", impl.name, percentile(latencies, 0.5) * 1000)
     results.add(f"{key}.p99_ms", impl.name, percentile(latencies, 0.99) * 1000)
     results.add(f"{key}.max_ms", impl.name, latencies[-1] * 1000)
     results.add(f"{key}.quiet_cpu_pct", impl.name, quiet_cpu)
-    results.phase(rep=rep, impl=impl.name, figure=key, server=column, slow_calls=count, opened_s=opened_s,
-                  open_s=open_s, quiet_cpu_pct=quiet_cpu, bytes_from_slow_calls=slow.bytes_in, foreign_cores=foreign,
-                  latencies_us=[round(x * 1e6) for x in latencies])
+    results.phase(
+        rep=rep,
+        impl=impl.name,
+        figure=key,
+        server=column,
+        slow_calls=count,
+        opened_s=opened_s,
+        open_s=open_s,
+        quiet_cpu_pct=quiet_cpu,
+        bytes_from_slow_calls=slow.bytes_in,
+        foreign_cores=foreign,
+        latencies_us=[round(x * 1e6) for x in latencies],
+    )
 
 
 def mixed_table(results: Results, settings: Settings) -> list[str]:
@@ -211,22 +253,36 @@ def mixed_table(results: Results, settings: Settings) -> list[str]:
             for stat in STATS:
                 value = results.median(f"{prefix}.n{count}.{stat}", name)
                 na = results.na.get(f"{prefix}.n{count}.{stat}", {}).get(name)
-                cells.append("n/a" if na else "—" if value is None else
-                             (f"{value:.0f}" if stat == "quiet_cpu_pct" else f"{value:.2f}"))
+                cells.append(
+                    "n/a"
+                    if na
+                    else "—"
+                    if value is None
+                    else (f"{value:.0f}" if stat == "quiet_cpu_pct" else f"{value:.2f}")
+                )
         mine, sdk = results.median(f"mixed.n{count}.p99_ms", "mcptrio"), results.median(f"mixed.n{count}.p99_ms", "sdk")
         cells.append(f"{mine / sdk:.2f}" if mine is not None and sdk else "—")
         rows.append("| " + " | ".join(cells) + " |")
     if not any(key.startswith("mixed.") for key in results.samples):
         return []
-    head = " | ".join(f"{column} {stat}" for column, _, _, _ in SERVERS
-                      for stat in ("p50", "p99", "max", "CPU %"))
-    return ["", f"### Fast calls among slow ones (2026-07-28 over HTTP): {settings.mixed_echoes} sequential echo "
-            f"calls while N sleep({SLEEP_MS}) calls are open, ms (median of repetitions)", "",
-            f"| slow calls open | {head} | p99 mcptrio/SDK |", "| ---: |" + " ---: |" * (4 * len(SERVERS) + 1)] + rows + [
-            "", "CPU %: the server's CPU over one second with the slow calls open and nothing else to do "
+    head = " | ".join(f"{column} {stat}" for column, _, _, _ in SERVERS for stat in ("p50", "p99", "max", "CPU %"))
+    return (
+        [
+            "",
+            f"### Fast calls among slow ones (2026-07-28 over HTTP): {settings.mixed_echoes} sequential echo "
+            f"calls while N sleep({SLEEP_MS}) calls are open, ms (median of repetitions)",
+            "",
+            f"| slow calls open | {head} | p99 mcptrio/SDK |",
+            "| ---: |" + " ---: |" * (4 * len(SERVERS) + 1),
+        ]
+        + rows
+        + [
+            "",
+            "CPU %: the server's CPU over one second with the slow calls open and nothing else to do "
             "(% of one core). mcptrio: default mode (auto); mcptrio json: --response-mode json; SDK: its default. "
-            "n/a: see the notes for why."
-            + _neighbours(results)]
+            "n/a: see the notes for why." + _neighbours(results),
+        ]
+    )
 
 
 def _neighbours(results: Results) -> str:
@@ -234,5 +290,7 @@ def _neighbours(results: Results) -> str:
     foreign = sorted(p["foreign_cores"] for p in results.phases if "foreign_cores" in p)
     if not foreign:
         return ""
-    return (f" Other processes' CPU during the echo calls: median {percentile(foreign, 0.5):.2f} cores, "
-            f"above 0.2 cores in {sum(f > 0.2 for f in foreign)} of {len(foreign)} measurements.")
+    return (
+        f" Other processes' CPU during the echo calls: median {percentile(foreign, 0.5):.2f} cores, "
+        f"above 0.2 cores in {sum(f > 0.2 for f in foreign)} of {len(foreign)} measurements."
+    )

@@ -44,8 +44,28 @@ def profile_stdio(out: Path, calls: int, window: int) -> None:
 def profile_http(out: Path, mode: str, calls: int, clients: int, extra: list[str]) -> None:
     server_mode, era = MODES[mode]
     port = free_port()
-    argv = [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "mcptrio", "serve", "--plugins", "bench",
-            "--transport", "http", "--host", HOST, "--port", str(port), "--response-mode", server_mode, "--no-access-log", *extra]
+    argv = [
+        sys.executable,
+        "-m",
+        "cProfile",
+        "-o",
+        str(out),
+        "-m",
+        "mcptrio",
+        "serve",
+        "--plugins",
+        "bench",
+        "--transport",
+        "http",
+        "--host",
+        HOST,
+        "--port",
+        str(port),
+        "--response-mode",
+        server_mode,
+        "--no-access-log",
+        *extra,
+    ]
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         from client import wait_for_http
@@ -53,8 +73,10 @@ def profile_http(out: Path, mode: str, calls: int, clients: int, extra: list[str
         async def drive() -> None:
             await wait_for_http(HOST, port, PATH, perf() + 30, proc)
             load = await http_load(port, proc.pid, era, clients, 600, calls)
-            print(f"HTTP {mode}: {load.calls} echo calls ({load.errors} failed), {clients} clients, "
-                  f"{load.calls / load.elapsed:.0f} calls/s under the profiler")
+            print(
+                f"HTTP {mode}: {load.calls} echo calls ({load.errors} failed), {clients} clients, "
+                f"{load.calls / load.elapsed:.0f} calls/s under the profiler"
+            )
 
         asyncio.run(drive())
     finally:
@@ -109,8 +131,13 @@ def main() -> int:
     parser.add_argument("--http", choices=sorted(MODES), help="profile the HTTP server in this mode instead")
     parser.add_argument("--clients", type=int, default=10, help="HTTP: concurrent clients")
     parser.add_argument("--top", type=int, default=40)
-    parser.add_argument("--serve-arg", action="append", default=[], metavar="ARG",
-                        help="HTTP: one more argument for `mcptrio serve` (repeat it), e.g. --serve-arg=--access-log")
+    parser.add_argument(
+        "--serve-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="HTTP: one more argument for `mcptrio serve` (repeat it), e.g. --serve-arg=--access-log",
+    )
     args = parser.parse_args()
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / (f"profile-http-{args.http}.prof" if args.http else "profile-stdio.prof")

@@ -1,4 +1,5 @@
-"""The printed report: the main table (mcptrio | SDK | ratio), the bare-floor table, then experiment, variants, targets, notes."""
+"""The printed report: the main table (mcptrio | SDK | ratio), the bare-floor table, then experiment,
+variants, targets, notes."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ from feature_costs import feature_costs_table
 from figures import Figure, clients, figure_list
 from mixed_load import mixed_table
 from results import Results
+from scale_out import scale_table
 from settings import SDK_PIN, SUITES, Settings
 from targets import stdio_targets_table, targets_table
-from scale_out import scale_table
 from tasks_load import tasks_table
-from variants import hypercorn_table, variants_table
+from variants import hypercorn_table, servers_table, variants_table
 
 
 def fmt(figure: Figure, value: float | None, na: str | None) -> str:
@@ -33,6 +34,7 @@ def report(results: Results, settings: Settings, impls: list[str]) -> str:
     if "http" in settings.suites:
         lines += bare_table(results, settings)
     lines += hypercorn_table(results)
+    lines += servers_table(results)
     lines += variants_table(results)
     lines += tasks_table(results)
     lines += scale_table(results)
@@ -47,15 +49,19 @@ def report(results: Results, settings: Settings, impls: list[str]) -> str:
     if bare_stdio and mine:
         bare_cpu = results.median("bare.stdio.cpu_us_pipelined_64", "mcptrio")
         cpu = "" if bare_cpu is None else f"; the bare loop's CPU per call {bare_cpu:.1f} µs"
-        lines += ["", f"stdio, 64 pipelined: bare Trio echo loop {bare_stdio:.0f} calls/s, mcptrio {mine:.0f} calls/s "
-                  f"({100 * mine / bare_stdio:.0f}% of bare){cpu}."]
+        lines += [
+            "",
+            f"stdio, 64 pipelined: bare Trio echo loop {bare_stdio:.0f} calls/s, mcptrio {mine:.0f} calls/s "
+            f"({100 * mine / bare_stdio:.0f}% of bare){cpu}.",
+        ]
     if results.notes:
         lines += ["", "Notes:"] + [f"- {n}" for n in results.notes]
     return "\n".join(lines)
 
 
 def main_table(results: Results, settings: Settings, impls: list[str], full: bool = True) -> list[str]:
-    """Every figure (of a partial run, ``--suites``: every one measured): the medians of mcptrio and the SDK, and their ratio."""
+    """Every figure (of a partial run, ``--suites``: every one measured): the medians of mcptrio and
+    the SDK, and their ratio."""
     arrow = {"higher": "↑", "lower": "↓"}
     lines = [
         f"### mcptrio ({results.source_start.get('commit', '?')}) vs official MCP Python SDK ({SDK_PIN}) — "
@@ -71,9 +77,11 @@ def main_table(results: Results, settings: Settings, impls: list[str], full: boo
         na = results.na.get(figure.key, {})
         if not full and a is None and b is None and not na:
             continue
-        lines.append(f"| {figure.label} ({figure.unit} {arrow[figure.better]}) | "
-                     f"{fmt(figure, a, na.get('mcptrio')) if 'mcptrio' in impls else '—'} | "
-                     f"{fmt(figure, b, na.get('sdk')) if 'sdk' in impls else '—'} | {ratio_text(a, b, figure)} |")
+        lines.append(
+            f"| {figure.label} ({figure.unit} {arrow[figure.better]}) | "
+            f"{fmt(figure, a, na.get('mcptrio')) if 'mcptrio' in impls else '—'} | "
+            f"{fmt(figure, b, na.get('sdk')) if 'sdk' in impls else '—'} | {ratio_text(a, b, figure)} |"
+        )
     return lines + [
         "",
         "↑ higher is better, ↓ lower is better; ✓/✗ mark a ratio at least 5% in mcptrio's favour/against it.",

@@ -1,4 +1,5 @@
-"""The results file (bench/results/latest.json): every figure's samples, medians and ratio, the run's meta, notes and phases."""
+"""The results file (bench/results/latest.json): every figure's samples, medians and ratio, the
+run's meta, notes and phases."""
 
 from __future__ import annotations
 
@@ -10,24 +11,36 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
 from figures import baseline_list, figure_list
 from mixed_load import figures as mixed_figures
 from results import Results
-from settings import SDK_PIN, Settings
 from scale_out import FIGURES as SCALE_FIGURES
+from settings import SDK_PIN, Settings
 from tasks_load import FIGURES as TASK_FIGURES
 from variants import variant_figures
 
 
 def save(results: Results, settings: Settings, impls: list[str], out: Path, wall: float) -> None:
     figures = []
-    for figure in (figure_list(settings) + baseline_list(settings) + variant_figures() + TASK_FIGURES + SCALE_FIGURES
-                   + mixed_figures(settings)):
-        entry: dict[str, Any] = {"key": figure.key, "label": figure.label, "unit": figure.unit,
-                                 "better": figure.better, "zero_ok": figure.zero_ok,
-                                 "delta": figure.delta, "samples": {}, "median": {},
-                                 "na": results.na.get(figure.key, {})}
+    for figure in (
+        figure_list(settings)
+        + baseline_list(settings)
+        + variant_figures()
+        + TASK_FIGURES
+        + SCALE_FIGURES
+        + mixed_figures(settings)
+    ):
+        entry: dict[str, Any] = {
+            "key": figure.key,
+            "label": figure.label,
+            "unit": figure.unit,
+            "better": figure.better,
+            "zero_ok": figure.zero_ok,
+            "delta": figure.delta,
+            "samples": {},
+            "median": {},
+            "na": results.na.get(figure.key, {}),
+        }
         for impl in impls:
             values = results.samples.get(figure.key, {}).get(impl)
             if values:
@@ -47,8 +60,10 @@ def save(results: Results, settings: Settings, impls: list[str], out: Path, wall
             "machine_load": results.load,
             "python": platform.python_version(),
             "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
-            "bare_baselines": {"mcptrio": "mcptrio's HTTP server (h11_server.py) + bare ASGI app; bare Trio stdio loop",
-                               "sdk": "uvicorn (asyncio) + bare ASGI app"},
+            "bare_baselines": {
+                "mcptrio": "mcptrio's HTTP server (h11_server.py) + bare ASGI app; bare Trio stdio loop",
+                "sdk": "uvicorn (asyncio) + bare ASGI app",
+            },
         },
         "figures": figures,
         "notes": results.notes,

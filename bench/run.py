@@ -40,13 +40,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--smoke", action="store_true", help="every phase with tiny counts (well under a minute)")
     parser.add_argument("--only", choices=IMPLS, help="measure one server only (mcptrio needs no SDK venv)")
-    parser.add_argument("--part", choices=PARTS, default="all",
-                        help="stdio: only the stdio suites and the bare stdio floor (about 20 s a repetition)")
+    parser.add_argument(
+        "--part",
+        choices=PARTS,
+        default="all",
+        help="stdio: only the stdio suites and the bare stdio floor (about 20 s a repetition)",
+    )
     parser.add_argument("--reps", type=int, help="repetitions (default 3; smoke 1)")
     parser.add_argument("--seconds", type=float, help="time bound of each throughput phase (default 1.5)")
     parser.add_argument("--sessions", type=int, help="idle legacy sessions to open (default 1000)")
-    parser.add_argument("--suites", type=lambda text: tuple(text.split(",")), default=SUITES,
-                        help=f"comma-separated, of {','.join(SUITES)} (default: all)")
+    parser.add_argument(
+        "--suites",
+        type=lambda text: tuple(text.split(",")),
+        default=SUITES,
+        help=f"comma-separated, of {','.join(SUITES)} (default: all)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS / "latest.json", help="where the samples go")
     args = parser.parse_args(argv)
     settings = Settings.smoke_settings() if args.smoke else Settings()

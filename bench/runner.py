@@ -13,12 +13,12 @@ from launch import Logs, make_impls
 from measure import MachineLoad
 from mixed_load import mixed_suite
 from results import Results
+from scale_out import scale_suite
 from settings import BENCH, Settings, log
 from sources import snapshot_sources, source_state
 from stdio_workloads import bare_stdio_suite, stdio_startup, stdio_suite
-from scale_out import scale_suite
 from tasks_load import tasks_suite
-from variants import ON_HYPERCORN, VARIANTS, variant_suite
+from variants import ON_HYPERCORN, SERVER_ROWS, VARIANTS, variant_suite
 
 
 def ensure_gitignore() -> None:
@@ -76,9 +76,9 @@ def _run(settings: Settings, only: str | None, logs_dir: Path, workdir: Path) ->
                 asyncio.run(bare_http_suite(impl, settings, results, logs, rep))
                 asyncio.run(http_suite(impl, settings, results, logs, rep))
                 log(f"  {impl.name} HTTP suite with its bare floor: {perf() - t:.1f} s")
-            if impl.name == "mcptrio" and VARIANTS and "variants" in suites:  # right after the plain figures
+            if impl.name == "mcptrio" and "variants" in suites:  # right after the plain figures
                 t = perf()
-                asyncio.run(variant_suite(impl, VARIANTS, settings, results, logs, rep))
+                asyncio.run(variant_suite(impl, VARIANTS + SERVER_ROWS, settings, results, logs, rep))
                 log(f"  {impl.name} variants: {perf() - t:.1f} s")
         mcptrio = [impl for impl in order if impl.name == "mcptrio"]
         for impl in mcptrio:
@@ -114,6 +114,8 @@ def check_sources(results: Results) -> None:
     results.source_end = source_state()
     start, end = results.source_start, results.source_end
     if end["sources_sha1"] != start["sources_sha1"]:
-        results.note(f"mcptrio's work tree changed during the run ({start['sources_sha1']} → "
-                     f"{end['sources_sha1']}); every mcptrio server ran the copy taken at the start "
-                     f"({start['commit']} + uncommitted edits, sources {start['sources_sha1']})")
+        results.note(
+            f"mcptrio's work tree changed during the run ({start['sources_sha1']} → "
+            f"{end['sources_sha1']}); every mcptrio server ran the copy taken at the start "
+            f"({start['commit']} + uncommitted edits, sources {start['sources_sha1']})"
+        )

@@ -32,31 +32,77 @@ from measure import percentile, self_cpu
 from results import Results
 from settings import HOST, PATH, Settings
 
-CONFIGS = (("mem1", "1 process, in memory", []), ("redis1", "1 process, Redis", ["redis"]),
-           ("redis2", "2 workers, Redis", ["redis", "--workers", "2"]),
-           ("redis4", "4 workers, Redis", ["redis", "--workers", "4"]))
+CONFIGS = (
+    ("mem1", "1 process, in memory", []),
+    ("redis1", "1 process, Redis", ["redis"]),
+    ("redis2", "2 workers, Redis", ["redis", "--workers", "2"]),
+    ("redis4", "4 workers, Redis", ["redis", "--workers", "4"]),
+)
 WORKLOADS = (("modern", "auto", "2026-07-28 echo, 10 clients"), ("legacy", "sse", "legacy echo on SSE, 10 clients"))
 LISTENERS, SLOW = 10_000, 1_000
 PER_SOURCE = 100  # listen streams per client address (127.0.0.x): many clients, each under its per-client limit
 
-FIGURES = [Figure(f"scale.{config}.{era}.rps", f"{label}: {workload}", "calls/s", "higher")
-           for config, label, _ in CONFIGS for era, _, workload in WORKLOADS] + [
-    Figure("scale.listen.kib_per_stream", "10,000 listen streams over 2 workers: RSS per stream", "KiB", "lower",
-           fmt="{:.1f}"),
-    Figure("scale.listen.p50_ms", "a change on one worker → the last of 10,000 streams notified, p50", "ms", "lower",
-           fmt="{:.1f}"),
-    Figure("scale.listen.p99_ms", "a change on one worker → the last of 10,000 streams notified, p99", "ms", "lower",
-           fmt="{:.1f}"),
-    Figure("scale.listen1.kib_per_stream", "10,000 listen streams on 1 process, default limits: RSS per stream",
-           "KiB", "lower", fmt="{:.1f}"),
-    Figure("scale.listen1.p99_ms", "a change → the last of 10,000 streams notified, 1 process, p99", "ms", "lower",
-           fmt="{:.1f}"),
-    Figure("scale.listen1.call_ms", "an echo call answered among 10,000 listen streams (1 process, defaults)", "ms",
-           "lower", fmt="{:.2f}"),
-    Figure("scale.idle.kib_per_connection", "10,000 idle connections on 1 process: RSS per connection", "KiB",
-           "lower", fmt="{:.1f}"),
-    Figure("scale.busy.p99_ms", "echo p99 while 1,000 slow calls are in flight (2 workers, Redis)", "ms", "lower",
-           fmt="{:.2f}"),
+FIGURES = [
+    Figure(f"scale.{config}.{era}.rps", f"{label}: {workload}", "calls/s", "higher")
+    for config, label, _ in CONFIGS
+    for era, _, workload in WORKLOADS
+] + [
+    Figure(
+        "scale.listen.kib_per_stream",
+        "10,000 listen streams over 2 workers: RSS per stream",
+        "KiB",
+        "lower",
+        fmt="{:.1f}",
+    ),
+    Figure(
+        "scale.listen.p50_ms",
+        "a change on one worker → the last of 10,000 streams notified, p50",
+        "ms",
+        "lower",
+        fmt="{:.1f}",
+    ),
+    Figure(
+        "scale.listen.p99_ms",
+        "a change on one worker → the last of 10,000 streams notified, p99",
+        "ms",
+        "lower",
+        fmt="{:.1f}",
+    ),
+    Figure(
+        "scale.listen1.kib_per_stream",
+        "10,000 listen streams on 1 process, default limits: RSS per stream",
+        "KiB",
+        "lower",
+        fmt="{:.1f}",
+    ),
+    Figure(
+        "scale.listen1.p99_ms",
+        "a change → the last of 10,000 streams notified, 1 process, p99",
+        "ms",
+        "lower",
+        fmt="{:.1f}",
+    ),
+    Figure(
+        "scale.listen1.call_ms",
+        "an echo call answered among 10,000 listen streams (1 process, defaults)",
+        "ms",
+        "lower",
+        fmt="{:.2f}",
+    ),
+    Figure(
+        "scale.idle.kib_per_connection",
+        "10,000 idle connections on 1 process: RSS per connection",
+        "KiB",
+        "lower",
+        fmt="{:.1f}",
+    ),
+    Figure(
+        "scale.busy.p99_ms",
+        "echo p99 while 1,000 slow calls are in flight (2 workers, Redis)",
+        "ms",
+        "lower",
+        fmt="{:.2f}",
+    ),
 ]
 
 
@@ -67,9 +113,25 @@ def redis_server() -> Any:
         raise BenchError("redis-server not found: apt-get install redis-server")
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="bench-redis-") as directory:
-        proc = subprocess.Popen([binary, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no",
-                                 "--dir", directory, "--loglevel", "warning"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(port),
+                "--bind",
+                HOST,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                directory,
+                "--loglevel",
+                "warning",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             yield f"redis://{HOST}:{port}/0", proc.pid
         finally:
@@ -86,7 +148,7 @@ def _tree(pid: int) -> list[int]:
                 stat = (entry / "stat").read_bytes()
             except OSError:
                 continue
-            if int(stat[stat.rindex(b")") + 2:].split()[1]) == pid:
+            if int(stat[stat.rindex(b")") + 2 :].split()[1]) == pid:
                 out.append(int(entry.name))
     return out
 
@@ -118,11 +180,14 @@ async def scale_suite(impl: Impl, settings: Settings, results: Results, logs: Lo
     with redis_server() as (state, redis_pid):
         for config, _, extra in CONFIGS:
             for era, mode, _ in WORKLOADS:
-                async with serving(impl, _argv(impl, extra, state, mode), logs, f"scale-{config}-{era}-{rep}") as server:
+                async with serving(
+                    impl, _argv(impl, extra, state, mode), logs, f"scale-{config}-{era}-{rep}"
+                ) as server:
                     pids = _tree(server.pid) + ([redis_pid] if "redis" in extra else [])
                     server_cpu0, client_cpu0 = _cpu(pids), self_cpu()
-                    load = await http_load(server.port, None, era, 10, settings.seconds, settings.max_calls,
-                                           warmup=settings.warmup)
+                    load = await http_load(
+                        server.port, None, era, 10, settings.seconds, settings.max_calls, warmup=settings.warmup
+                    )
                     load.server_cpu, load.client_cpu = _cpu(pids) - server_cpu0, self_cpu() - client_cpu0
                     record_load(results, f"scale.{config}.{era}", impl.name, rep, load)
         if rep == 0:  # the big-count phases once per run
@@ -133,6 +198,7 @@ async def scale_suite(impl: Impl, settings: Settings, results: Results, logs: Lo
 
 
 # -- 10,000 listen streams ---------------------------------------------------------------------------
+
 
 class Listeners:
     """Every open listen stream's count of notifications, and when the last one of a round came.
@@ -209,8 +275,9 @@ def _source(n: int) -> tuple[str, int]:
     return (f"127.0.{(n // PER_SOURCE) // 250}.{(n // PER_SOURCE) % 250 + 2}", 0)
 
 
-async def _listen_phase(impl: Impl, settings: Settings, results: Results, logs: Logs, state: str, figure: str,
-                        extra: list[str]) -> None:
+async def _listen_phase(
+    impl: Impl, settings: Settings, results: Results, logs: Logs, state: str, figure: str, extra: list[str]
+) -> None:
     count = 200 if settings.smoke else LISTENERS
     rounds = 5 if settings.smoke else 30
     loop = asyncio.get_running_loop()
@@ -227,8 +294,9 @@ async def _listen_phase(impl: Impl, settings: Settings, results: Results, logs: 
             group.acked.clear()
             for n in batch:
                 request = modern_post(HOST, server.port, PATH, "subscriptions/listen", params, n)
-                transport, _ = await loop.create_connection(lambda r=request: ListenStream(group, r), HOST, server.port,
-                                                            local_addr=_source(n))
+                transport, _ = await loop.create_connection(
+                    lambda r=request: ListenStream(group, r), HOST, server.port, local_addr=_source(n)
+                )
                 transports.append(transport)
             await asyncio.wait_for(group.acked.wait(), 60)
             if group.refused:
@@ -244,7 +312,7 @@ async def _listen_phase(impl: Impl, settings: Settings, results: Results, logs: 
         for _ in range(rounds):
             group.next_round()
             started = perf()
-            tool_text((await toucher.request("tools/call", {"name": "touch", "arguments": {}}, "touch")))
+            tool_text(await toucher.request("tools/call", {"name": "touch", "arguments": {}}, "touch"))
             await asyncio.wait_for(group.all_in.wait(), 60)
             delays.append(group.last_at - started)
             await asyncio.sleep(0.05)
@@ -255,8 +323,13 @@ async def _listen_phase(impl: Impl, settings: Settings, results: Results, logs: 
     if figure == "listen":
         results.add("scale.listen.p50_ms", impl.name, percentile(delays, 0.5) * 1000)
     results.add(f"scale.{figure}.p99_ms", impl.name, percentile(delays, 0.99) * 1000)
-    results.phase(figure=f"scale.{figure}", impl=impl.name, streams=count, rounds=rounds,
-                  delays_us=[round(d * 1e6) for d in delays])
+    results.phase(
+        figure=f"scale.{figure}",
+        impl=impl.name,
+        streams=count,
+        rounds=rounds,
+        delays_us=[round(d * 1e6) for d in delays],
+    )
 
 
 async def _idle_phase(impl: Impl, settings: Settings, results: Results, logs: Logs, state: str) -> None:
@@ -276,18 +349,23 @@ async def _idle_phase(impl: Impl, settings: Settings, results: Results, logs: Lo
 
 # -- fast calls among 1,000 slow ones -----------------------------------------------------------------
 
+
 async def _busy_phase(impl: Impl, settings: Settings, results: Results, logs: Logs, state: str) -> None:
     count = 100 if settings.smoke else SLOW
     async with serving(impl, _argv(impl, ["redis", "--workers", "2"], state, "auto"), logs, "scale-busy") as server:
         writers = []
         for n in range(count):
             reader, writer = await asyncio.open_connection(HOST, server.port)
-            writer.write(modern_post(HOST, server.port, PATH, "tools/call", {"name": "sleep", "arguments": {"ms": 60_000}},
-                                     n, "sleep"))
+            writer.write(
+                modern_post(
+                    HOST, server.port, PATH, "tools/call", {"name": "sleep", "arguments": {"ms": 60_000}}, n, "sleep"
+                )
+            )
             writers.append(writer)
         await asyncio.sleep(1.0)  # every slow call has started (and turned into a stream)
-        load = await http_load(server.port, None, "modern", 10, settings.seconds, settings.max_calls,
-                               warmup=settings.warmup)
+        load = await http_load(
+            server.port, None, "modern", 10, settings.seconds, settings.max_calls, warmup=settings.warmup
+        )
         for writer in writers:
             writer.close()
     record_load(results, "scale.busy", impl.name, 0, load)
@@ -297,12 +375,18 @@ def scale_table(results: Results) -> list[str]:
     base = {era: results.median(f"scale.mem1.{era}.rps", "mcptrio") for era, _, _ in WORKLOADS}
     if base["modern"] is None:
         return []
-    lines = ["", "### Several workers sharing Redis (mcptrio only), against 1 process in memory in the same run", "",
-             "| figure | mcptrio | against 1 process in memory |", "| --- | ---: | ---: |"]
+    lines = [
+        "",
+        "### Several workers sharing Redis (mcptrio only), against 1 process in memory in the same run",
+        "",
+        "| figure | mcptrio | against 1 process in memory |",
+        "| --- | ---: | ---: |",
+    ]
     for figure in FIGURES:
         value = results.median(figure.key, "mcptrio")
         era = figure.key.split(".")[2] if figure.key.count(".") == 3 else None
         ratio = f"{value / base[era]:.2f}×" if value and era in base and base[era] else ""
-        lines.append(f"| {figure.label} ({figure.unit}) | {'—' if value is None else figure.fmt.format(value)} "
-                     f"| {ratio} |")
+        lines.append(
+            f"| {figure.label} ({figure.unit}) | {'—' if value is None else figure.fmt.format(value)} | {ratio} |"
+        )
     return lines

@@ -47,10 +47,21 @@ class Settings:
     smoke: bool = False
 
     @classmethod
-    def smoke_settings(cls) -> "Settings":
+    def smoke_settings(cls) -> Settings:
         # Time-bound phases of 0.25 s: long enough for /proc/<pid>/stat's 10 ms ticks to see CPU.
-        return cls(reps=1, seconds=0.25, warmup=0.05, max_calls=5000, sessions=100, startups=1, mixed_in_flight=(0, 200),
-                   mixed_echoes=30, mixed_warmup=5, mixed_quiet=0.25, smoke=True)
+        return cls(
+            reps=1,
+            seconds=0.25,
+            warmup=0.05,
+            max_calls=5000,
+            sessions=100,
+            startups=1,
+            mixed_in_flight=(0, 200),
+            mixed_echoes=30,
+            mixed_warmup=5,
+            mixed_quiet=0.25,
+            smoke=True,
+        )
 
     def bounds(self) -> dict[str, Any]:
         """The time and count bounds of one throughput phase, as the stdio client takes them."""

@@ -10,17 +10,21 @@ from pathlib import Path
 
 from settings import REPO
 
-
 # What a run measures, besides mcptrio itself: the bench plugin, and `everything` (the start-up figure).
-PLUGINS = {"mcptrio_bench": REPO / "plugins" / "bench" / "mcptrio_bench",
-           "mcptrio_everything": REPO / "plugins" / "everything" / "mcptrio_everything"}
+PLUGINS = {
+    "mcptrio_bench": REPO / "plugins" / "bench" / "mcptrio_bench",
+    "mcptrio_everything": REPO / "plugins" / "everything" / "mcptrio_everything",
+}
 
 
 def source_state(root: Path | None = None) -> dict[str, str]:
     """The commit and a digest of mcptrio's sources and the measured plugins, uncommitted edits included;
     ``root``: a snapshot's directory instead of the work tree."""
-    dirs = {"mcptrio": REPO / "mcptrio", **PLUGINS} if root is None else {
-        name: root / name for name in ("mcptrio", *PLUGINS)}
+    dirs = (
+        {"mcptrio": REPO / "mcptrio", **PLUGINS}
+        if root is None
+        else {name: root / name for name in ("mcptrio", *PLUGINS)}
+    )
     digest = hashlib.sha1()
     for name, directory in dirs.items():
         for path in sorted(directory.rglob("*.py")):

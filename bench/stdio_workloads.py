@@ -7,10 +7,9 @@ import statistics
 import subprocess
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import orjson
-
 from client import BenchError, StdioServer, cpu_seconds, perf, rotating, status_kib, stdio_line
 from launch import Impl, Logs
 from measure import CpuMeter, mib
@@ -18,17 +17,17 @@ from results import Results
 from settings import BENCH, TEXT, Settings
 
 
-def echo_line() -> Callable[[int], bytes]:
-    return stdio_line("tools/call", {"name": "echo", "arguments": {"text": TEXT}})
+def echo_line(tool: str = "echo") -> Callable[[int], bytes]:
+    return stdio_line("tools/call", {"name": tool, "arguments": {"text": TEXT}})
 
 
 def stdio_sanity(server: StdioServer) -> None:
     """The same workload on both: tools, resource and prompt answer as expected."""
     tools = {t["name"] for t in server.request("tools/list", {})["result"]["tools"]}
-    if not {"echo", "sleep", "sleep_stats"} <= tools:
+    if not {"echo", "echo_sync", "sleep", "sleep_stats"} <= tools:
         raise BenchError(f"tools/list lacks the bench tools: {sorted(tools)}")
-    if server.call("echo", {"text": "x y"}) != "x y":
-        raise BenchError("echo does not echo")
+    if server.call("echo", {"text": "x y"}) != "x y" or server.call("echo_sync", {"text": "x y"}) != "x y":
+        raise BenchError("echo or echo_sync does not echo")
     contents = server.request("resources/read", {"uri": "bench://info"})["result"]["contents"]
     if "server" not in json.loads(contents[0]["text"]):
         raise BenchError(f"bench://info: {contents}")
@@ -58,21 +57,40 @@ def stdio_suite(impl: Impl, settings: Settings, results: Results, logs: Logs, re
             results.add(key, name, calls / elapsed)
             if cpu_key:
                 results.add(cpu_key, name, cpu / calls * 1e6)
-            results.phase(rep=rep, impl=name, figure=key, calls=calls, elapsed_s=elapsed, server_cpu_s=cpu,
-                          client_cpu_s=client_cpu)
+            results.phase(
+                rep=rep,
+                impl=name,
+                figure=key,
+                calls=calls,
+                elapsed_s=elapsed,
+                server_cpu_s=cpu,
+                client_cpu_s=client_cpu,
+            )
 
         bounds = settings.bounds()
         measure("stdio.sequential", lambda: server.sequential(echo, **bounds), "stdio.cpu_us_sequential")
         for window in settings.windows:
-            measure(f"stdio.pipelined_{window}", lambda: server.pipelined(echo, window, **bounds),
-                    "stdio.cpu_us_pipelined_64" if window == 64 else None)
-        mixed = rotating([
-            echo,
-            stdio_line("tools/list", {}),
-            stdio_line("resources/read", {"uri": "bench://info"}),
-            stdio_line("prompts/get", {"name": "greet", "arguments": {"name": "Ada"}}),
-        ])
+            measure(
+                f"stdio.pipelined_{window}",
+                lambda: server.pipelined(echo, window, **bounds),
+                "stdio.cpu_us_pipelined_64" if window == 64 else None,
+            )
+        mixed = rotating(
+            [
+                echo,
+                stdio_line("tools/list", {}),
+                stdio_line("resources/read", {"uri": "bench://info"}),
+                stdio_line("prompts/get", {"name": "greet", "arguments": {"name": "Ada"}}),
+            ]
+        )
         measure("stdio.mixed_16", lambda: server.pipelined(mixed, 16, **bounds))
+        echo_sync = echo_line("echo_sync")  # the same echo as a plain def: a worker thread per call
+        measure("stdio.sync_sequential", lambda: server.sequential(echo_sync, **bounds), "stdio.cpu_us_sync_sequential")
+        measure(
+            "stdio.sync_pipelined_64",
+            lambda: server.pipelined(echo_sync, 64, **bounds),
+            "stdio.cpu_us_sync_pipelined_64",
+        )
         stdio_cancel(server, impl, settings, results, rep)
         results.add("stdio.peak_rss_mib", name, mib(status_kib(server.pid, "VmHWM")))
     finally:
@@ -88,8 +106,9 @@ def stdio_startup(impl: Impl, settings: Settings, results: Results, logs: Logs, 
         return
     times, cpus = [], []
     for i in range(settings.startups):
-        server = StdioServer(impl.everything_argv, env=impl.env, stderr=logs.open(f"{impl.name}-startup-{rep}-{i}"),
-                             cwd=impl.cwd)
+        server = StdioServer(
+            impl.everything_argv, env=impl.env, stderr=logs.open(f"{impl.name}-startup-{rep}-{i}"), cwd=impl.cwd
+        )
         try:
             server.initialize()
             times.append((perf() - server.spawned_at) * 1000)
@@ -107,8 +126,14 @@ def sleep_counters(server: StdioServer) -> dict[str, int]:
 def stdio_cancel(server: StdioServer, impl: Impl, settings: Settings, results: Results, rep: int) -> None:
     before = sleep_counters(server)
     sleep_id = server.new_id()
-    server.send({"jsonrpc": "2.0", "id": sleep_id, "method": "tools/call",
-                 "params": {"name": "sleep", "arguments": {"ms": settings.cancel_sleep_ms}}})
+    server.send(
+        {
+            "jsonrpc": "2.0",
+            "id": sleep_id,
+            "method": "tools/call",
+            "params": {"name": "sleep", "arguments": {"ms": settings.cancel_sleep_ms}},
+        }
+    )
     deadline = perf() + 5
     while sleep_counters(server)["started"] <= before["started"]:
         if perf() > deadline:
@@ -130,16 +155,21 @@ def stdio_cancel(server: StdioServer, impl: Impl, settings: Settings, results: R
     answered = [m for m in server.stray if m.get("id") == sleep_id]
     results.add("stdio.cancel_next_ms", impl.name, next_ms)
     results.add("stdio.cancel_stop_ms", impl.name, stop_ms, f"not cancelled within {settings.cancel_bound:g} s")
-    results.phase(rep=rep, impl=impl.name, figure="stdio.cancel", next_ms=next_ms, stop_ms=stop_ms,
-                  cancelled_request_answered=bool(answered))
+    results.phase(
+        rep=rep,
+        impl=impl.name,
+        figure="stdio.cancel",
+        next_ms=next_ms,
+        stop_ms=stop_ms,
+        cancelled_request_answered=bool(answered),
+    )
     if answered:
         results.note(f"{impl.name} stdio: the cancelled request was answered anyway: {str(answered[0])[:160]}")
 
 
 def stdio_eof(impl: Impl, settings: Settings, results: Results, logs: Logs, rep: int) -> None:
     """20 sleep(200) in flight, then stdin closes: how many answers come out before the exit."""
-    server = StdioServer(impl.stdio_argv, env=impl.env, stderr=logs.open(f"{impl.name}-stdio-eof-{rep}"),
-                         cwd=impl.cwd)
+    server = StdioServer(impl.stdio_argv, env=impl.env, stderr=logs.open(f"{impl.name}-stdio-eof-{rep}"), cwd=impl.cwd)
     try:
         server.initialize()
         ids = set()
@@ -147,8 +177,16 @@ def stdio_eof(impl: Impl, settings: Settings, results: Results, logs: Logs, rep:
         for _ in range(settings.eof_requests):
             request_id = server.new_id()
             ids.add(request_id)
-            batch.append(orjson.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-                                       "params": {"name": "sleep", "arguments": {"ms": settings.eof_sleep_ms}}}))
+            batch.append(
+                orjson.dumps(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": request_id,
+                        "method": "tools/call",
+                        "params": {"name": "sleep", "arguments": {"ms": settings.eof_sleep_ms}},
+                    }
+                )
+            )
         server.write(b"\n".join(batch) + b"\n")
         server.close_stdin()
         start = perf()
@@ -162,9 +200,16 @@ def stdio_eof(impl: Impl, settings: Settings, results: Results, logs: Logs, rep:
         ok = sum(1 for m in answers if "result" in m and not m["result"].get("isError"))
         results.add("stdio.eof_answered", impl.name, ok)
         results.add("stdio.eof_exit_ms", impl.name, exit_ms, "did not exit within 10 s")
-        results.phase(rep=rep, impl=impl.name, figure="stdio.eof", answered_ok=ok, answers=len(answers),
-                      errors=[m.get("error") for m in answers if "error" in m][:3], exit_ms=exit_ms,
-                      returncode=server.proc.returncode)
+        results.phase(
+            rep=rep,
+            impl=impl.name,
+            figure="stdio.eof",
+            answered_ok=ok,
+            answers=len(answers),
+            errors=[m.get("error") for m in answers if "error" in m][:3],
+            exit_ms=exit_ms,
+            returncode=server.proc.returncode,
+        )
     finally:
         server.stop()
 
@@ -183,7 +228,14 @@ def bare_stdio_suite(settings: Settings, results: Results, logs: Logs, rep: int)
         cpu, client_cpu = meter.read()
         results.add("bare.stdio.pipelined_64", "mcptrio", calls / elapsed)
         results.add("bare.stdio.cpu_us_pipelined_64", "mcptrio", cpu / calls * 1e6)
-        results.phase(rep=rep, impl="mcptrio", figure="bare.stdio.pipelined_64", calls=calls, elapsed_s=elapsed,
-                      server_cpu_s=cpu, client_cpu_s=client_cpu)
+        results.phase(
+            rep=rep,
+            impl="mcptrio",
+            figure="bare.stdio.pipelined_64",
+            calls=calls,
+            elapsed_s=elapsed,
+            server_cpu_s=cpu,
+            client_cpu_s=client_cpu,
+        )
     finally:
         server.stop()

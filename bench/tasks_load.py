@@ -18,9 +18,17 @@ import random
 from typing import Any
 
 import orjson
-
-from client import (CLIENT_INFO, META_CAPABILITIES, META_CLIENT_INFO, META_VERSION, MODERN_VERSION, BenchError,
-                    HttpConnection, McpHttpClient, status_kib)
+from client import (
+    CLIENT_INFO,
+    META_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_VERSION,
+    MODERN_VERSION,
+    BenchError,
+    HttpConnection,
+    McpHttpClient,
+    status_kib,
+)
 from figures import Figure
 from launch import Impl, Logs, serving
 from measure import percentile
@@ -49,11 +57,13 @@ def _body(request_id: int, method: str, params: dict[str, Any], tasks: bool = Tr
     return orjson.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
 
 
-async def _call(client: McpHttpClient, method: str, params: dict[str, Any], name: str | None,
-                tasks: bool = True) -> dict[str, Any]:
+async def _call(
+    client: McpHttpClient, method: str, params: dict[str, Any], name: str | None, tasks: bool = True
+) -> dict[str, Any]:
     client.next_id += 1
-    response = await client.conn.request("POST", PATH, client._headers(method, name),
-                                         _body(client.next_id, method, params, tasks))
+    response = await client.conn.request(
+        "POST", PATH, client._headers(method, name), _body(client.next_id, method, params, tasks)
+    )
     if response.status != 200:
         raise BenchError(f"{method}: HTTP {response.status} {response.body[:200]!r}")
     answer = response.answer(client.next_id)
@@ -80,8 +90,9 @@ async def tasks_suite(impl: Impl, settings: Settings, results: Results, logs: Lo
 
             async def create(client: McpHttpClient, n: int) -> None:
                 for _ in range(n):
-                    created = await _call(client, "tools/call", {"name": "sleep_task", "arguments": {"ms": SLEEP_MS}},
-                                          "sleep_task")
+                    created = await _call(
+                        client, "tools/call", {"name": "sleep_task", "arguments": {"ms": SLEEP_MS}}, "sleep_task"
+                    )
                     if created.get("resultType") != "task":
                         raise BenchError(f"sleep_task was not made a task: {str(created)[:200]}")
                     ids.append(created["taskId"])
@@ -130,8 +141,9 @@ async def _overhead(client: McpHttpClient, impl: Impl, results: Results) -> None
         direct.append(loop.time() - sent)
         sent = loop.time()
         created = await _call(client, "tools/call", params, "echo_task")
-        while (await _call(client, "tasks/get", {"taskId": created["taskId"]}, created["taskId"]))["status"] \
-                != "completed":
+        while (await _call(client, "tasks/get", {"taskId": created["taskId"]}, created["taskId"]))[
+            "status"
+        ] != "completed":
             pass
         as_task.append(loop.time() - sent)
     results.add("tasks.direct_p50_ms", impl.name, percentile(sorted(direct), 0.5) * 1000)
@@ -141,8 +153,13 @@ async def _overhead(client: McpHttpClient, impl: Impl, results: Results) -> None
 def tasks_table(results: Results) -> list[str]:
     if results.median("tasks.completed", "mcptrio") is None:
         return []
-    lines = ["", "### Tasks (mcptrio only: the SDK's server has no tasks), 2026-07-28 over HTTP", "",
-             "| figure | mcptrio |", "| --- | ---: |"]
+    lines = [
+        "",
+        "### Tasks (mcptrio only: the SDK's server has no tasks), 2026-07-28 over HTTP",
+        "",
+        "| figure | mcptrio |",
+        "| --- | ---: |",
+    ]
     for figure in FIGURES:
         value = results.median(figure.key, "mcptrio")
         lines.append(f"| {figure.label} ({figure.unit}) | {'—' if value is None else figure.fmt.format(value)} |")

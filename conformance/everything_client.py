@@ -17,7 +17,8 @@ import json
 import logging
 import os
 import sys
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import httpx
 import trio
@@ -52,15 +53,20 @@ def example_arguments(schema: Any) -> dict[str, Any]:
     """Arguments a tool's input schema requires, each a plain value of its type."""
     samples = {"string": "x", "integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}
     properties = schema.get("properties") or {} if isinstance(schema, dict) else {}
-    return {name: samples.get((properties.get(name) or {}).get("type"), "x")
-            for name in (schema.get("required") or [] if isinstance(schema, dict) else [])}
+    return {
+        name: samples.get((properties.get(name) or {}).get("type"), "x")
+        for name in (schema.get("required") or [] if isinstance(schema, dict) else [])
+    }
 
 
 async def accept_with_defaults(params: dict[str, Any]) -> dict[str, Any]:
     """An elicitation answered "accept" with each field's default (SEP-1034), ``confirmed`` else."""
     schema = params.get("requestedSchema") or {}
-    content = {name: prop["default"] for name, prop in (schema.get("properties") or {}).items()
-               if isinstance(prop, dict) and "default" in prop}
+    content = {
+        name: prop["default"]
+        for name, prop in (schema.get("properties") or {}).items()
+        if isinstance(prop, dict) and "default" in prop
+    }
     return {"action": "accept", "content": content or {"confirmed": True}}
 
 
@@ -134,35 +140,60 @@ async def authorized(url: str, auth: httpx.Auth) -> None:
 
 async def login(url: str) -> None:
     given = context()
-    await authorized(url, OAuth(store=MemoryTokenStore(), client_id=given.get("client_id"),
-                                client_secret=given.get("client_secret"), client_issuer=given.get("issuer"),
-                                client_metadata_url=CIMD_URL,
-                                user_agent=browse, timeout=10, dpop=False))
+    await authorized(
+        url,
+        OAuth(
+            store=MemoryTokenStore(),
+            client_id=given.get("client_id"),
+            client_secret=given.get("client_secret"),
+            client_issuer=given.get("issuer"),
+            client_metadata_url=CIMD_URL,
+            user_agent=browse,
+            timeout=10,
+            dpop=False,
+        ),
+    )
 
 
 async def login_dpop(url: str) -> None:
-    await authorized(url, OAuth(store=MemoryTokenStore(), client_metadata_url=CIMD_URL, user_agent=browse,
-                                timeout=10, dpop=True))
+    await authorized(
+        url, OAuth(store=MemoryTokenStore(), client_metadata_url=CIMD_URL, user_agent=browse, timeout=10, dpop=True)
+    )
 
 
 async def client_credentials(url: str) -> None:
     given = context()
-    await authorized(url, ClientCredentials(given["client_id"], client_secret=given.get("client_secret"),
-                                            private_key=given.get("private_key_pem"),
-                                            algorithm=given.get("signing_algorithm") or "ES256"))
+    await authorized(
+        url,
+        ClientCredentials(
+            given["client_id"],
+            client_secret=given.get("client_secret"),
+            private_key=given.get("private_key_pem"),
+            algorithm=given.get("signing_algorithm") or "ES256",
+        ),
+    )
 
 
 async def workload_identity(url: str) -> None:
     given = context()
-    async with connect(url, era=ERA, auth=ClientCredentials(given["client_id"], assertion=given["valid_jwt"])) as client:
+    async with connect(
+        url, era=ERA, auth=ClientCredentials(given["client_id"], assertion=given["valid_jwt"])
+    ) as client:
         await client.list_tools()
 
 
 async def enterprise(url: str) -> None:
     given = context()
-    await authorized(url, EnterpriseLogin(given["client_id"], client_secret=given.get("client_secret"),
-                                          id_token=given["idp_id_token"], idp_token_endpoint=given["idp_token_endpoint"],
-                                          idp_client_id=given["idp_client_id"]))
+    await authorized(
+        url,
+        EnterpriseLogin(
+            given["client_id"],
+            client_secret=given.get("client_secret"),
+            id_token=given["idp_id_token"],
+            idp_token_endpoint=given["idp_token_endpoint"],
+            idp_client_id=given["idp_client_id"],
+        ),
+    )
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -187,13 +218,17 @@ SCENARIOS: dict[str, Scenario] = {
 
 
 def main() -> int:
-    logging.basicConfig(level=logging.DEBUG if os.environ.get("MCP_CONFORMANCE_DEBUG") else logging.INFO,
-                        stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if os.environ.get("MCP_CONFORMANCE_DEBUG") else logging.INFO,
+        stream=sys.stderr,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
     if len(sys.argv) != 2 or "MCP_CONFORMANCE_SCENARIO" not in os.environ:
         print("usage: MCP_CONFORMANCE_SCENARIO=NAME python conformance/everything_client.py URL", file=sys.stderr)
         return 2
     scenario = os.environ["MCP_CONFORMANCE_SCENARIO"]
     handler = SCENARIOS.get(scenario) or (login if scenario.startswith("auth/") else list_tools)
+
     async def bounded(url: str) -> None:
         with trio.fail_after(DEADLINE):
             await handler(url)

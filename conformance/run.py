@@ -1,6 +1,7 @@
 """Run the official MCP conformance suite against ``mcptrio serve --plugins everything --transport http``.
 
     python conformance/run.py [--spec-version all --spec-version 2025-11-25 --spec-version 2026-07-28]
+                              [--http-server hypercorn]
 
 Starts the server on a free loopback port, runs every server scenario (``--suite all``): once with
 no version filter (which adds the extension scenarios, ``tasks-*``), then at each spec version;
@@ -81,13 +82,32 @@ def main() -> int:
     parser.add_argument("--spec-version", action="append", choices=VERSIONS)
     parser.add_argument("--state", metavar="URL", help="serve with shared state (e.g. redis://127.0.0.1:6379/0)")
     parser.add_argument("--workers", type=int, default=1, help="serve with this many worker processes")
+    parser.add_argument(
+        "--http-server", choices=("builtin", "hypercorn"), default="builtin", help="the HTTP server mcptrio serves on"
+    )
     args = parser.parse_args()
     port = free_port()
     extra = ["--state", args.state] if args.state else []
+    extra += ["--http-server", args.http_server]
     if args.workers > 1:
         extra += ["--workers", str(args.workers)]
-    server = subprocess.Popen([sys.executable, "-m", "mcptrio.cli", "serve", "--plugins", "everything",
-                               "--transport", "http", "--port", str(port), *extra], stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mcptrio.cli",
+            "serve",
+            "--plugins",
+            "everything",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            *extra,
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     allowed = expected_failures()
     unexpected = []
     summary = {}

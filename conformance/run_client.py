@@ -36,13 +36,26 @@ RESULT = re.compile(r"^[✓✗] (\S+): (\d+) passed, (\d+) failed")
 
 
 def start(version: str, output: Path) -> subprocess.Popen[str]:
-    command = [str(NODE_BIN / "node"), str(SUITE), "client", "--suite", "all", "--command",
-               f"{sys.executable} {CLIENT}", "--expected-failures", str(BASELINE), "-o", str(output),
-               "--timeout", str(SCENARIO_TIMEOUT * 1000)]
+    command = [
+        str(NODE_BIN / "node"),
+        str(SUITE),
+        "client",
+        "--suite",
+        "all",
+        "--command",
+        f"{sys.executable} {CLIENT}",
+        "--expected-failures",
+        str(BASELINE),
+        "-o",
+        str(output),
+        "--timeout",
+        str(SCENARIO_TIMEOUT * 1000),
+    ]
     if version != "default":
         command += ["--spec-version", version]
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=suite_environment())
+    return subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=suite_environment()
+    )
 
 
 def group_of(scenario: str) -> str:
@@ -86,8 +99,10 @@ def main() -> int:
             summary[version] = groups
             run_seconds[version] = round(time.monotonic() - started, 1)
             for name, group in sorted(groups.items()):
-                print(f"conformance client {version} {name}: {group['scenarios']} scenarios, "
-                      f"{group['passed']} passed, {group['failed']} failed")
+                print(
+                    f"conformance client {version} {name}: {group['scenarios']} scenarios, "
+                    f"{group['passed']} passed, {group['failed']} failed"
+                )
     print(json.dumps({"runs": summary, "seconds": round(time.monotonic() - began, 1), "run_seconds": run_seconds}))
     if failed_runs:
         print(f"failed (against {BASELINE.name}): {', '.join(failed_runs)}")

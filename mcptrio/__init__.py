@@ -32,8 +32,24 @@ def _version() -> str:
         return "0+unknown"
 
 
-__all__ = ["App", "content", "Context", "LifespanError", "McpError", "Notification", "Param", "Registry", "Request", "SessionLimits",
-           "ToolError", "serve_http", "serve_stdio", "serve_stream", "serve_websocket", "wait_for_signals"]
+__all__ = [
+    "App",
+    "content",
+    "Context",
+    "LifespanError",
+    "McpError",
+    "Notification",
+    "Param",
+    "Registry",
+    "Request",
+    "SessionLimits",
+    "ToolError",
+    "serve_http",
+    "serve_stdio",
+    "serve_stream",
+    "serve_websocket",
+    "wait_for_signals",
+]
 
 
 _LAZY = {

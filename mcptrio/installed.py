@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 
 def distributions() -> Iterator[tuple[str, str, str]]:

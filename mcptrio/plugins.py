@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from . import installed as installed_
-from .app import App
-from .app import Registry
+from .app import App, Registry
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import trio
 
@@ -33,15 +33,22 @@ async def wait_for_signals(*signals: int) -> None:
             return
 
 
-async def serve_stream(app: App, stream: MessageStream, *, limits: SessionLimits | None = None,
-                       shutdown_trigger: ShutdownTrigger | None = None, transport: str = "memory",
-                       task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+async def serve_stream(
+    app: App,
+    stream: MessageStream,
+    *,
+    limits: SessionLimits | None = None,
+    shutdown_trigger: ShutdownTrigger | None = None,
+    transport: str = "memory",
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+) -> None:
     """Serve one session over any message stream until it ends or the trigger fires; ``transport``
     names what carries it (``stdio``, ``memory``, ...) for logs and telemetry."""
     session = Session(app, stream, limits, transport=transport)
     shutdown = trio.Event()
     async with app.running(), trio.open_nursery() as nursery:
         if shutdown_trigger is not None:
+
             async def watch() -> None:
                 await shutdown_trigger()
                 shutdown.set()
@@ -52,9 +59,14 @@ async def serve_stream(app: App, stream: MessageStream, *, limits: SessionLimits
         nursery.cancel_scope.cancel()
 
 
-async def serve_stdio(app: App, *, limits: SessionLimits | None = None,
-                      shutdown_trigger: ShutdownTrigger | None = None, reserve_stdout: bool = True,
-                      task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+async def serve_stdio(
+    app: App,
+    *,
+    limits: SessionLimits | None = None,
+    shutdown_trigger: ShutdownTrigger | None = None,
+    reserve_stdout: bool = True,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+) -> None:
     """Serve over this process's stdin/stdout until stdin closes or the trigger fires."""
     limits = limits or app.limits
     if reserve_stdout:
@@ -64,12 +76,18 @@ async def serve_stdio(app: App, *, limits: SessionLimits | None = None,
         await _serve_fds(app, os.dup(1), limits, shutdown_trigger, task_status)
 
 
-async def _serve_fds(app: App, message_fd: int, limits: SessionLimits, shutdown_trigger: ShutdownTrigger | None,
-                     task_status: trio.TaskStatus[None]) -> None:
+async def _serve_fds(
+    app: App,
+    message_fd: int,
+    limits: SessionLimits,
+    shutdown_trigger: ShutdownTrigger | None,
+    task_status: trio.TaskStatus[None],
+) -> None:
     stream = open_stdio_stream(message_fd, limits.max_message_size)
     try:
-        await serve_stream(app, stream, limits=limits, shutdown_trigger=shutdown_trigger, transport="stdio",
-                           task_status=task_status)
+        await serve_stream(
+            app, stream, limits=limits, shutdown_trigger=shutdown_trigger, transport="stdio", task_status=task_status
+        )
     finally:
         with trio.CancelScope(shield=True):
             await stream.aclose()

@@ -1,4 +1,5 @@
-"""The checking of answers: what every answer must be (no 5xx, no traceback, complete, well-formed JSON-RPC), and the expected ones."""
+"""The checking of answers: what every answer must be (no 5xx, no traceback, complete, well-formed
+JSON-RPC), and the expected ones."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import collections
 from typing import Any
 
 import httpx
-
 from limits import TRACEBACK_MARKERS
 from tally import Failed, Tally
-from tests.http.client import is_sse, parse_sse
+
+from tests.transports.http.client import is_sse, parse_sse
 
 
 def has_traceback(text: str) -> bool:
@@ -30,7 +31,9 @@ def jsonrpc_problem(message: Any) -> str | None:
         return f"response needs exactly one of result/error: {message!r:.200}"
     if "error" in message:
         error = message["error"]
-        if not (isinstance(error, dict) and isinstance(error.get("code"), int) and isinstance(error.get("message"), str)):
+        if not (
+            isinstance(error, dict) and isinstance(error.get("code"), int) and isinstance(error.get("message"), str)
+        ):
             return f"malformed error object: {message!r:.200}"
     return None
 
@@ -61,14 +64,18 @@ class AnswerChecks:
         try:
             if is_sse(response):
                 if response.text and not response.text.endswith("\n\n"):
-                    raise self.fail("truncated_stream", f"SSE body does not end with a blank line: {response.text[-200:]!r}")
+                    raise self.fail(
+                        "truncated_stream", f"SSE body does not end with a blank line: {response.text[-200:]!r}"
+                    )
                 found = [event.message for event in parse_sse(response.text) if event.data]
             elif response.content:
                 found = [response.json()]
             else:
                 found = []
         except ValueError as exc:
-            raise self.fail("malformed_answer", f"HTTP {response.status_code}: {exc}: {response.text[:300]!r}") from None
+            raise self.fail(
+                "malformed_answer", f"HTTP {response.status_code}: {exc}: {response.text[:300]!r}"
+            ) from None
         for message in found:
             if isinstance(message, list):
                 problems = [p for p in map(jsonrpc_problem, message) if p]
@@ -81,7 +88,9 @@ class AnswerChecks:
     def final(self, response: httpx.Response, request_id: Any, *, status: int = 200) -> dict[str, Any]:
         """The answer to ``request_id``: the last message, a response with that id."""
         if response.status_code != status:
-            raise self.fail("wrong_answer", f"expected HTTP {status}, got {response.status_code}: {response.text[:300]}")
+            raise self.fail(
+                "wrong_answer", f"expected HTTP {status}, got {response.status_code}: {response.text[:300]}"
+            )
         found = self.messages(response)
         if not found or not isinstance(found[-1], dict) or "method" in found[-1] or found[-1].get("id") != request_id:
             raise self.fail("wrong_answer", f"no response to {request_id!r} in {response.text[:300]!r}")
@@ -104,13 +113,22 @@ class AnswerChecks:
             raise self.fail("wrong_answer", f"{what}: modern result without resultType complete: {result!r:.300}")
         self.tally.ok()
 
-    async def expect_error(self, case: str, response: httpx.Response, statuses: tuple[int, ...],
-                           code: int | None, *, text: str | None = None, json_body: bool = True,
-                           request_id: Any = None) -> None:
+    async def expect_error(
+        self,
+        case: str,
+        response: httpx.Response,
+        statuses: tuple[int, ...],
+        code: int | None,
+        *,
+        text: str | None = None,
+        json_body: bool = True,
+        request_id: Any = None,
+    ) -> None:
         """Bad input must get one of ``statuses`` and (when JSON) a well-formed JSON-RPC error."""
         if response.status_code not in statuses:
-            raise self.fail("wrong_answer", f"{case}: expected HTTP {statuses}, got {response.status_code}: "
-                                            f"{response.text[:300]}")
+            raise self.fail(
+                "wrong_answer", f"{case}: expected HTTP {statuses}, got {response.status_code}: {response.text[:300]}"
+            )
         if json_body:
             found = self.messages(response)
             if len(found) != 1 or not isinstance(found[0], dict) or "error" not in found[0]:

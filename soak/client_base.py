@@ -6,11 +6,11 @@ import collections
 import json
 import random
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import httpx
 import trio
-
 from answer_checks import AnswerChecks
 from limits import HTTP_TIMEOUT, SCENARIO_TIMEOUT
 from server_process import Server
@@ -42,8 +42,9 @@ class ClientBase(AnswerChecks):
 
     scenarios: list[tuple[Callable[[], Any], int]]  # (scenario, weight)
 
-    def __init__(self, number: int, server: Server, tally: Tally, rng: random.Random,
-                 sessions: set[str], max_message_size: int) -> None:
+    def __init__(
+        self, number: int, server: Server, tally: Tally, rng: random.Random, sessions: set[str], max_message_size: int
+    ) -> None:
         self.number = number
         self.server = server
         self.url = server.url

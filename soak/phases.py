@@ -1,4 +1,5 @@
-"""The soak's phases: warm-up, clean-up and RSS "before", the timed run, clean-up and RSS "after", last echo, SIGTERM."""
+"""The soak's phases: warm-up, clean-up and RSS "before", the timed run, clean-up and RSS "after",
+last echo, SIGTERM."""
 
 from __future__ import annotations
 
@@ -13,17 +14,25 @@ from typing import Any
 
 import httpx
 import trio
-
 from limits import HTTP_TIMEOUT, SCENARIO_TIMEOUT
 from server_process import Server
 from sim_client import SimClient
 from summary import mb, summarise
 from tally import Tally
-from tests.http.client import modern
+
+from tests.transports.http.client import modern
 
 
-async def run_phase(server: Server, tally: Tally, seconds: float, clients: int, seed: int, sessions: set[str],
-                    max_message_size: int, max_iterations: int) -> None:
+async def run_phase(
+    server: Server,
+    tally: Tally,
+    seconds: float,
+    clients: int,
+    seed: int,
+    sessions: set[str],
+    max_message_size: int,
+    max_iterations: int,
+) -> None:
     deadline = trio.current_time() + seconds
     with trio.move_on_after(seconds + SCENARIO_TIMEOUT + 10) as scope:
         async with trio.open_nursery() as nursery:
@@ -72,8 +81,13 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     tally = Tally()
     sessions: set[str] = set()
-    report: dict[str, Any] = {"seconds": args.seconds, "warmup": args.warmup, "clients": args.clients, "seed": seed,
-                              "max_message_size": args.max_message_size}
+    report: dict[str, Any] = {
+        "seconds": args.seconds,
+        "warmup": args.warmup,
+        "clients": args.clients,
+        "seed": seed,
+        "max_message_size": args.max_message_size,
+    }
     with tempfile.TemporaryDirectory(prefix="mcptrio-soak-") as workdir:
         server = Server(Path(workdir), args.max_message_size, args.grace)
         try:
@@ -84,15 +98,27 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             samples: list[tuple[float, int]] = []
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(sample_rss, server, samples)
-                await run_phase(server, tally, args.warmup, args.clients, seed, sessions, args.max_message_size,
-                                args.max_iterations)
+                await run_phase(
+                    server, tally, args.warmup, args.clients, seed, sessions, args.max_message_size, args.max_iterations
+                )
                 before = await clean_up(server, tally, sessions, args.settle)
                 warm_requests = tally.requests
-                progress(args, f"warm-up done ({warm_requests} requests); RSS before {mb(before['rss'])}; "
-                               f"soaking {args.seconds:g} s with {args.clients} clients")
+                progress(
+                    args,
+                    f"warm-up done ({warm_requests} requests); RSS before {mb(before['rss'])}; "
+                    f"soaking {args.seconds:g} s with {args.clients} clients",
+                )
                 started = time.monotonic()
-                await run_phase(server, tally, args.seconds, args.clients, seed + 1, sessions, args.max_message_size,
-                                args.max_iterations)
+                await run_phase(
+                    server,
+                    tally,
+                    args.seconds,
+                    args.clients,
+                    seed + 1,
+                    sessions,
+                    args.max_message_size,
+                    args.max_iterations,
+                )
                 report["elapsed"] = round(time.monotonic() - started, 1)
                 after = await clean_up(server, tally, sessions, args.settle)
                 nursery.cancel_scope.cancel()

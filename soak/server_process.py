@@ -31,8 +31,7 @@ class Server:
     def __init__(self, workdir: Path, max_message_size: int, grace: float) -> None:
         self.workdir = workdir
         self.config = workdir / "soak.toml"
-        self.config.write_text(f"[serve.limits]\nmax_message_size = {max_message_size}\n"
-                               f"shutdown_grace = {grace}\n")
+        self.config.write_text(f"[serve.limits]\nmax_message_size = {max_message_size}\nshutdown_grace = {grace}\n")
         self.log_path = workdir / "server-stderr.log"
         self.grace = grace
         self.process: trio.Process | None = None
@@ -43,16 +42,31 @@ class Server:
 
     def command(self) -> list[str]:
         script = Path(sys.executable).parent / "mcptrio"
-        head = [str(script)] if script.exists() else [
-            sys.executable, "-c", "import sys; from mcptrio.cli import main; sys.exit(main())"]
-        return head + ["serve", "--plugins", "bench", "--transport", "http", "--host", "127.0.0.1",
-                       "--port", "0", "--config", str(self.config)]
+        head = (
+            [str(script)]
+            if script.exists()
+            else [sys.executable, "-c", "import sys; from mcptrio.cli import main; sys.exit(main())"]
+        )
+        return head + [
+            "serve",
+            "--plugins",
+            "bench",
+            "--transport",
+            "http",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--config",
+            str(self.config),
+        ]
 
     async def start(self) -> None:
         log = open(self.log_path, "wb")
         try:
             self.process = await trio.lowlevel.open_process(
-                self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=str(ROOT))
+                self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=str(ROOT)
+            )
         finally:
             log.close()
         with trio.move_on_after(30):

@@ -39,7 +39,10 @@ import trio
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-for _path in (ROOT, HERE):  # the shared request builders (tests/http/client.py), then the modules beside this one
+for _path in (
+    ROOT,
+    HERE,
+):  # the shared request builders (tests/transports/http/client.py), then the modules beside this one
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
@@ -50,13 +53,22 @@ from summary import render  # noqa: E402
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Bounded soak test of mcptrio serve --transport http.")
     parser.add_argument("--seconds", type=float, default=60.0, help="length of the timed run (default 60)")
-    parser.add_argument("--warmup", type=float, default=None,
-                        help="warm-up before RSS 'before' is measured (default min(5, seconds/4))")
+    parser.add_argument(
+        "--warmup", type=float, default=None, help="warm-up before RSS 'before' is measured (default min(5, seconds/4))"
+    )
     parser.add_argument("--clients", type=int, default=16, help="concurrent simulated clients (default 16)")
-    parser.add_argument("--max-message-size", type=int, default=65536,
-                        help="server's message limit, set through a --config file (default 65536)")
-    parser.add_argument("--max-rss-growth-mb", type=float, default=30.0,
-                        help="fail when RSS after exceeds RSS before by more than this (default 30)")
+    parser.add_argument(
+        "--max-message-size",
+        type=int,
+        default=65536,
+        help="server's message limit, set through a --config file (default 65536)",
+    )
+    parser.add_argument(
+        "--max-rss-growth-mb",
+        type=float,
+        default=30.0,
+        help="fail when RSS after exceeds RSS before by more than this (default 30)",
+    )
     parser.add_argument("--max-iterations", type=int, default=100_000, help="scenarios per client per phase, at most")
     parser.add_argument("--grace", type=float, default=2.0, help="server shutdown_grace (default 2)")
     parser.add_argument("--settle", type=float, default=2.0, help="seconds to wait before measuring RSS (default 2)")

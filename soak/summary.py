@@ -1,4 +1,5 @@
-"""The soak's verdict and report: what failed (errors, leaks, RSS growth, exit), the JSON report and the one-screen summary."""
+"""The soak's verdict and report: what failed (errors, leaks, RSS growth, exit), the JSON report
+and the one-screen summary."""
 
 from __future__ import annotations
 
@@ -10,9 +11,17 @@ from server_process import Server
 from tally import Tally
 
 
-def summarise(args: argparse.Namespace, tally: Tally, before: dict[str, Any], after: dict[str, Any],
-              samples: list[tuple[float, int]], last_echo: bool, server: Server, stderr: str,
-              warm_requests: int) -> dict[str, Any]:
+def summarise(
+    args: argparse.Namespace,
+    tally: Tally,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    samples: list[tuple[float, int]],
+    last_echo: bool,
+    server: Server,
+    stderr: str,
+    warm_requests: int,
+) -> dict[str, Any]:
     failures: list[str] = []
     stats = after["stats"]
     # Traffic-level problems.
@@ -83,9 +92,11 @@ def render(report: dict[str, Any]) -> str:
         f"mcptrio soak: {report['elapsed']} s + {report['warmup']:g} s warm-up, {report['clients']} clients, "
         f"seed {report['seed']}, {report['url']}",
         f"  requests sent        {report['requests']:>8}   ({report['requests_warmup']} in warm-up; scenarios "
-        + ", ".join(f"{k} {v}" for k, v in sorted(report["scenarios"].items())) + ")",
+        + ", ".join(f"{k} {v}" for k, v in sorted(report["scenarios"].items()))
+        + ")",
         f"  answers checked ok   {report['checked_ok']:>8}",
-        f"  expected errors      {report['expected_errors']:>8}   ({len(report['expected_by_case'])} kinds of bad input,"
+        f"  expected errors      {report['expected_errors']:>8}"
+        f"   ({len(report['expected_by_case'])} kinds of bad input,"
         f" max-message-size {report['max_message_size']})",
         f"  cancellations        close {events.get('cancelled_by_close', 0)}, notification "
         f"{events.get('cancelled_by_notification', 0)}; abrupt disconnects {events.get('disconnects', 0)}",
@@ -105,4 +116,3 @@ def render(report: dict[str, Any]) -> str:
         lines += [f"    | {line[:160]}" for line in report["server_stderr_tail"][-12:]]
     lines.append("RESULT: " + ("PASS" if report["passed"] else "FAIL: " + "; ".join(report["failures"])))
     return "\n".join(lines)
-

@@ -1,4 +1,5 @@
-"""Abrupt-disconnect traffic: raw TCP closed mid-headers, mid-body, mid-stream (FIN or RST), unread answers, abandoned requests."""
+"""Abrupt-disconnect traffic: raw TCP closed mid-headers, mid-body, mid-stream (FIN or RST), unread
+answers, abandoned requests."""
 
 from __future__ import annotations
 
@@ -7,18 +8,21 @@ import socket
 import struct
 
 import trio
-
 from limits import LEGACY_VERSIONS
-from tests.http.client import legacy_headers, modern, rpc
 from traffic_legacy import LegacyTraffic
+
+from tests.transports.http.client import legacy_headers, modern, rpc
 
 
 class DisconnectTraffic(LegacyTraffic):
     """The disconnects scenario: the server must keep serving and its handlers must stop."""
 
     def raw_request(self, body: bytes, headers: dict[str, str], *, content_length: int | None = None) -> bytes:
-        lines = ["POST /mcp HTTP/1.1", f"Host: 127.0.0.1:{self.server.port}",
-                 f"Content-Length: {len(body) if content_length is None else content_length}"]
+        lines = [
+            "POST /mcp HTTP/1.1",
+            f"Host: 127.0.0.1:{self.server.port}",
+            f"Content-Length: {len(body) if content_length is None else content_length}",
+        ]
         lines += [f"{name}: {value}" for name, value in headers.items()]
         return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
@@ -45,8 +49,17 @@ class DisconnectTraffic(LegacyTraffic):
         return received
 
     async def disconnects(self) -> None:
-        kind = self.rng.choice(("mid_headers", "mid_body", "mid_stream", "mid_stream_rst",
-                                "unread_answer", "abandon_legacy", "abandon_modern"))
+        kind = self.rng.choice(
+            (
+                "mid_headers",
+                "mid_body",
+                "mid_stream",
+                "mid_stream_rst",
+                "unread_answer",
+                "abandon_legacy",
+                "abandon_modern",
+            )
+        )
         self.note(f"disconnect {kind}")
         body, headers = modern("tools/call", {"name": "sleep", "arguments": {"ms": 60000}}, self.next_id())
         payload = json.dumps(body).encode()
@@ -56,19 +69,22 @@ class DisconnectTraffic(LegacyTraffic):
         elif kind == "mid_body":
             full = self.raw_request(payload, headers)
             head = full.index(b"\r\n\r\n") + 4
-            await self.raw_send_then_close(full[: head + self.rng.randint(0, len(payload) - 1)],
-                                           rst=self.rng.random() < 0.5)
+            await self.raw_send_then_close(
+                full[: head + self.rng.randint(0, len(payload) - 1)], rst=self.rng.random() < 0.5
+            )
         elif kind in ("mid_stream", "mid_stream_rst"):
             self.tally.events["sleeps_sent"] += 1
-            got = await self.raw_send_then_close(self.raw_request(payload, headers), read_until=b"\r\n\r\n",
-                                                 rst=kind == "mid_stream_rst")
+            got = await self.raw_send_then_close(
+                self.raw_request(payload, headers), read_until=b"\r\n\r\n", rst=kind == "mid_stream_rst"
+            )
             if not got.startswith(b"HTTP/1.1 200") or b"text/event-stream" not in got:
                 raise self.fail("wrong_answer", f"raw long sleep: {got[:300]!r}")
             self.tally.ok()
         elif kind == "unread_answer":
             body, headers = modern("tools/call", {"name": "echo", "arguments": {"text": "x" * 2000}}, self.next_id())
-            await self.raw_send_then_close(self.raw_request(json.dumps(body).encode(), headers),
-                                           rst=self.rng.random() < 0.5)
+            await self.raw_send_then_close(
+                self.raw_request(json.dumps(body).encode(), headers), rst=self.rng.random() < 0.5
+            )
         else:
             # httpx gives up on the request before any answer (the connection is closed).
             if kind == "abandon_legacy":
@@ -82,7 +98,9 @@ class DisconnectTraffic(LegacyTraffic):
             with trio.move_on_after(self.rng.uniform(0.02, 0.2)) as scope:
                 response = await self.client.post(self.url, json=body, headers=headers)
             if not scope.cancelled_caught:
-                raise self.fail("wrong_answer", f"sleep(60 s) answered at once: {response.status_code} {response.text[:200]}")
+                raise self.fail(
+                    "wrong_answer", f"sleep(60 s) answered at once: {response.status_code} {response.text[:200]}"
+                )
             if kind == "abandon_legacy":
                 await self.legacy_echo(session_id, version)
                 await self.delete(session_id, version)

@@ -1,14 +1,15 @@
-"""Legacy-session traffic: initialize (each legacy revision), echo, sleep, tools/list, batches, cancels, standalone stream, DELETE."""
+"""Legacy-session traffic: initialize (each legacy revision), echo, sleep, tools/list, batches,
+cancels, standalone stream, DELETE."""
 
 from __future__ import annotations
 
 import httpx
 import trio
-
 from client_base import random_text
 from limits import LEGACY_VERSIONS, STREAM_END_TIMEOUT
-from tests.http.client import CLIENT_INFO, is_sse, legacy_headers, notification, rpc
 from traffic_cancel import CancelTraffic
+
+from tests.transports.http.client import CLIENT_INFO, is_sse, legacy_headers, notification, rpc
 
 
 class LegacyTraffic(CancelTraffic):
@@ -91,7 +92,9 @@ class LegacyTraffic(CancelTraffic):
                     async for _chunk in response.aiter_raw():
                         pass
             except trio.TooSlowError:
-                raise self.fail("stream_not_ended", f"GET stream still open {STREAM_END_TIMEOUT} s after DELETE") from None
+                raise self.fail(
+                    "stream_not_ended", f"GET stream still open {STREAM_END_TIMEOUT} s after DELETE"
+                ) from None
             except httpx.HTTPError:
                 pass  # the server closed the connection: ended too
         self.tally.ok()

@@ -1,4 +1,5 @@
-"""Malformed traffic: bad JSON and UTF-8, wrong types and arguments, oversize bodies, bad headers, refused batches, modern mismatches."""
+"""Malformed traffic: bad JSON and UTF-8, wrong types and arguments, oversize bodies, bad headers,
+refused batches, modern mismatches."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import json
 from typing import Any
 
 import httpx
-
 from limits import LEGACY_VERSIONS
-from tests.http.client import legacy_headers, modern, rpc
 from traffic_legacy import LegacyTraffic
+
+from tests.transports.http.client import legacy_headers, modern, rpc
 
 
 class MalformedTraffic(LegacyTraffic):
@@ -26,15 +27,29 @@ class MalformedTraffic(LegacyTraffic):
         await self.delete(session_id, version)
 
     async def bad_json(self, session_id: str, version: str) -> None:
-        raw = self.rng.choice((b'{"jsonrpc":"2.0","id":1,"method":', b"", b"{]", b"nul", b'{"a":1}}',
-                               b"[" * 5000 + b"]" * 5000, b'{"jsonrpc":"2.0","id":1e999999,"method":"ping"}'))
+        raw = self.rng.choice(
+            (
+                b'{"jsonrpc":"2.0","id":1,"method":',
+                b"",
+                b"{]",
+                b"nul",
+                b'{"a":1}}',
+                b"[" * 5000 + b"]" * 5000,
+                b'{"jsonrpc":"2.0","id":1e999999,"method":"ping"}',
+            )
+        )
         response = await self.post(None, legacy_headers(session_id, version), raw=raw)
         await self.expect_error("bad_json", response, (400,), -32700)
 
     async def bad_utf8(self, session_id: str, version: str) -> None:
-        raw = self.rng.choice((b'{"jsonrpc":"2.0","id":2,"method":"ping","x":"\xc3\x28"}',
-                               b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo",'
-                               b'"arguments":{"text":"\xff\xfe"}}}', b"\xed\xa0\x80"))
+        raw = self.rng.choice(
+            (
+                b'{"jsonrpc":"2.0","id":2,"method":"ping","x":"\xc3\x28"}',
+                b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo",'
+                b'"arguments":{"text":"\xff\xfe"}}}',
+                b"\xed\xa0\x80",
+            )
+        )
         response = await self.post(None, legacy_headers(session_id, version), raw=raw)
         await self.expect_error("invalid_utf8", response, (400,), -32700)
 
@@ -50,12 +65,29 @@ class MalformedTraffic(LegacyTraffic):
             (12345, (400,), -32600, None),
             (None, (400,), -32600, None),
             ({"jsonrpc": "2.0", "id": request_id, "method": "no/such/method"}, (200, 400), -32601, request_id),
-            ({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": "no_such_tool"}},
-             (200, 400), -32602, request_id),
-            ({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": 7}},
-             (200, 400), -32602, request_id),
-            ({"jsonrpc": "2.0", "id": request_id, "method": "initialize",
-              "params": {"protocolVersion": version, "capabilities": {}}}, (200, 400), -32600, request_id),
+            (
+                {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": "no_such_tool"}},
+                (200, 400),
+                -32602,
+                request_id,
+            ),
+            (
+                {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": 7}},
+                (200, 400),
+                -32602,
+                request_id,
+            ),
+            (
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "method": "initialize",
+                    "params": {"protocolVersion": version, "capabilities": {}},
+                },
+                (200, 400),
+                -32600,
+                request_id,
+            ),
         ]
         body, statuses, code, expected_id = self.rng.choice(cases)
         response = await self.post(body, legacy_headers(session_id, version))
@@ -64,14 +96,22 @@ class MalformedTraffic(LegacyTraffic):
     async def bad_arguments(self, session_id: str, version: str) -> None:
         """Arguments failing the tool's schema: an isError result naming the field."""
         request_id = self.next_id()
-        name, arguments, field = self.rng.choice((("echo", {"text": 5}, "text"), ("echo", {}, "text"),
-                                                  ("sleep", {"ms": "soon"}, "ms"), ("sleep", {"ms": 1.5}, "ms")))
+        name, arguments, field = self.rng.choice(
+            (
+                ("echo", {"text": 5}, "text"),
+                ("echo", {}, "text"),
+                ("sleep", {"ms": "soon"}, "ms"),
+                ("sleep", {"ms": 1.5}, "ms"),
+            )
+        )
         body = rpc("tools/call", {"name": name, "arguments": arguments}, request_id)
         response = await self.post(body, legacy_headers(session_id, version))
         message = self.final(response, request_id)
         result = message.get("result") or {}
         text = json.dumps(result)
-        if not (result.get("isError") and field in text) and not ("error" in message and message["error"]["code"] == -32602):
+        if not (result.get("isError") and field in text) and not (
+            "error" in message and message["error"]["code"] == -32602
+        ):
             raise self.fail("wrong_answer", f"bad arguments {arguments}: {message!r:.300}")
         self.tally.expect("bad_arguments")
 
@@ -84,9 +124,11 @@ class MalformedTraffic(LegacyTraffic):
             sent = raw  # with Content-Length: refused before reading
             case = "oversize_declared"
         else:
+
             async def chunks() -> Any:  # chunked, no length: refused once the limit is passed
                 for start in range(0, len(raw), 16384):
-                    yield raw[start:start + 16384]
+                    yield raw[start : start + 16384]
+
             sent = chunks()  # type: ignore[assignment]
             case = "oversize_chunked"
         try:
@@ -126,8 +168,9 @@ class MalformedTraffic(LegacyTraffic):
             await self.expect_error("method_not_allowed", response, (405,), None, json_body=False)
         elif choice == 6:
             self.count("POST wrong path")
-            response = await self.client.post(self.url.rsplit("/", 1)[0] + "/elsewhere", json=ping,
-                                              headers=legacy_headers(session_id, version))
+            response = await self.client.post(
+                self.url.rsplit("/", 1)[0] + "/elsewhere", json=ping, headers=legacy_headers(session_id, version)
+            )
             self.check_common(response)
             await self.expect_error("wrong_path", response, (404,), None, json_body=False)
         elif choice == 7:

@@ -1,4 +1,5 @@
-"""Modern (2026-07-28) stateless traffic: echo, sleep, server/discover and tools/list with the ``_meta`` envelope and headers."""
+"""Modern (2026-07-28) stateless traffic: echo, sleep, server/discover and tools/list with the
+``_meta`` envelope and headers."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ from typing import Any
 
 from client_base import random_text
 from limits import MODERN_VERSION
-from tests.http.client import modern
 from traffic_cancel import CancelTraffic
+
+from tests.transports.http.client import modern
 
 
 class ModernTraffic(CancelTraffic):

@@ -23,8 +23,15 @@ SERVERS = ("mcptrio", "sdk")
 def smoke(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "smoke.json"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, str(RUN), "--smoke", "--out", str(out)], capture_output=True,
-                          text=True, timeout=600, stdin=subprocess.DEVNULL, cwd=REPO, env=env)
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--smoke", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+        cwd=REPO,
+        env=env,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-6000:]
     return done.stdout, json.loads(out.read_text())
 
@@ -34,6 +41,7 @@ def test_smoke_run_prints_the_table(smoke):
     assert "| figure | mcptrio | SDK | ratio mcptrio/SDK |" in stdout
     assert "| bare, mcptrio's server |" in stdout
     assert "### mcptrio's HTTP server against hypercorn" in stdout
+    assert "### `mcptrio serve` on each HTTP server, TLS off and on" in stdout
     assert "### Each feature off against on, same run, with its issue's target" in stdout
     assert "### The targets (issue 5), from this run" in stdout
     assert "### The stdio targets (issue 19), from this run" in stdout
@@ -48,23 +56,50 @@ def test_every_figure_has_positive_numbers(smoke):
     _, document = smoke
     assert document["meta"]["servers"] == list(SERVERS)
     figures = {f["key"]: f for f in document["figures"]}
-    expected = {"stdio.sequential", "stdio.pipelined_1", "stdio.pipelined_16", "stdio.pipelined_64",
-                "stdio.startup_ms", "stdio.peak_rss_mib", "stdio.cancel_stop_ms", "stdio.cancel_next_ms",
-                "stdio.eof_answered", "http.sessions_per_s", "http.session_kib", "http.sessions_rss_deleted_mib",
-                "http.cancel_legacy_next_ms", "http.cancel_modern_stop_ms", "bare.c10.rps", "bare.stdio.pipelined_64",
-                "hypercorn.bare.c10.rps", "hypercorn.legacy_json.c10.rps", "hypercorn.modern.c10.rps"}
-    expected |= {f"http.{mode}.c{c}.{what}" for mode in ("legacy_sse", "legacy_json", "modern")
-                 for c in (1, 10, 100) for what in ("rps", "p50_ms", "p99_ms")}
-    expected |= {f"{prefix}.n{n}.{what}" for prefix in ("mixed", "mixed.json") for n in (0, 200)
-                 for what in ("p50_ms", "p99_ms", "max_ms", "quiet_cpu_pct")}
+    expected = {
+        "stdio.sequential",
+        "stdio.pipelined_1",
+        "stdio.pipelined_16",
+        "stdio.pipelined_64",
+        "stdio.startup_ms",
+        "stdio.peak_rss_mib",
+        "stdio.cancel_stop_ms",
+        "stdio.cancel_next_ms",
+        "stdio.eof_answered",
+        "http.sessions_per_s",
+        "http.session_kib",
+        "http.sessions_rss_deleted_mib",
+        "http.cancel_legacy_next_ms",
+        "http.cancel_modern_stop_ms",
+        "bare.c10.rps",
+        "bare.stdio.pipelined_64",
+        "hypercorn.bare.c10.rps",
+        "hypercorn.legacy_json.c10.rps",
+        "hypercorn.modern.c10.rps",
+        "server.builtin_tls.c10.rps",
+        "server.hypercorn.c10.rps",
+        "server.hypercorn_tls.c10.rps",
+    }
+    expected |= {
+        f"http.{mode}.c{c}.{what}"
+        for mode in ("legacy_sse", "legacy_json", "modern")
+        for c in (1, 10, 100)
+        for what in ("rps", "p50_ms", "p99_ms")
+    }
+    expected |= {
+        f"{prefix}.n{n}.{what}"
+        for prefix in ("mixed", "mixed.json")
+        for n in (0, 200)
+        for what in ("p50_ms", "p99_ms", "max_ms", "quiet_cpu_pct")
+    }
     assert expected <= set(figures)
     cpu_seen = []
     for key, figure in figures.items():
-        # The stdio floor, the same apps on hypercorn, the variants (bench/variants.py) and tasks
-        # (bench/tasks_load.py: the SDK's server has none) are mcptrio's only, and so is mcptrio's
-        # JSON mode under slow calls (bench/mixed_load.py).
-        servers = (("mcptrio",) if key.startswith(("bare.stdio.", "hypercorn.", "variant.", "tasks.", "scale.", "mixed.json."))
-                   else SERVERS)
+        # The stdio floor, the same apps on hypercorn, the variants and the server rows
+        # (bench/variants.py) and tasks (bench/tasks_load.py: the SDK's server has none) are mcptrio's
+        # only, and so is mcptrio's JSON mode under slow calls (bench/mixed_load.py).
+        mcptrio_only = ("bare.stdio.", "hypercorn.", "variant.", "server.", "tasks.", "scale.", "mixed.json.")
+        servers = ("mcptrio",) if key.startswith(mcptrio_only) else SERVERS
         for server in servers:
             if server in figure["na"]:
                 # A behaviour the server lacks (e.g. the SDK does not stop a legacy request whose
@@ -96,13 +131,24 @@ def test_stdio_part_alone(tmp_path):
     stdio floor, with issue 19's targets; nothing over HTTP."""
     out = tmp_path / "stdio.json"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, str(RUN), "--smoke", "--part", "stdio", "--only", "mcptrio", "--out", str(out)],
-                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, cwd=REPO, env=env)
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--smoke", "--part", "stdio", "--only", "mcptrio", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        cwd=REPO,
+        env=env,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-6000:]
     assert "### The stdio targets (issue 19), from this run" in done.stdout
     assert "HTTP" not in done.stdout and "bare, mcptrio's server" not in done.stdout
     figures = {f["key"]: f for f in json.loads(out.read_text())["figures"]}
-    for key in ("stdio.pipelined_64", "stdio.startup_everything_ms", "bare.stdio.pipelined_64",
-                "bare.stdio.cpu_us_pipelined_64"):
+    for key in (
+        "stdio.pipelined_64",
+        "stdio.startup_everything_ms",
+        "bare.stdio.pipelined_64",
+        "bare.stdio.cpu_us_pipelined_64",
+    ):
         assert figures[key]["samples"].get("mcptrio"), key
     assert not figures["http.modern.c10.rps"]["samples"]

@@ -23,7 +23,8 @@ def test_the_first_distribution_of_a_name_on_the_path_counts(tmp_path, monkeypat
         info.mkdir(parents=True)
         (info / "entry_points.txt").write_text(
             f"# a comment\n[console_scripts]\nsome = x:y\n\n[{GROUP}]\nsome = {value}\n; another\n"
-            "[other.group]\nsome = z:w\n")
+            "[other.group]\nsome = z:w\n"
+        )
     monkeypatch.setattr(sys, "path", [str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "missing")])
     assert plugins.entry_points_on_path() == {"some": "new:plugin"}  # (not the other group's some = z:w)
     assert plugins.entry_point("some") == "new:plugin"

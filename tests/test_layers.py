@@ -12,9 +12,14 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
 def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(LINT_IMPORTS), "--config", str(tree / "pyproject.toml"), "--no-cache"],
-                          cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--config", str(tree / "pyproject.toml"), "--no-cache"],
+        cwd=tree,
+        env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_the_layers_and_acyclic_contracts_are_kept() -> None:
@@ -35,7 +40,9 @@ def _copy_tree(tmp_path: Path) -> Path:
 def test_a_type_checking_import_of_the_app_from_the_runtime_breaks_the_layers(tmp_path: Path) -> None:
     tree = _copy_tree(tmp_path)
     worker = tree / "mcptrio" / "runtime" / "worker.py"
-    worker.write_text(worker.read_text().replace("if TYPE_CHECKING:\n", "if TYPE_CHECKING:\n    from ..app import App\n", 1))
+    worker.write_text(
+        worker.read_text().replace("if TYPE_CHECKING:\n", "if TYPE_CHECKING:\n    from ..app import App\n", 1)
+    )
     done = lint_imports(tree)
     assert done.returncode == 1
     assert "mcptrio's layers: each imports only from those below it BROKEN" in done.stdout
@@ -45,7 +52,9 @@ def test_a_type_checking_import_of_the_app_from_the_runtime_breaks_the_layers(tm
 def test_a_cycle_between_two_modules_of_one_package_is_refused(tmp_path: Path) -> None:
     tree = _copy_tree(tmp_path)
     registry = tree / "mcptrio" / "app" / "context.py"
-    registry.write_text(registry.read_text().replace("if TYPE_CHECKING:\n", "if TYPE_CHECKING:\n    from .app import App\n", 1))
+    registry.write_text(
+        registry.read_text().replace("if TYPE_CHECKING:\n", "if TYPE_CHECKING:\n    from .app import App\n", 1)
+    )
     done = lint_imports(tree)
     assert done.returncode == 1
     assert "no import cycles among the modules of any package BROKEN" in done.stdout

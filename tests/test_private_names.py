@@ -54,7 +54,7 @@ class Tree:
         if level == 0:
             return name or ""
         base = module.split(".") if self.is_package(module) else module.split(".")[:-1]
-        base = base[:len(base) - level + 1]
+        base = base[: len(base) - level + 1]
         return ".".join(base + ([name] if name else []))
 
 
@@ -85,8 +85,9 @@ def _assigned(statement: ast.stmt) -> list[str]:
         return []
     names = [target.id for target in statement.targets if isinstance(target, ast.Name)]
     if "__slots__" in names:
-        names += [c.value for c in ast.walk(statement.value)
-                  if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+        names += [
+            c.value for c in ast.walk(statement.value) if isinstance(c, ast.Constant) and isinstance(c.value, str)
+        ]
     return names
 
 
@@ -135,8 +136,15 @@ def _imports(tree: Tree, module: str, syntax: ast.Module, where: str, out: list[
     return imported
 
 
-def _attributes(tree: Tree, module: str, syntax: ast.Module, where: str, imported: dict[str, str],
-                defined: dict[str, set[str]], out: list[str]) -> None:
+def _attributes(
+    tree: Tree,
+    module: str,
+    syntax: ast.Module,
+    where: str,
+    imported: dict[str, str],
+    defined: dict[str, set[str]],
+    out: list[str],
+) -> None:
     """Flag ``X._name`` for X imported from another package, and ``obj._name`` for a name only
     other packages define."""
     owner = tree.owner(module)
@@ -150,8 +158,10 @@ def _attributes(tree: Tree, module: str, syntax: ast.Module, where: str, importe
         elif chain in (["self"], ["cls"]) or _is_super_call(node.value):
             continue  # (its own class's, or a base class's: a subclass may use what its base keeps)
         elif defined.get(node.attr) and owner not in defined[node.attr]:
-            out.append(f"{where}:{node.lineno}: {ast.unparse(node)} uses a private name of "
-                       f"{', '.join(sorted(defined[node.attr]))}")
+            out.append(
+                f"{where}:{node.lineno}: {ast.unparse(node)} uses a private name of "
+                f"{', '.join(sorted(defined[node.attr]))}"
+            )
 
 
 def _is_super_call(node: ast.expr) -> bool:
@@ -172,27 +182,36 @@ def _write(root: Path, files: dict[str, str]) -> Tree:
 
 
 def test_the_check_finds_each_kind_of_reach_and_allows_a_package_its_own(tmp_path: Path) -> None:
-    tree = _write(tmp_path, {
-        "mcptrio/__init__.py": "",
-        "mcptrio/plugins.py": "def _entry_points(): pass\ndef public(): pass\n",
-        "mcptrio/reload.py": "from .plugins import _entry_points, public\n",
-        "mcptrio/state/__init__.py": "",
-        "mcptrio/state/redis.py": ("class RedisState:\n    def _key(self): pass\n    def _pipe(self): pass\n"
-                                   "    def key(self): return self._key()\n"),
-        "mcptrio/state/other.py": "def use(state): return state._pipe()\n",  # (its own package: fine)
-        "mcptrio/app/__init__.py": "",
-        "mcptrio/app/store.py": ("from ..state import redis\nfrom ..state.redis import RedisState\n"
-                                 "def a(): return redis._helper\n"
-                                 "def b(shared): return shared._pipe()\n"
-                                 "def c(): return RedisState._key\n"
-                                 "def d(x): return x.__dict__, x._unknown_anywhere\n"),
-        "mcptrio/app/sub.py": "from mcptrio.state import _hidden\n",
-        "mcptrio/app/more.py": ("import mcptrio.plugins\nimport mcptrio.state.redis as r\n"
-                                "from ..state.redis import RedisState\n"
-                                "class Store(RedisState):\n"
-                                "    def own(self): return self._key(), super()._pipe(), self.shared.key()\n"
-                                "x, y = mcptrio.plugins._entry_points, r.RedisState._pipe\n"),
-    })
+    tree = _write(
+        tmp_path,
+        {
+            "mcptrio/__init__.py": "",
+            "mcptrio/plugins.py": "def _entry_points(): pass\ndef public(): pass\n",
+            "mcptrio/reload.py": "from .plugins import _entry_points, public\n",
+            "mcptrio/state/__init__.py": "",
+            "mcptrio/state/redis.py": (
+                "class RedisState:\n    def _key(self): pass\n    def _pipe(self): pass\n"
+                "    def key(self): return self._key()\n"
+            ),
+            "mcptrio/state/other.py": "def use(state): return state._pipe()\n",  # (its own package: fine)
+            "mcptrio/app/__init__.py": "",
+            "mcptrio/app/store.py": (
+                "from ..state import redis\nfrom ..state.redis import RedisState\n"
+                "def a(): return redis._helper\n"
+                "def b(shared): return shared._pipe()\n"
+                "def c(): return RedisState._key\n"
+                "def d(x): return x.__dict__, x._unknown_anywhere\n"
+            ),
+            "mcptrio/app/sub.py": "from mcptrio.state import _hidden\n",
+            "mcptrio/app/more.py": (
+                "import mcptrio.plugins\nimport mcptrio.state.redis as r\n"
+                "from ..state.redis import RedisState\n"
+                "class Store(RedisState):\n"
+                "    def own(self): return self._key(), super()._pipe(), self.shared.key()\n"
+                "x, y = mcptrio.plugins._entry_points, r.RedisState._pipe\n"
+            ),
+        },
+    )
     assert violations(tree) == [
         "mcptrio/app/more.py:6: mcptrio.plugins._entry_points is private to mcptrio.plugins",
         "mcptrio/app/more.py:6: r.RedisState._pipe is private to mcptrio.state",

@@ -13,10 +13,28 @@ import pytest
 
 # Imported by none of a stdio server's requests below, nor by its start-up.
 NOT_IMPORTED = (
-    "hypercorn", "trio_websocket", "wsproto", "h11", "httpx", "coredis", "opentelemetry", "rich",
-    "jsonschema", "referencing", "cattrs", "watchfiles", "jwt",
-    "mcptrio.wire", "mcptrio.client", "mcptrio.transports.http", "mcptrio.transports.websocket",
-    "mcptrio.cli.network", "mcptrio.cli.workers", "mcptrio.state.redis", "mcptrio.auth.config",
+    "hypercorn",
+    "trio_websocket",
+    "wsproto",
+    "h11",
+    "httpx",
+    "coredis",
+    "opentelemetry",
+    "rich",
+    "jsonschema",
+    "referencing",
+    "cattrs",
+    "watchfiles",
+    "jwt",
+    "pydantic",
+    "mcptrio.wire",
+    "mcptrio.client",
+    "mcptrio.transports.http",
+    "mcptrio.transports.websocket",
+    "mcptrio.cli.network",
+    "mcptrio.cli.workers",
+    "mcptrio.state.redis",
+    "mcptrio.auth.config",
     "mcptrio.app.telemetry",
 )
 
@@ -34,13 +52,28 @@ def line(message) -> bytes:
 
 def serve(plugin: str, *requests: dict) -> tuple[list[dict], set[str]]:
     """Serve ``plugin`` over stdio for an initialize and ``requests``, then EOF: answers, modules."""
-    messages = [{"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                 "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                            "clientInfo": {"name": "t", "version": "1"}}},
-                {"jsonrpc": "2.0", "method": "notifications/initialized"}, *requests]
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *requests,
+    ]
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    done = subprocess.run([sys.executable, "-c", SERVE, plugin], input=b"".join(map(line, messages)),
-                          capture_output=True, timeout=60, env=env)
+    done = subprocess.run(
+        [sys.executable, "-c", SERVE, plugin],
+        input=b"".join(map(line, messages)),
+        capture_output=True,
+        timeout=60,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr.decode()[-3000:]
     answers = [json.loads(text) for text in done.stdout.decode().splitlines() if text.strip()]
     modules_line = [text for text in done.stderr.decode().splitlines() if text.startswith("MODULES ")]
@@ -52,13 +85,18 @@ def loaded(modules: set[str], name: str) -> bool:
     return name in modules or any(m.startswith(name + ".") for m in modules)
 
 
-@pytest.mark.parametrize("plugin, calls", [
-    ("bench", [("echo", {"text": "hi"}), ("sleep", {"ms": 1})]),
-    ("everything", [("test_simple_text", {}), ("test_tool_with_logging", {})]),
-])
+@pytest.mark.parametrize(
+    "plugin, calls",
+    [
+        ("bench", [("echo", {"text": "hi"}), ("sleep", {"ms": 1})]),
+        ("everything", [("test_simple_text", {}), ("test_tool_with_logging", {})]),
+    ],
+)
 def test_a_stdio_server_imports_nothing_it_does_not_use(plugin, calls):
-    requests = [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
-                for i, (name, arguments) in enumerate(calls, 1)]
+    requests = [
+        {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+        for i, (name, arguments) in enumerate(calls, 1)
+    ]
     requests.append({"jsonrpc": "2.0", "id": 99, "method": "tools/list"})
     answers, modules = serve(plugin, *requests)
     by_id = {a["id"]: a for a in answers if "id" in a}
@@ -72,8 +110,10 @@ def test_a_stdio_server_imports_nothing_it_does_not_use(plugin, calls):
 
 def test_invalid_arguments_still_name_the_field():
     """The Python validator that explains a refusal is imported when the first one is refused."""
-    answers, modules = serve("bench", {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                       "params": {"name": "echo", "arguments": {"text": 5}}})
+    answers, modules = serve(
+        "bench",
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": 5}}},
+    )
     (answer,) = [a for a in answers if a.get("id") == 1]
     assert answer["result"]["isError"] is True
     assert "'text'" in answer["result"]["content"][0]["text"]

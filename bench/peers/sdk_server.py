@@ -1,7 +1,7 @@
 """The benchmark workload on the official MCP Python SDK (``mcp==2.3.0``, its ``MCPServer``).
 
 The same tools, resource and prompt as mcptrio's ``bench`` plugin (plugins/bench):
-echo(text), sleep(ms) with started/completed/cancelled counters, sleep_stats(), the
+echo(text) (and echo_sync, a plain function), sleep(ms) with started/completed/cancelled counters, sleep_stats(), the
 bench://info resource and the greet(name) prompt.  Runs in bench/.venv-sdk, never in the
 project's venv.
 
@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import argparse
 import json
-
-import anyio
 from importlib.metadata import version as dist_version
 
+import anyio
 from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 
@@ -33,6 +32,12 @@ stats = {"started": 0, "completed": 0, "cancelled": 0}
 @server.tool(annotations=READ_ONLY)
 async def echo(text: str) -> str:
     """Return the text unchanged."""
+    return text
+
+
+@server.tool(annotations=READ_ONLY)
+def echo_sync(text: str) -> str:
+    """Return the text unchanged, from a plain function (the SDK runs it in a worker thread)."""
     return text
 
 
@@ -72,8 +77,9 @@ def main() -> None:
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--json-response", action="store_true",
-                        help="legacy sessions answer with a JSON body instead of an SSE stream")
+    parser.add_argument(
+        "--json-response", action="store_true", help="legacy sessions answer with a JSON body instead of an SSE stream"
+    )
     args = parser.parse_args()
     if args.transport == "stdio":
         server.run("stdio")

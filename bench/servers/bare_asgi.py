@@ -48,9 +48,9 @@ def main() -> None:
         return
     import trio
 
-    from mcptrio.transports.http.h11_server import H11Server
+    from mcptrio.transports.http.server.h11_server import H11Server
 
-    async def serve() -> None:  # the settings serve_http uses (mcptrio/transports/http/server.py)
+    async def serve() -> None:  # the settings serve_http uses (mcptrio/transports/http/serving.py)
         listeners = await trio.open_tcp_listeners(args.port, host=args.host)
         await H11Server(app, header_timeout=30, max_head_size=64 * 1024).serve(listeners, trio.sleep_forever)
 

@@ -41,8 +41,11 @@ def _section(title: str, parser: argparse.ArgumentParser, summary: str | None = 
         lines += [_escape(parser.description), ""]
     rows = [_row(action) for action in parser._actions if _documented(action)]
     if any(default for _, _, default in rows):
-        lines += ["| Option | Meaning | Default |", "| --- | --- | --- |",
-                  *(f"| {name} | {meaning} | {default} |" for name, meaning, default in rows)]
+        lines += [
+            "| Option | Meaning | Default |",
+            "| --- | --- | --- |",
+            *(f"| {name} | {meaning} | {default} |" for name, meaning, default in rows),
+        ]
     elif rows:  # (the defaults are in the help texts: no empty column)
         lines += ["| Option | Meaning |", "| --- | --- |", *(f"| {name} | {meaning} |" for name, meaning, _ in rows)]
     return "\n".join(lines)

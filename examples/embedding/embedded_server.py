@@ -31,8 +31,7 @@ async def ticks() -> str:
     return json.dumps({"ticks": state["ticks"]})
 
 
-@app.tool(annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True,
-                       "openWorldHint": False})
+@app.tool(annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False})
 async def reset_counter() -> str:
     """Set the counter back to zero."""
     state["ticks"] = 0

@@ -12,5 +12,15 @@ from .middleware import Middleware, Request
 from .registry import Registry
 from .signature import Param
 
-__all__ = ["App", "Context", "LifespanError", "Middleware", "Notification", "Param", "Registry", "Request",
-           "SessionHooks", "ToolError"]
+__all__ = [
+    "App",
+    "Context",
+    "LifespanError",
+    "Middleware",
+    "Notification",
+    "Param",
+    "Registry",
+    "Request",
+    "SessionHooks",
+    "ToolError",
+]

@@ -44,12 +44,24 @@ async def access_log(request: Request, call_next: CallNext) -> dict[str, Any]:
     finally:
         principal = request.principal
         fields: dict[str, Any] = {
-            "method": request.method, "name": request.name, "outcome": outcome[0],
-            "duration_ms": round((time.perf_counter() - started) * 1000, 3), "era": request.era,
-            "version": request.protocol_version, "id": request.request_id, "transport": request.transport,
-            "client": request.client_address, "session": reference(request.session_id),
-            "principal": getattr(principal, "subject", None) if principal is not None else None}
+            "method": request.method,
+            "name": request.name,
+            "outcome": outcome[0],
+            "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+            "era": request.era,
+            "version": request.protocol_version,
+            "id": request.request_id,
+            "transport": request.transport,
+            "client": request.client_address,
+            "session": reference(request.session_id),
+            "principal": getattr(principal, "subject", None) if principal is not None else None,
+        }
         if outcome[1] is not None:
             fields["code"] = outcome[1]
-        log.info("%s %s %s", request.method, request.name or "-", outcome[0],
-                 extra={"fields": {k: v for k, v in fields.items() if v is not None}})
+        log.info(
+            "%s %s %s",
+            request.method,
+            request.name or "-",
+            outcome[0],
+            extra={"fields": {k: v for k, v in fields.items() if v is not None}},
+        )

@@ -73,8 +73,11 @@ class RateLimiter:
         wait = self.take(client_key(request), trio.current_time())
         if wait > 0:
             retry_after = math.ceil(wait * 1000) / 1000
-            raise McpError(RATE_LIMITED, f"rate limit exceeded ({self.describe()}); retry in {retry_after:g} s",
-                           {"retryAfter": retry_after})
+            raise McpError(
+                RATE_LIMITED,
+                f"rate limit exceeded ({self.describe()}); retry in {retry_after:g} s",
+                {"retryAfter": retry_after},
+            )
         return await call_next(request)
 
     def take(self, key: Any, now: float) -> float:
@@ -144,8 +147,10 @@ class ToolCallLimiter:
                 await slots.acquire_on_behalf_of(borrower)
                 acquired = True  # (no checkpoint between the two: a cancel can't fall in between)
             if not acquired:
-                raise errors.unavailable(f"server busy: {self.max_calls} tool calls running and none "
-                                         f"finished within {self.wait:g} s; retry later") from None
+                raise errors.unavailable(
+                    f"server busy: {self.max_calls} tool calls running and none "
+                    f"finished within {self.wait:g} s; retry later"
+                ) from None
         try:
             return await call_next(request)
         finally:

@@ -10,9 +10,11 @@ import contextlib
 import logging
 import os
 import sys
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
 
 import attrs
+import trio
 
 from ..protocol.session import ServerIdentity
 from ..protocol.versions import at_least
@@ -22,25 +24,27 @@ from . import boundary, lifespan, pipeline
 from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
 from .authorization import ScopeCheck
-from .tasks.methods import EXTENSION
-from .tasks.records import TaskRecord
-from .tasks.runner import TaskRunner
 from .middleware import Middleware
 from .notifications import Audience, Listener, task_session
 from .registry import Registry
+from .tasks.methods import EXTENSION
+from .tasks.records import TaskRecord
+from .tasks.runner import TaskRunner
 
 if TYPE_CHECKING:
     from ..auth import AuthConfig
     from ..protocol.events import IncomingRequest
     from ..runtime.core import SessionCore
-    from ..state.redis import RedisState
     from ..runtime.host import RequestHandler
+    from ..state.redis import RedisState
 
 log = logging.getLogger("mcptrio.app")
 
 # Ranks of the built-in middleware the operator turns on: lower is further out.  User and
 # plugin middleware run inside all of them, and the boundary (boundary.py) inside those.
 TELEMETRY, ACCESS_LOG, AUTHORIZATION, RATE_LIMIT, CONCURRENCY = 10, 20, 25, 30, 50
+# Plain def handlers running at once, each in a worker thread (Trio's own default, too).
+DEFAULT_THREAD_LIMIT = 40
 
 
 @attrs.frozen
@@ -64,8 +68,11 @@ class SessionHooks:
 def _otel_in_use() -> bool:
     """Could an OpenTelemetry SDK be configured?  Only once the program, a plugin or the
     ``opentelemetry-instrument`` launcher imported the API, or the environment names a provider."""
-    return ("opentelemetry.trace" in sys.modules or "opentelemetry.metrics" in sys.modules
-            or bool(os.environ.get("OTEL_PYTHON_TRACER_PROVIDER") or os.environ.get("OTEL_PYTHON_METER_PROVIDER")))
+    return (
+        "opentelemetry.trace" in sys.modules
+        or "opentelemetry.metrics" in sys.modules
+        or bool(os.environ.get("OTEL_PYTHON_TRACER_PROVIDER") or os.environ.get("OTEL_PYTHON_METER_PROVIDER"))
+    )
 
 
 def _telemetry(wanted: Any) -> Any:
@@ -88,26 +95,58 @@ class App(Registry):
     """Everything one server offers, plus who it is and the limits its sessions run under.
 
     Operator features, each a built-in middleware outside the app's and plugins' own:
-    ``access_log`` (one line per request on the ``mcptrio.access`` logger), ``telemetry`` (OpenTelemetry; None: on when ``opentelemetry-api`` is installed),
+    ``access_log`` (one line per request on the ``mcptrio.access`` logger), ``telemetry``
+    (OpenTelemetry; None: on when ``opentelemetry-api`` is installed),
     ``rate_limit`` (``"20/s"`` or a ``RateLimit`` with its burst: per principal, else address,
     else session) and ``max_tool_calls`` (server-wide, a call over it waits ``tool_call_wait``
     seconds for a slot), ``tasks`` (a ``TaskRunner``: its store, how many tasks may run at once,
     their TTL and poll interval), ``auth`` (an ``AuthConfig``: the network transports check bearer
     tokens, the pipeline checks the scopes each tool, prompt and resource needs).
+
+    Authoring: ``thread_limit`` is how many plain ``def`` handlers may run at once, each in a worker
+    thread (more calls wait for a thread); ``inline_schemas=False`` keeps object types under
+    ``$defs`` in the schemas of the tools registered on the app itself (see ``Registry``).
     """
 
-    def __init__(self, name: str = "mcptrio", version: str = "0.1.0", *, title: str | None = None,
-                 instructions: str | None = None, limits: SessionLimits | None = None, page_size: int = 100,
-                 cache_ttl_ms: int = 0, cache_scope: str = "public", state_key: bytes | None = None,
-                 telemetry: Any = None, rate_limit: RateLimit | str | None = None,
-                 max_tool_calls: int | None = None, tool_call_wait: float = 5.0, auth: AuthConfig | None = None,
-                 tasks: TaskRunner | None = None, access_log: bool = False) -> None:
-        super().__init__(name)
+    def __init__(
+        self,
+        name: str = "mcptrio",
+        version: str = "0.1.0",
+        *,
+        title: str | None = None,
+        instructions: str | None = None,
+        limits: SessionLimits | None = None,
+        page_size: int = 100,
+        cache_ttl_ms: int = 0,
+        cache_scope: str = "public",
+        state_key: bytes | None = None,
+        telemetry: Any = None,
+        rate_limit: RateLimit | str | None = None,
+        max_tool_calls: int | None = None,
+        tool_call_wait: float = 5.0,
+        auth: AuthConfig | None = None,
+        tasks: TaskRunner | None = None,
+        access_log: bool = False,
+        thread_limit: int = DEFAULT_THREAD_LIMIT,
+        inline_schemas: bool = True,
+    ) -> None:
+        super().__init__(name, inline_schemas=inline_schemas)
+        if not (isinstance(thread_limit, int) and thread_limit >= 1):
+            raise ValueError(f"thread_limit must be a whole number of threads, at least 1, not {thread_limit!r}")
+        self.thread_limit = thread_limit
+        self._thread_limiters: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar("mcptrio.threads")
         self.version = version
         self.limits = limits or SessionLimits()
         self.page_size = page_size
-        self.identity = ServerIdentity(name, version, self.capabilities, title=title, instructions=instructions,
-                                       cache_ttl_ms=cache_ttl_ms, cache_scope=cache_scope)
+        self.identity = ServerIdentity(
+            name,
+            version,
+            self.capabilities,
+            title=title,
+            instructions=instructions,
+            cache_ttl_ms=cache_ttl_ms,
+            cache_scope=cache_scope,
+        )
         # Seals requestState.  Processes that share state (``share_state``) share its keys; else
         # set one key (or MCPTRIO_STATE_KEY) for every process that serves.
         env_key = os.environ.get("MCPTRIO_STATE_KEY")
@@ -142,6 +181,17 @@ class App(Registry):
         self.tool_calls = ToolCallLimiter(max_tool_calls, tool_call_wait) if max_tool_calls is not None else None
         if self.tool_calls is not None:
             self.use_builtin(CONCURRENCY, self.tool_calls)
+
+    @property
+    def thread_limiter(self) -> trio.CapacityLimiter:
+        """The limiter the plain ``def`` handlers run under: ``thread_limit`` worker threads at once
+        (one per Trio run: an App may be served by several runs, one after another)."""
+        try:
+            return self._thread_limiters.get()
+        except LookupError:
+            limiter = trio.CapacityLimiter(self.thread_limit)
+            self._thread_limiters.set(limiter)
+            return limiter
 
     def _start_telemetry(self, wanted: Any) -> None:
         self._telemetry_pending = False
@@ -235,8 +285,11 @@ class App(Registry):
     def _builtin_pipeline(self) -> list[Middleware]:
         self._telemetry_now()
         builtin = sorted(self._builtin, key=lambda item: item[0])
-        skip = self.telemetry if self._telemetry_auto and self.telemetry is not None \
-            and not self.telemetry.configured() else None
+        skip = (
+            self.telemetry
+            if self._telemetry_auto and self.telemetry is not None and not self.telemetry.configured()
+            else None
+        )
         return [mw for _, mw in builtin if mw is not skip]
 
     def use(self, middleware: Middleware) -> Middleware:
@@ -285,10 +338,12 @@ class App(Registry):
             return out
 
         staged: list[tuple[dict[str, Any], dict[str, Any], str]]  # (table, entries to add, kind)
-        staged = [(self.tools, claimed(plugin.tools, True), "tool"),
-                  (self.prompts, claimed(plugin.prompts, True), "prompt"),
-                  (self.resources, claimed(plugin.resources, False), "resource"),
-                  (self.templates, claimed(plugin.templates, False), "resource template")]
+        staged = [
+            (self.tools, claimed(plugin.tools, True), "tool"),
+            (self.prompts, claimed(plugin.prompts, True), "prompt"),
+            (self.resources, claimed(plugin.resources, False), "resource"),
+            (self.templates, claimed(plugin.templates, False), "resource template"),
+        ]
         for table, new, kind in staged:
             for key in new:
                 if key in table:

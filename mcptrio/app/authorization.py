@@ -56,6 +56,9 @@ class ScopeCheck:
             needed = self.needed(request.method, request.params)
             if self.policy.missing(principal.scopes, needed):
                 scopes = sorted(needed)
-                raise McpError(FORBIDDEN, f"insufficient scope: this request needs {' '.join(scopes)}",
-                               {"error": "insufficient_scope", "requiredScopes": scopes})
+                raise McpError(
+                    FORBIDDEN,
+                    f"insufficient scope: this request needs {' '.join(scopes)}",
+                    {"error": "insufficient_scope", "requiredScopes": scopes},
+                )
         return await call_next(request)

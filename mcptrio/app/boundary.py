@@ -20,7 +20,8 @@ to its error, a cancellation, a deadline, anything else that reaches it to an in
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Awaitable
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
 
 from ..protocol import errors
 from ..protocol.errors import McpError
@@ -99,5 +100,6 @@ def _input_required(ctx: Context, needed: InputRequired) -> dict[str, Any]:
     if not request.spec.input:
         log.error("the handler of %s asked for client input, which that method does not allow", request.method)
         raise errors.internal_error(f"the handler asked for client input, which {request.method} does not allow")
-    return input_rounds.input_required(ctx.app.state_key, ctx.session.limits.input_state_ttl, request,
-                                       ctx.input_responses, needed)
+    return input_rounds.input_required(
+        ctx.app.state_key, ctx.session.limits.input_state_ttl, request, ctx.input_responses, needed
+    )

@@ -8,7 +8,9 @@ to the client and await its answer; in the 2026-07-28 era they end this round wi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+import functools
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import trio
 
@@ -21,6 +23,8 @@ from .input_rounds import NO_ANSWERS
 if TYPE_CHECKING:
     from ..protocol.events import IncomingRequest
     from ..runtime.core import SessionCore as Session
+
+T = TypeVar("T")
 
 # The first revision that has each server→client request (the others exist since 2024-11-05).
 ASKABLE_SINCE = {"elicitation/create": "2025-06-18"}
@@ -48,8 +52,14 @@ class Context:
     _input_counter = 0
     task_wanted = False  # (set by tools/call for an input_first tool the client may run as a task)
 
-    def __init__(self, session: Session, request: IncomingRequest, deadline: float,
-                 input_responses: Mapping[str, Any] = NO_ANSWERS, app: Any = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        request: IncomingRequest,
+        deadline: float,
+        input_responses: Mapping[str, Any] = NO_ANSWERS,
+        app: Any = None,
+    ) -> None:
         self._session = session
         self._app = app
         self._request = request
@@ -152,6 +162,13 @@ class Context:
         """Seconds until this request's deadline."""
         return self.deadline - trio.current_time()
 
+    @property
+    def sync(self) -> SyncContext:
+        """For a plain ``def`` handler (it runs in a worker thread): the calls below as blocking ones,
+        ``ctx.sync.progress(1, 3)``, ``ctx.sync.info("...")``, ``ctx.sync.elicit(...)``; each
+        raises ``trio.Cancelled`` once the request was cancelled."""
+        return SyncContext(self)
+
     # -- notifications about this request -------------------------------------------------
 
     async def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
@@ -216,16 +233,18 @@ class Context:
             params.pop("mode")
         return await self.ask("elicitation/create", params, key=key)
 
-    async def elicit_url(self, message: str, url: str, elicitation_id: str | None = None,
-                         *, key: str | None = None) -> dict[str, Any]:
+    async def elicit_url(
+        self, message: str, url: str, elicitation_id: str | None = None, *, key: str | None = None
+    ) -> dict[str, Any]:
         """Send the user to a URL (URL mode elicitation); returns the ElicitResult as a dict."""
         params: dict[str, Any] = {"mode": "url", "message": message, "url": url}
         if self._request.era == "legacy" and elicitation_id is not None:
             params["elicitationId"] = elicitation_id
         return await self.ask("elicitation/create", params, key=key)
 
-    async def sample(self, messages: list[dict[str, Any]] | str, max_tokens: int, *, key: str | None = None,
-                     **options: Any) -> dict[str, Any]:
+    async def sample(
+        self, messages: list[dict[str, Any]] | str, max_tokens: int, *, key: str | None = None, **options: Any
+    ) -> dict[str, Any]:
         """Ask the client's LLM for a completion; returns the CreateMessageResult as a dict.
 
         ``messages`` may be a plain string (one user text message); ``options`` are further
@@ -300,8 +319,9 @@ class Context:
             raise ValueError(f"{method} is not a server→client request")
         since = ASKABLE_SINCE.get(method, "")
         if self._request.era == "legacy" and self._request.version < since:
-            raise ClientCapabilityMissing(f"{method} needs protocol {since} or later; this session speaks "
-                                          f"{self._request.version}")
+            raise ClientCapabilityMissing(
+                f"{method} needs protocol {since} or later; this session speaks {self._request.version}"
+            )
         declared = self._request.client_capabilities.get(capability)
         if declared is not None and params.get("mode") == "url":
             # Elicitation modes (2025-11-25+): {} means form only; URL mode must be named.
@@ -317,6 +337,60 @@ class Context:
             raise ClientCapabilityMissing(
                 f"the client did not declare the {capability!r} capability, so {method} cannot be used"
             )
+
+
+class SyncContext:
+    """``ctx.sync``: the Context's calls for a plain ``def`` handler, which runs in a worker thread.
+
+    Each goes back to the Trio thread (``trio.from_thread.run``) and blocks the handler's thread
+    until it is done.  Once the request was cancelled, each raises ``trio.Cancelled`` instead, so
+    a handler that reports progress stops at its next report.
+    """
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def run(self, fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
+        """``await fn(*args, **kwargs)`` in the Trio thread, from the handler's thread."""
+        trio.from_thread.check_cancelled()
+        return trio.from_thread.run(functools.partial(fn, *args, **kwargs))
+
+    def time_left(self) -> float:
+        """Seconds until the request's deadline."""
+        return self.ctx.deadline - trio.from_thread.run_sync(trio.current_time)
+
+    def check_cancelled(self) -> None:
+        """Raise ``trio.Cancelled`` if the request was cancelled (its answer is gone already)."""
+        trio.from_thread.check_cancelled()
+
+    def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        self.run(self.ctx.progress, progress, total, message)
+
+    def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        self.run(self.ctx.log, level, data, logger)
+
+    def debug(self, data: Any) -> None:
+        self.run(self.ctx.log, "debug", data)
+
+    def info(self, data: Any) -> None:
+        self.run(self.ctx.log, "info", data)
+
+    def warning(self, data: Any) -> None:
+        self.run(self.ctx.log, "warning", data)
+
+    def error(self, data: Any) -> None:
+        self.run(self.ctx.log, "error", data)
+
+    def elicit(self, message: str, requested_schema: dict[str, Any], *, key: str | None = None) -> dict[str, Any]:
+        return self.run(self.ctx.elicit, message, requested_schema, key=key)
+
+    def sample(
+        self, messages: list[dict[str, Any]] | str, max_tokens: int, *, key: str | None = None, **options: Any
+    ) -> dict[str, Any]:
+        return self.run(self.ctx.sample, messages, max_tokens, key=key, **options)
+
+    def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
+        return self.run(self.ctx.list_roots, key=key)
 
 
 def _capability_object(capability: str) -> dict[str, Any]:

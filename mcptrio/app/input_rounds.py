@@ -10,8 +10,9 @@ start and finds them all.  The runtime passes ``requestState`` through untouched
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol import errors
 from ..protocol.request_state import seal, unseal
@@ -48,8 +49,9 @@ def gathered(app: Keys, request: IncomingRequest) -> Mapping[str, Any]:
     return responses
 
 
-def input_required(key: bytes, ttl: float, request: IncomingRequest, responses: Mapping[str, Any],
-                   needed: InputRequired) -> dict[str, Any]:
+def input_required(
+    key: bytes, ttl: float, request: IncomingRequest, responses: Mapping[str, Any], needed: InputRequired
+) -> dict[str, Any]:
     """The ``InputRequiredResult`` that ends this round: what is asked, and the sealed answers so far
     (valid for ``ttl`` seconds)."""
     state = seal(key, request.method, request.params, dict(responses), time.time() + ttl, _owner(request))

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-from typing import Any, AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 Lifespan = Callable[[Any], AsyncIterator[None]]  # called with the App (not imported here: app.py imports this)
 
@@ -32,8 +33,10 @@ class LifespanError(Exception):
 
 def check(fn: Any) -> None:
     if not inspect.isasyncgenfunction(fn):
-        raise TypeError(f"lifespan {getattr(fn, '__qualname__', fn)!r} must be an async generator function "
-                        "(async def with one yield)")
+        raise TypeError(
+            f"lifespan {getattr(fn, '__qualname__', fn)!r} must be an async generator function "
+            "(async def with one yield)"
+        )
 
 
 @contextlib.asynccontextmanager
@@ -44,6 +47,7 @@ async def run(app: object, lifespans: list[Lifespan]) -> AsyncIterator[None]:
             try:
                 await stack.enter_async_context(contextlib.asynccontextmanager(fn)(app))
             except Exception as exc:
-                raise LifespanError(f"the lifespan {fn.__qualname__} of a plugin failed to start: "
-                                    f"{type(exc).__name__}: {exc}") from exc
+                raise LifespanError(
+                    f"the lifespan {fn.__qualname__} of a plugin failed to start: {type(exc).__name__}: {exc}"
+                ) from exc
         yield

@@ -6,7 +6,8 @@ A handler's failure is not answered here but in ``boundary.py``, which runs ever
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, cast
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import trio
 
@@ -69,6 +70,7 @@ def _with_context(kwargs: dict[str, Any], name: str | None, ctx: Context) -> dic
 
 
 # -- tools -------------------------------------------------------------------------------------
+
 
 async def tools_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     result = _listing("tools", list(app.tools.values()), params, app.page_size)
@@ -145,6 +147,7 @@ def _tool_result(signature: Any, value: Any) -> dict[str, Any]:
 
 # -- resources ---------------------------------------------------------------------------------
 
+
 async def resources_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     return _listing("resources", list(app.resources.values()), params, app.page_size)
 
@@ -206,6 +209,7 @@ async def resources_unsubscribe(app: App, ctx: Context, params: dict[str, Any]) 
 
 
 # -- prompts -----------------------------------------------------------------------------------
+
 
 async def prompts_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     return _listing("prompts", list(app.prompts.values()), params, app.page_size)
@@ -292,12 +296,16 @@ async def completion_complete(app: App, ctx: Context, params: dict[str, Any]) ->
     values: list[str] = []
     if completer is not None:
         values = list(await completer.fn(value, context_args, **_with_context({}, completer.context_parameter, ctx)))
-    completion: dict[str, Any] = {"values": values[:MAX_COMPLETIONS], "total": len(values),
-                                  "hasMore": len(values) > MAX_COMPLETIONS}
+    completion: dict[str, Any] = {
+        "values": values[:MAX_COMPLETIONS],
+        "total": len(values),
+        "hasMore": len(values) > MAX_COMPLETIONS,
+    }
     return {"completion": completion}
 
 
 # -- subscriptions (2026-07-28) ----------------------------------------------------------------
+
 
 async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     requested = _object_param(params, "notifications")
@@ -313,9 +321,11 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
         if not (isinstance(task_ids, list) and all(isinstance(t, str) for t in task_ids)):
             raise errors.invalid_params('"notifications.taskIds" must be a list of task ids')
         if not tasks.client_declares(ctx):
-            raise McpError(errors.MISSING_REQUIRED_CLIENT_CAPABILITY,
-                           f"task notifications need the {tasks.EXTENSION} extension",
-                           {"requiredCapabilities": {"extensions": {tasks.EXTENSION: {}}}})
+            raise McpError(
+                errors.MISSING_REQUIRED_CLIENT_CAPABILITY,
+                f"task notifications need the {tasks.EXTENSION} extension",
+                {"requiredCapabilities": {"extensions": {tasks.EXTENSION: {}}}},
+            )
         owner = tasks.owner_of(ctx)
         mine = [t for t in task_ids if (record := await app.tasks.store.get(t)) is not None and record.owner == owner]
         if mine:
@@ -324,11 +334,14 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
     listener = Listener(session, ctx.request_id, agreed, ctx.incoming.route)
     app.audience.listeners.add(listener)  # before the acknowledgement: a change right after it is not missed
     try:
-        await session.send({
-            "jsonrpc": "2.0",
-            "method": "notifications/subscriptions/acknowledged",
-            "params": {"_meta": {META_SUBSCRIPTION_ID: ctx.request_id}, "notifications": agreed},
-        }, listener.route)
+        await session.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/subscriptions/acknowledged",
+                "params": {"_meta": {META_SUBSCRIPTION_ID: ctx.request_id}, "notifications": agreed},
+            },
+            listener.route,
+        )
         await trio.sleep_forever()
     finally:
         app.audience.listeners.discard(listener)

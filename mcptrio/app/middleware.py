@@ -21,7 +21,8 @@ at once and without a handler (``initialize``, ``ping``, ``logging/setLevel``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .context import Context

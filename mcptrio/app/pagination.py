@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import base64
-from typing import Any, Sequence, TypeVar
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 import orjson
 
@@ -32,6 +33,6 @@ def page(items: Sequence[T], params: dict[str, Any], size: int) -> tuple[Sequenc
     """The page of ``items`` that ``params["cursor"]`` asks for, and the next cursor (or None)."""
     cursor = params.get("cursor")
     offset = 0 if cursor is None else decode_cursor(cursor)
-    chunk = items[offset: offset + size]
+    chunk = items[offset : offset + size]
     following = offset + size
     return chunk, (encode_cursor(following) if following < len(items) else None)

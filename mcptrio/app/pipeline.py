@@ -8,7 +8,8 @@ from earlier rounds are unsealed before any middleware sees it (``input_rounds.g
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
 
 from .boundary import guarded
 from .context import Context
@@ -26,6 +27,7 @@ def build(app: Any, builtin: list[Middleware], middleware: list[Middleware]) -> 
     """The runtime's ``RequestHandler`` for ``app``: the ``builtin`` features' middleware outermost,
     then the app's and plugins' ``middleware`` (each over a boundary of its own)."""
     if not builtin and not middleware:
+
         def handle(session: SessionCore, request: IncomingRequest, deadline: float) -> Awaitable[dict[str, Any]]:
             # (not a coroutine of its own: the worker awaits the boundary's)
             answers = gathered(app, request) if request.era == "modern" else NO_ANSWERS
@@ -40,11 +42,11 @@ def build(app: Any, builtin: list[Middleware], middleware: list[Middleware]) -> 
 
     pipeline: CallNext = chain(builtin, chain(middleware, endpoint, guarded))
 
-    async def handle_through_pipeline(session: SessionCore, request: IncomingRequest,
-                                      deadline: float) -> dict[str, Any]:
+    async def handle_through_pipeline(
+        session: SessionCore, request: IncomingRequest, deadline: float
+    ) -> dict[str, Any]:
         answers = gathered(app, request) if request.era == "modern" else NO_ANSWERS
         ctx = Context(session, request, deadline, answers, app)
         return await pipeline(Request(ctx, request.params))
 
     return handle_through_pipeline
-

@@ -1,8 +1,8 @@
 """Tools, resources, resource templates and prompts, registered with decorators.
 
 ``Registry`` is what a plugin fills in; an ``App`` is a registry that serves, and can
-``include`` plugins.  Handlers are plain async functions; a parameter annotated ``Context``
-receives the per-request context.
+``include`` plugins.  Handlers are async functions, or plain ones that run in a worker thread
+(``threads``); a parameter annotated ``Context`` receives the per-request context.
 """
 
 from __future__ import annotations
@@ -10,22 +10,27 @@ from __future__ import annotations
 import inspect
 import re
 import sys
-from typing import Any, Awaitable, Callable, Iterable, TypeVar
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar, overload
 
 import attrs
 
-from . import lifespan
+from . import handler_checks, lifespan
 from .context import Context
 from .lifespan import Lifespan
 from .signature import ToolSignature
+from .threads import as_async, check_handler
 
+# What an entry holds: the handler as an async function (a plain one wrapped to run in a thread).
 Handler = Callable[..., Awaitable[Any]]
+# What the decorators take: ``async def`` or ``def``.
+HandlerFunction = Callable[..., Any]
 # (request, call_next) -> result; see middleware.py.
 Middleware = Callable[[Any, Callable[[Any], Awaitable[dict[str, Any]]]], Awaitable[dict[str, Any]]]
 # (notification) -> None; called as the notification arrives, so it must not block.
 NotificationHook = Callable[[Any], None]
 # The decorators return what they are given: a decorated function keeps its own type.
-HandlerT = TypeVar("HandlerT", bound=Handler)
+HandlerT = TypeVar("HandlerT", bound=HandlerFunction)
 HookT = TypeVar("HookT", bound=NotificationHook)
 LifespanT = TypeVar("LifespanT", bound=Lifespan)
 
@@ -39,29 +44,33 @@ def _content_types() -> tuple[type, ...]:
     wire = sys.modules.get("mcptrio.wire")
     if wire is None:
         return TEXT_RESULT_TYPES
-    return TEXT_RESULT_TYPES + (wire.TextContent, wire.ImageContent, wire.AudioContent, wire.ResourceLink,
-                                wire.EmbeddedResource, wire.CallToolResult)
+    return TEXT_RESULT_TYPES + (
+        wire.TextContent,
+        wire.ImageContent,
+        wire.AudioContent,
+        wire.ResourceLink,
+        wire.EmbeddedResource,
+        wire.CallToolResult,
+    )
+
 
 _TEMPLATE_VAR = re.compile(r"\{([+#./;?&]?)([A-Za-z0-9_]+)\*?\}")
 
 
-def _context_parameter(fn: Handler) -> str | None:
+def _context_parameter(fn: HandlerFunction) -> str | None:
     for name, param in inspect.signature(fn).parameters.items():
         annotation = param.annotation
-        if annotation is Context or annotation == "Context" or (
-            isinstance(annotation, type) and issubclass(annotation, Context)
+        if (
+            annotation is Context
+            or annotation == "Context"
+            or (isinstance(annotation, type) and issubclass(annotation, Context))
         ):
             return name
     return None
 
 
-def _describe(fn: Handler, description: str | None) -> str | None:
+def _describe(fn: HandlerFunction, description: str | None) -> str | None:
     return description if description is not None else inspect.getdoc(fn)
-
-
-def _require_async(fn: Callable[..., Any], what: str) -> None:
-    if not inspect.iscoroutinefunction(fn):
-        raise TypeError(f"{what} {fn.__qualname__} must be an async function (async def)")
 
 
 def _optional(**fields: Any) -> dict[str, Any]:
@@ -70,19 +79,20 @@ def _optional(**fields: Any) -> dict[str, Any]:
 
 @attrs.frozen
 class Completer:
-    """``async def complete(value, context_arguments[, ctx: Context]) -> list[str]``."""
+    """``[async] def complete(value, context_arguments[, ctx: Context]) -> list[str]``."""
 
     fn: Handler
     context_parameter: str | None
 
     @classmethod
-    def of(cls, fn: Handler) -> Completer:
-        _require_async(fn, "completer")
-        return cls(fn, _context_parameter(fn))
+    def of(cls, fn: HandlerFunction, argument: str) -> Completer:
+        check_handler(fn, "completer")
+        handler_checks.check_completer_returns(fn, argument)
+        return cls(*as_async(fn, "completer", _context_parameter(fn)))
 
 
-def _completers(complete: dict[str, Handler] | None) -> dict[str, Completer]:
-    return {name: Completer.of(fn) for name, fn in (complete or {}).items()}
+def _completers(complete: dict[str, HandlerFunction] | None) -> dict[str, Completer]:
+    return {name: Completer.of(fn, name) for name, fn in (complete or {}).items()}
 
 
 @attrs.frozen
@@ -102,8 +112,13 @@ class ToolEntry:
     input_first: bool = False  # runs in the request until ctx.start_task(), gathering input first
 
     def definition(self) -> dict[str, Any]:
-        out = _optional(title=self.title, description=self.description, annotations=self.annotations,
-                        icons=self.icons, _meta=self.meta)
+        out = _optional(
+            title=self.title,
+            description=self.description,
+            annotations=self.annotations,
+            icons=self.icons,
+            _meta=self.meta,
+        )
         out["name"] = self.name
         out["inputSchema"] = self.signature.input_schema
         if self.signature.output_schema is not None:
@@ -128,8 +143,16 @@ class ResourceEntry:
 
     def definition(self) -> dict[str, Any]:
         out = {"uri": self.uri, "name": self.name}
-        out.update(_optional(title=self.title, description=self.description, mimeType=self.mime_type,
-                             size=self.size, annotations=self.annotations, icons=self.icons))
+        out.update(
+            _optional(
+                title=self.title,
+                description=self.description,
+                mimeType=self.mime_type,
+                size=self.size,
+                annotations=self.annotations,
+                icons=self.icons,
+            )
+        )
         return out
 
 
@@ -156,8 +179,15 @@ class TemplateEntry:
 
     def definition(self) -> dict[str, Any]:
         out = {"uriTemplate": self.uri_template, "name": self.name}
-        out.update(_optional(title=self.title, description=self.description, mimeType=self.mime_type,
-                             annotations=self.annotations, icons=self.icons))
+        out.update(
+            _optional(
+                title=self.title,
+                description=self.description,
+                mimeType=self.mime_type,
+                annotations=self.annotations,
+                icons=self.icons,
+            )
+        )
         return out
 
 
@@ -186,8 +216,10 @@ def compile_template(template: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
     """RFC 6570 level-1 style ``{var}`` (and ``{+var}`` for reserved expansion) to a regex."""
     parts, names, last = [], [], 0
     for found in _TEMPLATE_VAR.finditer(template):
-        parts.append(re.escape(template[last:found.start()]))
+        parts.append(re.escape(template[last : found.start()]))
         operator, name = found.group(1), found.group(2)
+        if name in names:
+            raise TypeError(f"resource template {template!r}: the variable {{{name}}} appears twice")
         parts.append(f"(?P<{name}>.+)" if operator in ("+", "#") else f"(?P<{name}>[^/?#]+)")
         names.append(name)
         last = found.end()
@@ -195,7 +227,9 @@ def compile_template(template: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
     return re.compile("".join(parts)), tuple(names)
 
 
-def _prompt_arguments(fn: Handler, skip: str | None, descriptions: dict[str, str]) -> tuple[dict[str, Any], ...]:
+def _prompt_arguments(
+    fn: HandlerFunction, skip: str | None, descriptions: dict[str, str]
+) -> tuple[dict[str, Any], ...]:
     arguments = []
     for name, param in inspect.signature(fn).parameters.items():
         if name == skip:
@@ -211,8 +245,11 @@ def _prompt_arguments(fn: Handler, skip: str | None, descriptions: dict[str, str
 class Registry:
     """What a plugin registers; the decorators below are the whole authoring API."""
 
-    def __init__(self, name: str = "") -> None:
+    def __init__(self, name: str = "", *, inline_schemas: bool = True) -> None:
         self.name = name
+        # Object types in the schemas of the tools registered here: inlined (what clients take
+        # best), or False: under $defs, referenced with $ref (recursive types always are).
+        self.inline_schemas = inline_schemas
         self.tools: dict[str, ToolEntry] = {}
         self.resources: dict[str, ResourceEntry] = {}
         self.templates: dict[str, TemplateEntry] = {}
@@ -243,26 +280,63 @@ class Registry:
 
         def register(hook: HookT) -> HookT:
             if inspect.iscoroutinefunction(hook):
-                raise TypeError(f"notification hook {hook.__qualname__} must be a plain function (def), "
-                                "not async: it runs as the notification arrives")
+                raise TypeError(
+                    f"notification hook {hook.__qualname__} must be a plain function (def), "
+                    "not async: it runs as the notification arrives"
+                )
             self.notification_hooks.setdefault(method, []).append(hook)
             return hook
 
         return register
 
-    def tool(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
-             annotations: dict[str, Any] | None = None, icons: list[dict[str, Any]] | None = None,
-             input_schema: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
-             meta: dict[str, Any] | None = None, scopes: Iterable[str] = (), task: str = "never",
-             task_timeout: float | None = None, input_first: bool = False) -> Callable[[HandlerT], HandlerT]:
-        """Register an async function as a tool; its signature gives the input schema.  ``scopes``:
-        the OAuth scopes a token needs to call it, once the server checks tokens.
+    @overload
+    def tool(self, name: HandlerT, /) -> HandlerT: ...
+
+    @overload
+    def tool(
+        self,
+        name: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+        scopes: Iterable[str] = (),
+        task: str = "never",
+        task_timeout: float | None = None,
+        input_first: bool = False,
+    ) -> Callable[[HandlerT], HandlerT]: ...
+
+    def tool(
+        self,
+        name: str | HandlerFunction | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+        scopes: Iterable[str] = (),
+        task: str = "never",
+        task_timeout: float | None = None,
+        input_first: bool = False,
+    ) -> Any:
+        """Register a function as a tool (``@plugin.tool`` or ``@plugin.tool(...)``); its signature
+        gives the input schema.  A plain ``def`` runs in a worker thread.  ``scopes``: the OAuth
+        scopes a token needs to call it, once the server checks tokens.
 
         ``task="optional"``: run it as a task (long-running work the client polls for) whenever the
         client supports tasks; ``"required"``: only as a task.  The task starts before the handler
         runs, or, with ``input_first``, when it calls ``await ctx.start_task()`` (input it asked
         for before, by multi round-trip, is gathered in the request; the handler then runs again
         from the top in the task, where those answers are returned as they were)."""
+        if callable(name):  # @plugin.tool, without parentheses
+            return self.tool()(name)
         _check_called(name, "tool")
         declared = _scopes(scopes)
         if task not in ("never", "optional", "required"):
@@ -271,58 +345,149 @@ class Registry:
             raise ValueError(f"task_timeout must be a positive number of seconds, got {task_timeout!r}")
 
         def register(fn: HandlerT) -> HandlerT:
-            _require_async(fn, "tool")
-            signature = ToolSignature.from_function(fn, input_schema=input_schema, output_schema=output_schema,
-                                                  content_types=_content_types())
-            entry = ToolEntry(name or fn.__name__, fn, signature, title, _describe(fn, description),
-                              annotations, icons, meta, scopes=declared, task=task, task_timeout=task_timeout,
-                              input_first=input_first)
+            check_handler(fn, "tool")
+            signature = ToolSignature.from_function(
+                fn,
+                input_schema=input_schema,
+                output_schema=output_schema,
+                content_types=_content_types(),
+                inline=self.inline_schemas,
+            )
+            handler, signature.context_parameter = as_async(fn, "tool", signature.context_parameter)
+            entry = ToolEntry(
+                name or fn.__name__,
+                handler,
+                signature,
+                title,
+                _describe(fn, description),
+                annotations,
+                icons,
+                meta,
+                scopes=declared,
+                task=task,
+                task_timeout=task_timeout,
+                input_first=input_first,
+            )
             self._add(self.tools, entry.name, entry, "tool")
             return fn
 
         return register
 
-    def resource(self, uri: str, *, name: str | None = None, title: str | None = None,
-                 description: str | None = None, mime_type: str | None = None, size: int | None = None,
-                 annotations: dict[str, Any] | None = None, icons: list[dict[str, Any]] | None = None,
-                 complete: dict[str, Handler] | None = None, scopes: Iterable[str] = ()) -> Callable[[HandlerT], HandlerT]:
-        """Register a resource; a URI with ``{variables}`` makes it a resource template.  ``scopes``:
-        the OAuth scopes a token needs to read it."""
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        size: int | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        complete: dict[str, HandlerFunction] | None = None,
+        scopes: Iterable[str] = (),
+    ) -> Callable[[HandlerT], HandlerT]:
+        """Register a resource; a URI with ``{variables}`` makes it a resource template, whose
+        handler takes each variable as a parameter.  A plain ``def`` runs in a worker thread.
+        ``scopes``: the OAuth scopes a token needs to read it."""
         _check_called(uri, "resource", "a URI")
         declared = _scopes(scopes)
 
         def register(fn: HandlerT) -> HandlerT:
-            _require_async(fn, "resource")
+            check_handler(fn, "resource")
             ctx_param = _context_parameter(fn)
+            pattern, variables = compile_template(uri) if "{" in uri else (None, ())
+            handler_checks.check_variables(fn, uri, variables, ctx_param)
+            handler_checks.check_resource_returns(fn, uri)
+            handler, ctx_param = as_async(fn, "resource", ctx_param)
             entry: TemplateEntry | ResourceEntry
-            if "{" in uri:
-                pattern, variables = compile_template(uri)
-                entry = TemplateEntry(uri, name or fn.__name__, fn, ctx_param, pattern, variables, title,
-                                      _describe(fn, description), mime_type, annotations, icons, _completers(complete),
-                                      scopes=declared)
+            if pattern is not None:
+                entry = TemplateEntry(
+                    uri,
+                    name or fn.__name__,
+                    handler,
+                    ctx_param,
+                    pattern,
+                    variables,
+                    title,
+                    _describe(fn, description),
+                    mime_type,
+                    annotations,
+                    icons,
+                    _completers(complete),
+                    scopes=declared,
+                )
                 self._add(self.templates, uri, entry, "resource template")
             else:
-                entry = ResourceEntry(uri, name or fn.__name__, fn, ctx_param, title, _describe(fn, description),
-                                      mime_type, size, annotations, icons, scopes=declared)
+                entry = ResourceEntry(
+                    uri,
+                    name or fn.__name__,
+                    handler,
+                    ctx_param,
+                    title,
+                    _describe(fn, description),
+                    mime_type,
+                    size,
+                    annotations,
+                    icons,
+                    scopes=declared,
+                )
                 self._add(self.resources, uri, entry, "resource")
             return fn
 
         return register
 
-    def prompt(self, name: str | None = None, *, title: str | None = None, description: str | None = None,
-               arguments: dict[str, str] | None = None, icons: list[dict[str, Any]] | None = None,
-               complete: dict[str, Handler] | None = None, scopes: Iterable[str] = ()) -> Callable[[HandlerT], HandlerT]:
-        """Register a prompt; its parameters are the prompt's arguments (``arguments`` describes them).
+    @overload
+    def prompt(self, name: HandlerT, /) -> HandlerT: ...
+
+    @overload
+    def prompt(
+        self,
+        name: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        arguments: dict[str, str] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        complete: dict[str, HandlerFunction] | None = None,
+        scopes: Iterable[str] = (),
+    ) -> Callable[[HandlerT], HandlerT]: ...
+
+    def prompt(
+        self,
+        name: str | HandlerFunction | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        arguments: dict[str, str] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        complete: dict[str, HandlerFunction] | None = None,
+        scopes: Iterable[str] = (),
+    ) -> Any:
+        """Register a prompt (``@plugin.prompt`` or ``@plugin.prompt(...)``); its parameters are the
+        prompt's arguments (``arguments`` describes them).  A plain ``def`` runs in a worker thread.
         ``scopes``: the OAuth scopes a token needs to get it."""
+        if callable(name):  # @plugin.prompt, without parentheses
+            return self.prompt()(name)
         _check_called(name, "prompt")
         declared = _scopes(scopes)
 
         def register(fn: HandlerT) -> HandlerT:
-            _require_async(fn, "prompt")
-            ctx_param = _context_parameter(fn)
-            entry = PromptEntry(name or fn.__name__, fn, ctx_param,
-                                _prompt_arguments(fn, ctx_param, arguments or {}), title,
-                                _describe(fn, description), icons, _completers(complete), scopes=declared)
+            check_handler(fn, "prompt")
+            prompt_name = name or fn.__name__
+            handler_checks.check_prompt_returns(fn, prompt_name)
+            handler, ctx_param = as_async(fn, "prompt", _context_parameter(fn))
+            entry = PromptEntry(
+                prompt_name,
+                handler,
+                ctx_param,
+                _prompt_arguments(fn, ctx_param, arguments or {}),
+                title,
+                _describe(fn, description),
+                icons,
+                _completers(complete),
+                scopes=declared,
+            )
             self._add(self.prompts, entry.name, entry, "prompt")
             return fn
 
@@ -335,12 +500,15 @@ class Registry:
 
 
 def _check_called(first: object, kind: str, what: str = "a name") -> None:
-    """``@plugin.tool`` without parentheses hands the function itself to the decorator factory:
-    say so at once, instead of registering nothing."""
+    """Something else than ``what`` where it goes (``@plugin.resource`` without its URI hands it
+    the function): say so at once, instead of registering nothing."""
     if first is not None and not isinstance(first, str):
         shown = getattr(first, "__name__", repr(first))
-        raise TypeError(f"@{kind}: write @plugin.{kind}({'' if kind != 'resource' else 'URI'}) with parentheses "
-                        f"(got {shown!r} where {what} goes)")
+        if kind == "resource":
+            raise TypeError(
+                f"@resource: write @plugin.resource(URI): a resource needs its URI (got {shown!r} where {what} goes)"
+            )
+        raise TypeError(f"@{kind}: the name must be a string, not {first!r}")
 
 
 def _scopes(scopes: Iterable[str]) -> frozenset[str]:

@@ -34,8 +34,12 @@ def is_content_value(value: Any) -> bool:
     """A content block, or a non-empty list of them (strings allowed among them)."""
     if is_content(value):
         return True
-    return (isinstance(value, (list, tuple)) and bool(value) and any(is_content(v) for v in value)
-            and all(is_content(v) or isinstance(v, str) for v in value))
+    return (
+        isinstance(value, (list, tuple))
+        and bool(value)
+        and any(is_content(v) for v in value)
+        and all(is_content(v) or isinstance(v, str) for v in value)
+    )
 
 
 def text_block(text: str) -> dict[str, Any]:
@@ -78,6 +82,7 @@ def for_version(content: list[dict[str, Any]], version: str) -> list[dict[str, A
         elif block["type"] == "resource_link":
             out.append(text_block(f"resource: {block.get('uri')}"))
         else:
-            out.append(text_block(f"[{block['type']} content ({block.get('mimeType', '?')}) needs protocol "
-                                  f"{since} or later]"))
+            out.append(
+                text_block(f"[{block['type']} content ({block.get('mimeType', '?')}) needs protocol {since} or later]")
+            )
     return out

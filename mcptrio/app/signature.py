@@ -21,8 +21,11 @@ from typing import TYPE_CHECKING, Any, Union
 import jsonschema_rs
 
 from .context import Context
+from .pydantic_types import ValueRefused, is_model
 from .schema_from_hints import (
+    DATA_KEYWORDS,
     NO_DEFAULT,
+    SCHEMA_MAPS,
     NoneType,
     Param,
     SchemaBuilder,
@@ -50,17 +53,24 @@ class OutputError(ValueError):
 
 
 _NO_HINT: Any = inspect.Parameter.empty
-_DATA_KEYWORDS = frozenset({"const", "default", "enum", "examples"})
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
 
 
 class ToolSignature:
     """What a tool function accepts and returns, as JSON Schema; build it with ``from_function``."""
 
-    def __init__(self, *, input_schema: dict[str, Any], output_schema: dict[str, Any] | None,
-                 context_parameter: str | None, wraps_output: bool, parameters: dict[str, Any] | None,
-                 extra_hint: Any, return_type: Any, input_check: Callable[[Any], bool],
-                 output_check: Callable[[Any], bool] | None) -> None:
+    def __init__(
+        self,
+        *,
+        input_schema: dict[str, Any],
+        output_schema: dict[str, Any] | None,
+        context_parameter: str | None,
+        wraps_output: bool,
+        parameters: dict[str, Any] | None,
+        extra_hint: Any,
+        return_type: Any,
+        input_check: Callable[[Any], bool],
+        output_check: Callable[[Any], bool] | None,
+    ) -> None:
         self.input_schema = input_schema
         self.output_schema = output_schema
         self.context_parameter = context_parameter
@@ -71,7 +81,8 @@ class ToolSignature:
         self._verbatim_names: frozenset[str] | None = None
         # Every argument is passed as the client sent it (str, bool, or no hint): bind copies them.
         self._as_sent = parameters is not None and all(
-            hint is _NO_HINT or hint is str or hint is bool for hint in (*parameters.values(), extra_hint))
+            hint is _NO_HINT or hint is str or hint is bool for hint in (*parameters.values(), extra_hint)
+        )
         # The Rust validator answers "valid?" in well under a microsecond; the Python one, only
         # asked when the answer is no, explains which field is wrong (made then: jsonschema is a
         # tenth of a server's start-up).
@@ -93,10 +104,17 @@ class ToolSignature:
         return _header_params(self.input_schema)
 
     @classmethod
-    def from_function(cls, fn: Callable[..., Any], *, input_schema: dict[str, Any] | None = None,
-                      output_schema: dict[str, Any] | None = None,
-                      content_types: tuple[type, ...] = ()) -> ToolSignature:
-        """Inspect ``fn``; ``content_types`` are return types that are MCP content (no output schema)."""
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        *,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        content_types: tuple[type, ...] = (),
+        inline: bool = True,
+    ) -> ToolSignature:
+        """Inspect ``fn``; ``content_types`` are return types that are MCP content (no output schema);
+        ``inline=False`` keeps object types under ``$defs`` (recursive ones always are)."""
         name = getattr(fn, "__qualname__", None) or repr(fn)
         try:
             target = fn.func if isinstance(fn, functools.partial) else fn
@@ -111,7 +129,7 @@ class ToolSignature:
         properties: dict[str, Any] = {}
         required: list[str] = []
         extra: tuple[Any, dict[str, Any]] | None = None
-        builder = SchemaBuilder()
+        builder = SchemaBuilder(inline=inline)
         accepted: set[str] = set()  # a verbatim schema: the names the function can take
         takes_any = False
         for p in inspect.signature(fn).parameters.values():
@@ -129,8 +147,10 @@ class ToolSignature:
                     accepted.add(p.name)
                 continue
             if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL):
-                raise TypeError(f"{name}: parameter {p.name!r}: tool arguments are passed by keyword, "
-                                "so positional-only and *args parameters are not supported")
+                raise TypeError(
+                    f"{name}: parameter {p.name!r}: tool arguments are passed by keyword, "
+                    "so positional-only and *args parameters are not supported"
+                )
             try:
                 schema = {} if hint is _NO_HINT else builder.schema(hint)
             except UnsupportedType as exc:
@@ -159,14 +179,20 @@ class ToolSignature:
         if output_schema is None:
             return_type = hints.get("return", _NO_HINT)
             try:
-                output_schema, wraps = _output_schema(return_type, content_types)
+                output_schema, wraps = _output_schema(return_type, content_types, inline)
             except UnsupportedType as exc:
                 raise TypeError(f"{name}: return type: {exc}") from None
-        signature = cls(input_schema=input_schema, output_schema=output_schema, context_parameter=context,
-                   wraps_output=wraps, parameters=params, return_type=return_type,
-                   extra_hint=extra[0] if extra else _NO_HINT,
-                   input_check=_checked(name, "input schema", input_schema),
-                   output_check=None if output_schema is None else _checked(name, "output schema", output_schema))
+        signature = cls(
+            input_schema=input_schema,
+            output_schema=output_schema,
+            context_parameter=context,
+            wraps_output=wraps,
+            parameters=params,
+            return_type=return_type,
+            extra_hint=extra[0] if extra else _NO_HINT,
+            input_check=_checked(name, "input schema", input_schema),
+            output_check=None if output_schema is None else _checked(name, "output schema", output_schema),
+        )
         signature._verbatim_names = None if params is not None or takes_any else frozenset(accepted)
         return signature
 
@@ -188,8 +214,10 @@ class ToolSignature:
                 # A verbatim schema may allow more than the function takes: pass only what it takes.
                 return {k: v for k, v in arguments.items() if k in self._verbatim_names}
             return dict(arguments)
-        return {key: self._structure(key, value, self._parameters.get(key, self._extra_hint))
-                for key, value in arguments.items()}
+        return {
+            key: self._structure(key, value, self._parameters.get(key, self._extra_hint))
+            for key, value in arguments.items()
+        }
 
     def structured(self, value: Any) -> Any | None:
         """The function's return value as JSON for ``structuredContent``; None without an output schema."""
@@ -221,10 +249,19 @@ class ToolSignature:
         try:
             return converter().structure(value, hint)
         except cattrs.BaseValidationError as exc:  # e.g. an attrs validator said no
-            text = cattrs.transform_error(exc, path=key, format_exception=lambda e, _t: str(e))[0]
+            inner: list[tuple[str, ...]] = []  # per error: where Pydantic says it is inside the field
+
+            def explain(error: BaseException, _: Any) -> str:
+                inner.append(error.path if isinstance(error, ValueRefused) else ())
+                return error.reason if isinstance(error, ValueRefused) else str(error)
+
+            text = cattrs.transform_error(exc, path=key, format_exception=explain)[0]
             message, found, path = text.rpartition(" @ ")
             if not found:
                 message, path = text, key
+            path = ".".join((path, *inner[0])) if inner else path
+        except ValueRefused as exc:  # Pydantic's first error, at a path inside the value
+            message, path = exc.reason, ".".join((key, *exc.path))
         except (ValueError, TypeError) as exc:
             message, path = str(exc), key
         raise ArgumentError(_one_line(f"invalid arguments: {path!r}: {message}"))
@@ -245,13 +282,13 @@ def _context_type() -> type:
     return Context
 
 
-def _output_schema(hint: Any, content_types: tuple[type, ...]) -> tuple[dict[str, Any] | None, bool]:
+def _output_schema(hint: Any, content_types: tuple[type, ...], inline: bool) -> tuple[dict[str, Any] | None, bool]:
     """The output schema for a return annotation, and whether results are wrapped as ``{"result": ...}``."""
     if hint in (_NO_HINT, None, NoneType, Any) or _is_content(hint, content_types):
         return None, False
-    builder = SchemaBuilder()
+    builder = SchemaBuilder(inline=inline, mode="serialization")
     base = strip_annotated(hint)
-    if is_object_class(base):
+    if is_object_class(base) or is_model(base):
         schema = builder.root_object(base)
         if typing.get_origin(hint) is typing.Annotated:
             annotate(schema, hint.__metadata__)
@@ -325,7 +362,8 @@ def _unresolvable_ref(schema: dict[str, Any]) -> str | None:
     from jsonschema_specifications import REGISTRY as METASCHEMAS
 
     spec = referencing.jsonschema.specification_with(
-        schema.get("$schema", ""), default=referencing.jsonschema.DRAFT202012)
+        schema.get("$schema", ""), default=referencing.jsonschema.DRAFT202012
+    )
     resource = spec.create_resource(schema)
     registry = METASCHEMAS.with_resource(resource.id() or "", resource).crawl()
 
@@ -342,9 +380,9 @@ def _unresolvable_ref(schema: dict[str, Any]) -> str | None:
             except referencing.exceptions.Unresolvable:
                 return ref
         for key, value in node.items():
-            if key in _SCHEMA_MAPS and isinstance(value, dict):
+            if key in SCHEMA_MAPS and isinstance(value, dict):
                 value = list(value.values())
-            if key not in _DATA_KEYWORDS and (bad := walk(value, base)) is not None:
+            if key not in DATA_KEYWORDS and (bad := walk(value, base)) is not None:
                 return bad
         return None
 
@@ -386,14 +424,17 @@ def _describe(validator: Any, instance: Any, noun: str) -> str | None:
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = error.schema.get("properties", {})
         patterns = error.schema.get("patternProperties", {})
-        extra = [_join(path, k) for k in sorted(error.instance)
-                 if k not in known and not any(re.search(p, k) for p in patterns)]
+        extra = [
+            _join(path, k)
+            for k in sorted(error.instance)
+            if k not in known and not any(re.search(p, k) for p in patterns)
+        ]
         if extra:
             return _one_line(f"unexpected {_names(noun, extra)}")
     if message is None:
         message = error.message
         if len(full := repr(error.instance)) > 60 and message.startswith(full):
-            message = _short(error.instance) + message[len(full):]
+            message = _short(error.instance) + message[len(full) :]
     return _one_line(f"{path!r}: {message}" if path else message)
 
 

@@ -45,8 +45,7 @@ if TYPE_CHECKING:
 BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)
 
 # transport name -> (network.transport, network.protocol.name)
-NETWORK = {"stdio": ("pipe", None), "http": ("tcp", "http"), "sse": ("tcp", "http"),
-           "websocket": ("tcp", "websocket")}
+NETWORK = {"stdio": ("pipe", None), "http": ("tcp", "http"), "sse": ("tcp", "http"), "websocket": ("tcp", "websocket")}
 
 # The attribute naming a request's target (``protocol/methods.py``), by what the target is; the
 # tool's and the prompt's name are in the span name too.
@@ -57,32 +56,54 @@ IN_SPAN_NAME = ("gen_ai.tool.name", "gen_ai.prompt.name")
 PROPAGATED = ("traceparent", "tracestate", "baggage")
 
 # Attributes of the operation histogram (span attributes of low cardinality).
-METRIC_KEYS = ("mcp.method.name", "gen_ai.tool.name", "gen_ai.prompt.name", "gen_ai.operation.name",
-               "mcp.protocol.version", "network.transport", "network.protocol.name", "error.type",
-               "rpc.response.status_code")
+METRIC_KEYS = (
+    "mcp.method.name",
+    "gen_ai.tool.name",
+    "gen_ai.prompt.name",
+    "gen_ai.operation.name",
+    "mcp.protocol.version",
+    "network.transport",
+    "network.protocol.name",
+    "error.type",
+    "rpc.response.status_code",
+)
 
 
 class Telemetry:
     """The OpenTelemetry middleware and session hooks of one App."""
 
-    def __init__(self, *, tracer_provider: trace.TracerProvider | None = None,
-                 meter_provider: metrics.MeterProvider | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        tracer_provider: trace.TracerProvider | None = None,
+        meter_provider: metrics.MeterProvider | None = None,
+    ) -> None:
         """The global providers (those ``opentelemetry-instrument`` or your program set) unless given."""
         self.tracer = trace.get_tracer("mcptrio", tracer_provider=tracer_provider)
         meter = metrics.get_meter("mcptrio", meter_provider=meter_provider)
         self.operation_duration = meter.create_histogram(
-            "mcp.server.operation.duration", unit="s", explicit_bucket_boundaries_advisory=list(BUCKETS),
-            description="The duration of the MCP request as observed on the server, from receipt to answer.")
+            "mcp.server.operation.duration",
+            unit="s",
+            explicit_bucket_boundaries_advisory=list(BUCKETS),
+            description="The duration of the MCP request as observed on the server, from receipt to answer.",
+        )
         self.session_duration = meter.create_histogram(
-            "mcp.server.session.duration", unit="s", explicit_bucket_boundaries_advisory=list(BUCKETS),
-            description="The duration of the MCP session as observed on the MCP server.")
+            "mcp.server.session.duration",
+            unit="s",
+            explicit_bucket_boundaries_advisory=list(BUCKETS),
+            description="The duration of the MCP session as observed on the MCP server.",
+        )
         self._opened: dict[SessionCore, float] = {}
         # With only the API installed, every span and measurement is a no-op until a program sets
         # an SDK provider: until then a request skips the work (unless it carries baggage or a
         # trace context, which the handler may still read or pass on).
         tracers, meters = trace.get_tracer_provider(), metrics.get_meter_provider()
-        no_sdk = (tracer_provider is None and meter_provider is None and isinstance(tracers, trace.ProxyTracerProvider)
-                  and type(meters).__name__ == "_ProxyMeterProvider")
+        no_sdk = (
+            tracer_provider is None
+            and meter_provider is None
+            and isinstance(tracers, trace.ProxyTracerProvider)
+            and type(meters).__name__ == "_ProxyMeterProvider"
+        )
         self._unset: tuple[Any, Any] | None = (tracers, meters) if no_sdk else None
 
     def configured(self) -> bool:
@@ -114,8 +135,7 @@ class Telemetry:
             if remote.is_valid and here.is_valid:
                 links = (Link(here),)
         attributes = self._attributes(request)
-        span = self.tracer.start_span(self._span_name(request, attributes), parent, SpanKind.SERVER,
-                                      attributes, links)
+        span = self.tracer.start_span(self._span_name(request, attributes), parent, SpanKind.SERVER, attributes, links)
         token = otel_context.attach(trace.set_span_in_context(span, parent))
         outcome: tuple[str, int | None] = (outcomes.CANCELLED, None)
         description: str | None = None
@@ -142,15 +162,18 @@ class Telemetry:
                     attributes["rpc.response.status_code"] = str(outcome[1])
             span.end()
             otel_context.detach(token)
-            self.operation_duration.record(time.perf_counter() - started,
-                                           {key: attributes[key] for key in METRIC_KEYS if key in attributes})
+            self.operation_duration.record(
+                time.perf_counter() - started, {key: attributes[key] for key in METRIC_KEYS if key in attributes}
+            )
 
     @staticmethod
     def _attributes(request: Request) -> dict[str, Any]:
         context = request.context
-        attributes: dict[str, Any] = {"mcp.method.name": context.method,
-                                      "jsonrpc.request.id": str(context.request_id),
-                                      "mcp.protocol.version": context.protocol_version}
+        attributes: dict[str, Any] = {
+            "mcp.method.name": context.method,
+            "jsonrpc.request.id": str(context.request_id),
+            "mcp.protocol.version": context.protocol_version,
+        }
         target = context.incoming.spec.target
         if target is not None and target in TARGET_ATTRIBUTE:
             value = request.params.get(target.param)

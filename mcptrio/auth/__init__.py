@@ -18,13 +18,28 @@ if TYPE_CHECKING:
     from .scopes import ScopePolicy
     from .verifier import TokenVerifier
 
-__all__ = ["AuthConfig", "AuthError", "AuthUnavailable", "InsufficientScope", "InvalidToken", "Principal",
-           "ScopePolicy", "TokenVerifier"]
+__all__ = [
+    "AuthConfig",
+    "AuthError",
+    "AuthUnavailable",
+    "InsufficientScope",
+    "InvalidToken",
+    "Principal",
+    "ScopePolicy",
+    "TokenVerifier",
+]
 
 # Each imported on first use: a server without authorization (every stdio server) loads none.
-_MODULES = {"AuthConfig": ".config", "AuthError": ".errors", "AuthUnavailable": ".errors",
-            "InsufficientScope": ".errors", "InvalidToken": ".errors", "Principal": ".principal",
-            "ScopePolicy": ".scopes", "TokenVerifier": ".verifier"}
+_MODULES = {
+    "AuthConfig": ".config",
+    "AuthError": ".errors",
+    "AuthUnavailable": ".errors",
+    "InsufficientScope": ".errors",
+    "InvalidToken": ".errors",
+    "Principal": ".principal",
+    "ScopePolicy": ".scopes",
+    "TokenVerifier": ".verifier",
+}
 
 
 def __getattr__(name: str) -> object:

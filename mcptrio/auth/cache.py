@@ -9,7 +9,7 @@ and in time (``keep_for``), so a revoked opaque token stops working within that 
 from __future__ import annotations
 
 import time
-from typing import Hashable
+from collections.abc import Hashable
 
 from .principal import Principal
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import attrs
 
@@ -48,8 +49,13 @@ class AuthConfig:
     verifier: TokenVerifier | None = attrs.field(default=None, eq=False)
 
     def __attrs_post_init__(self) -> None:
-        for url, what in ((self.issuer, "issuer"), (self.audience, "audience"), (self.jwks_url, "jwks_url"),
-                          (self.introspection_url, "introspection_url"), (self.public_url, "public_url")):
+        for url, what in (
+            (self.issuer, "issuer"),
+            (self.audience, "audience"),
+            (self.jwks_url, "jwks_url"),
+            (self.introspection_url, "introspection_url"),
+            (self.public_url, "public_url"),
+        ):
             if url is not None and not (url.startswith("https://") or url.startswith("http://")):
                 raise ValueError(f"auth {what} must be an http(s) URL, got {url!r}")
         if self.introspection_url is not None and not self.client_id:
@@ -58,8 +64,9 @@ class AuthConfig:
             raise ValueError("offline_access is not a resource scope (the spec says not to require it)")
 
     def policy(self) -> ScopePolicy:
-        return ScopePolicy(frozenset(self.scopes), self.tool_scopes, self.prompt_scopes, self.resource_scopes,
-                           self.implied_scopes)
+        return ScopePolicy(
+            frozenset(self.scopes), self.tool_scopes, self.prompt_scopes, self.resource_scopes, self.implied_scopes
+        )
 
     def make_verifier(self, audience: str) -> TokenVerifier:
         """The verifier for tokens naming ``audience`` (this server's canonical URL)."""
@@ -72,8 +79,9 @@ class AuthConfig:
             if not secret:
                 raise ValueError(f"auth introspection needs the client secret in {SECRET_ENV}")
             assert self.client_id is not None
-            return IntrospectionVerifier(self.introspection_url, self.client_id, secret, audience,
-                                         issuer=self.issuer, leeway=self.leeway)
+            return IntrospectionVerifier(
+                self.introspection_url, self.client_id, secret, audience, issuer=self.issuer, leeway=self.leeway
+            )
         from .jwt_verifier import JwtVerifier
 
         return JwtVerifier(self.issuer, audience, jwks_url=self.jwks_url, leeway=self.leeway)

@@ -47,8 +47,11 @@ class Gate:
         self._base_scope = " ".join(sorted(self.policy.required))
 
     def _metadata_document(self) -> dict[str, Any]:
-        document: dict[str, Any] = {"resource": self.resource_url, "authorization_servers": [self.config.issuer],
-                                    "bearer_methods_supported": ["header"]}
+        document: dict[str, Any] = {
+            "resource": self.resource_url,
+            "authorization_servers": [self.config.issuer],
+            "bearer_methods_supported": ["header"],
+        }
         if self.policy.required:
             document["scopes_supported"] = sorted(self.policy.required)
         if self.config.resource_name:

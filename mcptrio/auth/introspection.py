@@ -25,9 +25,20 @@ log = logging.getLogger("mcptrio.auth")
 class IntrospectionVerifier:
     """Verifies opaque tokens at ``url`` for ``audience``, authenticating as ``client_id``."""
 
-    def __init__(self, url: str, client_id: str, client_secret: str, audience: str, *, issuer: str | None = None,
-                 leeway: float = 30.0, max_cache: float = 60.0, cache_size: int = 10_000, timeout: float = 5.0,
-                 http: httpx.AsyncClient | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        client_id: str,
+        client_secret: str,
+        audience: str,
+        *,
+        issuer: str | None = None,
+        leeway: float = 30.0,
+        max_cache: float = 60.0,
+        cache_size: int = 10_000,
+        timeout: float = 5.0,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
         self.url = url
         self.audience = audience
         self.issuer = issuer
@@ -48,8 +59,12 @@ class IntrospectionVerifier:
     async def _introspect(self, token: str) -> dict[str, Any]:
         self.introspections += 1
         try:
-            response = await self._http.post(self.url, data={"token": token, "token_type_hint": "access_token"},
-                                             auth=self._auth, headers={"accept": "application/json"})
+            response = await self._http.post(
+                self.url,
+                data={"token": token, "token_type_hint": "access_token"},
+                auth=self._auth,
+                headers={"accept": "application/json"},
+            )
         except httpx.HTTPError as exc:
             log.warning("introspection at %s failed: %s", self.url, exc)
             raise AuthUnavailable("the authorization server could not be reached") from None

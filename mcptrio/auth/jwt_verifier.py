@@ -49,10 +49,20 @@ REASONS: list[tuple[type[Exception], str]] = [
 class JwtVerifier:
     """Verifies RFC 9068 JWT access tokens of ``issuer`` for ``audience`` (this server's URL)."""
 
-    def __init__(self, issuer: str, audience: str, *, jwks_url: str | None = None,
-                 algorithms: tuple[str, ...] = ASYMMETRIC, leeway: float = 30.0, refetch_interval: float = 30.0,
-                 timeout: float = 5.0, http: httpx.AsyncClient | None = None, cache_for: float = 60.0,
-                 cache_size: int = 10_000) -> None:
+    def __init__(
+        self,
+        issuer: str,
+        audience: str,
+        *,
+        jwks_url: str | None = None,
+        algorithms: tuple[str, ...] = ASYMMETRIC,
+        leeway: float = 30.0,
+        refetch_interval: float = 30.0,
+        timeout: float = 5.0,
+        http: httpx.AsyncClient | None = None,
+        cache_for: float = 60.0,
+        cache_size: int = 10_000,
+    ) -> None:
         unsafe = [a for a in algorithms if a not in ASYMMETRIC]
         if unsafe:
             raise ValueError(f"only asymmetric algorithms may verify access tokens, not {', '.join(unsafe)}")
@@ -90,13 +100,21 @@ class JwtVerifier:
         kid = header.get("kid")
         key = await self._key(kid if isinstance(kid, str) else None)
         try:
-            claims = jwt.decode(token, key.key, algorithms=[alg], audience=self.audience, issuer=self.issuer,
-                                leeway=self.leeway, options={"require": ["exp", "iss", "aud"]})
+            claims = jwt.decode(
+                token,
+                key.key,
+                algorithms=[alg],
+                audience=self.audience,
+                issuer=self.issuer,
+                leeway=self.leeway,
+                options={"require": ["exp", "iss", "aud"]},
+            )
         except jwt.MissingRequiredClaimError as exc:
             raise InvalidToken(f"the token lacks the {exc.claim} claim") from None
         except jwt.PyJWTError as exc:
-            raise InvalidToken(next((why for kind, why in REASONS if isinstance(exc, kind)),
-                                    "the token is invalid")) from None
+            raise InvalidToken(
+                next((why for kind, why in REASONS if isinstance(exc, kind)), "the token is invalid")
+            ) from None
         return principal_from_claims(claims, self.issuer)
 
     async def _key(self, kid: str | None) -> jwt.PyJWK:
@@ -117,8 +135,9 @@ class JwtVerifier:
                     return key
             if self._last_failed or not self._keys:
                 wait = self.refetch_interval - (now - (self._last_attempt or now))
-                raise AuthUnavailable("the authorization server's keys could not be fetched",
-                                      retry_after=max(1, int(wait) + 1))
+                raise AuthUnavailable(
+                    "the authorization server's keys could not be fetched", retry_after=max(1, int(wait) + 1)
+                )
             raise InvalidToken("the token is signed with an unknown key")
 
     def _known(self, kid: str | None) -> jwt.PyJWK | None:
@@ -137,8 +156,11 @@ class JwtVerifier:
             log.warning("cannot fetch the JWKS of %s: %s", self.issuer, exc)
             self._last_failed = True
             return
-        self._keys = {key.key_id: key for key in keys
-                      if key.key_type in ("RSA", "EC", "OKP") and key.public_key_use in (None, "sig")}
+        self._keys = {
+            key.key_id: key
+            for key in keys
+            if key.key_type in ("RSA", "EC", "OKP") and key.public_key_use in (None, "sig")
+        }
         self._last_failed = False
 
     async def _discover_jwks_url(self) -> str:
@@ -166,8 +188,10 @@ def metadata_urls(issuer: str) -> list[str]:
     parsed = httpx.URL(issuer)
     path = parsed.path.rstrip("/")
     origin = f"{parsed.scheme}://{parsed.netloc.decode()}"
-    return [f"{origin}/.well-known/oauth-authorization-server{path}",
-            f"{issuer.rstrip('/')}/.well-known/openid-configuration"]
+    return [
+        f"{origin}/.well-known/oauth-authorization-server{path}",
+        f"{issuer.rstrip('/')}/.well-known/openid-configuration",
+    ]
 
 
 def principal_from_claims(claims: dict[str, Any], issuer: str) -> Principal:
@@ -177,9 +201,14 @@ def principal_from_claims(claims: dict[str, Any], issuer: str) -> Principal:
     if not isinstance(subject, str) or not subject:
         raise InvalidToken("the token names no subject (sub) or client (client_id)")
     exp = claims.get("exp")
-    return Principal(subject=subject, client_id=client_id if isinstance(client_id, str) else None,
-                     scopes=scopes_of(claims), expires_at=float(exp) if isinstance(exp, (int, float)) else None,
-                     issuer=issuer, claims=claims)
+    return Principal(
+        subject=subject,
+        client_id=client_id if isinstance(client_id, str) else None,
+        scopes=scopes_of(claims),
+        expires_at=float(exp) if isinstance(exp, (int, float)) else None,
+        issuer=issuer,
+        claims=claims,
+    )
 
 
 def scopes_of(claims: dict[str, Any]) -> frozenset[str]:

@@ -17,8 +17,11 @@ from .usage import Parser, UsageError
 
 
 def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
-    parser = commands.add_parser("auth", help="log in to protected servers, log out, see the logins kept",
-                                 usage="mcptrio auth (login URL | logout URL | status)")
+    parser = commands.add_parser(
+        "auth",
+        help="log in to protected servers, log out, see the logins kept",
+        usage="mcptrio auth (login URL | logout URL | status)",
+    )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser)
     login = actions.add_parser("login", help="log in to a server now (a browser opens, or its address is printed)")
     login.add_argument("url", metavar="URL")
@@ -92,9 +95,15 @@ async def _status(args: argparse.Namespace) -> int:
         if session is None:
             continue
         expires = session.tokens.expires_at
-        rows.append({"server": key.removeprefix("tokens "), "issuer": session.issuer, "scopes": session.scopes,
-                     "expiresIn": None if expires is None else round(expires - time.time()),
-                     "refreshable": session.tokens.refresh_token is not None})
+        rows.append(
+            {
+                "server": key.removeprefix("tokens "),
+                "issuer": session.issuer,
+                "scopes": session.scopes,
+                "expiresIn": None if expires is None else round(expires - time.time()),
+                "refreshable": session.tokens.refresh_token is not None,
+            }
+        )
     if args.json:
         print(json.dumps(rows))
         return 0
@@ -104,8 +113,10 @@ async def _status(args: argparse.Namespace) -> int:
     for row in rows:
         left = row["expiresIn"]
         when = "no expiry" if left is None else (f"expires in {left} s" if left > 0 else f"expired {-left} s ago")
-        print(f"{row['server']}  at {row['issuer']}  scopes: {' '.join(row['scopes']) or '-'}  {when}"
-              f"{', refreshable' if row['refreshable'] else ''}")
+        print(
+            f"{row['server']}  at {row['issuer']}  scopes: {' '.join(row['scopes']) or '-'}  {when}"
+            f"{', refreshable' if row['refreshable'] else ''}"
+        )
     return 0
 
 

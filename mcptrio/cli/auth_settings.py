@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..auth.secret import SECRET_ENV
 from .usage import UsageError
@@ -22,23 +23,38 @@ TABLE_KEYS = ("implied_scopes", "tool_scopes", "prompt_scopes", "resource_scopes
 AUTH_KEYS = set(URL_KEYS + TEXT_KEYS + TABLE_KEYS + ("scopes",))
 
 
-FLAGS = {"issuer": "--auth-issuer", "audience": "--auth-audience", "jwks_url": "--auth-jwks-url",
-         "introspection_url": "--auth-introspection-url", "client_id": "--auth-client-id",
-         "scopes": "--auth-scopes", "public_url": "--public-url"}
+FLAGS = {
+    "issuer": "--auth-issuer",
+    "audience": "--auth-audience",
+    "jwks_url": "--auth-jwks-url",
+    "introspection_url": "--auth-introspection-url",
+    "client_id": "--auth-client-id",
+    "scopes": "--auth-scopes",
+    "public_url": "--public-url",
+}
 
 
 def add_flags(group: argparse._ActionsContainer) -> None:
     group.add_argument(FLAGS["issuer"], metavar="URL", help="the authorization server's issuer: turns auth on")
     group.add_argument(FLAGS["audience"], metavar="URL", help="the audience tokens must name (default: --public-url)")
     group.add_argument(FLAGS["jwks_url"], metavar="URL", help="the issuer's JWKS (default: from its metadata)")
-    group.add_argument(FLAGS["introspection_url"], metavar="URL",
-                       help=f"check opaque tokens there (as --auth-client-id, secret in ${SECRET_ENV})")
+    group.add_argument(
+        FLAGS["introspection_url"],
+        metavar="URL",
+        help=f"check opaque tokens there (as --auth-client-id, secret in ${SECRET_ENV})",
+    )
     group.add_argument(FLAGS["client_id"], metavar="ID", help="this server's client id at the introspection endpoint")
-    group.add_argument(FLAGS["scopes"], metavar="A,B",
-                       help="scopes every request needs, except initialize, ping, logging/setLevel and "
-                            "server/discover (a valid token is enough for those)")
-    group.add_argument(FLAGS["public_url"], metavar="URL",
-                       help="the endpoint's URL as clients use it, e.g. https://mcp.example.com/mcp (behind a proxy)")
+    group.add_argument(
+        FLAGS["scopes"],
+        metavar="A,B",
+        help="scopes every request needs, except initialize, ping, logging/setLevel and "
+        "server/discover (a valid token is enough for those)",
+    )
+    group.add_argument(
+        FLAGS["public_url"],
+        metavar="URL",
+        help="the endpoint's URL as clients use it, e.g. https://mcp.example.com/mcp (behind a proxy)",
+    )
 
 
 def flag_values(args: argparse.Namespace) -> dict[str, str | None]:
@@ -68,7 +84,8 @@ def auth_config(flags: Mapping[str, str | None], table: object) -> AuthConfig | 
         values[key] = _scope_table(table.get(key, {}), key)
     if "issuer" not in values:
         others = sorted(k for k in values if k not in ("scopes",) + TABLE_KEYS) + [
-            k for k in ("scopes",) + TABLE_KEYS if values[k]]
+            k for k in ("scopes",) + TABLE_KEYS if values[k]
+        ]
         if others:
             raise UsageError(f"auth settings ({', '.join(others)}) need an issuer (--auth-issuer URL)")
         return None

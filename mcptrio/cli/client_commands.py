@@ -3,7 +3,8 @@
 TARGET is a URL (http(s)://, ws(s)://), ``--stdio "command args"``, ``--plugins a,b`` (served
 in this process) or ``--config mcp.json [NAME]``: the servers of an ``mcpServers`` file, all of
 them (each row says which) or the one named.  A protected HTTP server gets a login when the
-command runs on a terminal (``mcptrio auth login``'s), the stored tokens otherwise.  Human output by default (rich tables, a progress bar, log lines, an
+command runs on a terminal (``mcptrio auth login``'s), the stored tokens otherwise.  Human output
+by default (rich tables, a progress bar, log lines, an
 elicitation asked in the terminal), ``--json`` for scripts.  Exit status: 0 success, 1 the tool
 returned ``isError``, 2 a usage or connection error.  Needs the ``cli`` extra (rich): without it,
 each command says ``pip install 'mcptrio[cli]'`` and exits 2; ``mcptrio serve`` never imports it.
@@ -13,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from typing import Any, Iterable, cast
+from collections.abc import Iterable
+from typing import Any
 
 import trio
 
@@ -29,34 +30,68 @@ LISTS = ("tools", "resources", "templates", "prompts")
 URL_SCHEMES = ("http://", "https://", "ws://", "wss://")
 
 
-USAGE = {"inspect": "", "list": "[tools|resources|templates|prompts]", "call": "TOOL [KEY=VALUE ...]",
-         "read": "URI", "prompt": "NAME [KEY=VALUE ...]"}
-HELP = {"inspect": "what a server is and offers", "list": "a server's tools, resources, templates or prompts",
-        "call": "call a tool", "read": "read a resource", "prompt": "get a prompt"}
+USAGE = {
+    "inspect": "",
+    "list": "[tools|resources|templates|prompts]",
+    "call": "TOOL [KEY=VALUE ...]",
+    "read": "URI",
+    "prompt": "NAME [KEY=VALUE ...]",
+}
+HELP = {
+    "inspect": "what a server is and offers",
+    "list": "a server's tools, resources, templates or prompts",
+    "call": "call a tool",
+    "read": "read a resource",
+    "prompt": "get a prompt",
+}
 
 
 def add_commands(commands: argparse._SubParsersAction[Parser], names: Iterable[str] = USAGE) -> None:
     for name in names:
         usage = USAGE[name]
-        parser = commands.add_parser(name, help=HELP[name], usage=f"mcptrio {name} (URL | --stdio COMMAND | "
-                                     f"--plugins A,B | --config FILE [NAME]) {usage}".rstrip())
-        parser.add_argument("words", nargs="*", metavar="ARG", help="the server's URL (http(s):// or ws(s)://), "
-                            "then " + (usage or "nothing"))
+        parser = commands.add_parser(
+            name,
+            help=HELP[name],
+            usage=f"mcptrio {name} (URL | --stdio COMMAND | --plugins A,B | --config FILE [NAME]) {usage}".rstrip(),
+        )
+        parser.add_argument(
+            "words",
+            nargs="*",
+            metavar="ARG",
+            help="the server's URL (http(s):// or ws(s)://), then " + (usage or "nothing"),
+        )
         parser.add_argument("--stdio", metavar="COMMAND", help="run this command and speak MCP over its stdio")
         parser.add_argument("--plugins", metavar="A,B", help="serve these installed plugins in this process")
-        parser.add_argument("--config", metavar="FILE", help="the servers of an mcpServers file (mcp.json): all of "
-                            "them, or the one whose NAME is the first word")
+        parser.add_argument(
+            "--config",
+            metavar="FILE",
+            help="the servers of an mcpServers file (mcp.json): all of them, or the one whose NAME is the first word",
+        )
         parser.add_argument("--era", choices=("legacy", "modern"), help="default: ask with server/discover")
         parser.add_argument("--token", help="a bearer token for a protected server")
-        parser.add_argument("--cacert", metavar="FILE", help="trust the CA certificates in FILE for https:// and "
-                            "wss:// (default: SSL_CERT_FILE / SSL_CERT_DIR if set, else the usual CAs)")
-        parser.add_argument("--log-level", default="info", choices=LOG_LEVELS, metavar="LEVEL", help="the least severe log message the server "
-                            "should send: debug, info, notice, warning, error, ... (default: info; none with --json)")
+        parser.add_argument(
+            "--cacert",
+            metavar="FILE",
+            help="trust the CA certificates in FILE for https:// and "
+            "wss:// (default: SSL_CERT_FILE / SSL_CERT_DIR if set, else the usual CAs)",
+        )
+        parser.add_argument(
+            "--log-level",
+            default="info",
+            choices=LOG_LEVELS,
+            metavar="LEVEL",
+            help="the least severe log message the server "
+            "should send: debug, info, notice, warning, error, ... (default: info; none with --json)",
+        )
         parser.add_argument("--json", action="store_true", help="machine-readable output")
         if name == "call":
             parser.add_argument("--args", dest="json_args", metavar="JSON", help="all arguments as one JSON object")
-            parser.add_argument("--watch", action="store_true", help="run the tool as a task where it can be one, "
-                                "and follow it to its end: its status on stderr, its questions asked on the terminal")
+            parser.add_argument(
+                "--watch",
+                action="store_true",
+                help="run the tool as a task where it can be one, "
+                "and follow it to its end: its status on stderr, its questions asked on the terminal",
+            )
 
 
 def _words(args: argparse.Namespace) -> None:
@@ -126,15 +161,19 @@ def run(args: argparse.Namespace) -> int:
     raise failure
 
 
-
 async def _run(args: argparse.Namespace) -> int:
     from ..client import connect
 
     target: Any
     out = Output(args.json)
-    options: dict[str, Any] = {"era": args.era, "elicitation": out.elicit, "verify": args.verify, "keep_stderr": True,
-                               "log_level": None if args.json else args.log_level,
-                               "tasks": True if getattr(args, "watch", False) else None}
+    options: dict[str, Any] = {
+        "era": args.era,
+        "elicitation": out.elicit,
+        "verify": args.verify,
+        "keep_stderr": True,
+        "log_level": None if args.json else args.log_level,
+        "tasks": True if getattr(args, "watch", False) else None,
+    }
     if args.servers is not None:
         from .server_groups import run_group
 
@@ -145,21 +184,28 @@ async def _run(args: argparse.Namespace) -> int:
         target = plugins.build_app([name.strip() for name in args.plugins.split(",") if name.strip()])
     else:
         target = args.target or args.stdio
-    async with connect(target, token=args.token, auth=login_for(target, args.token, args.verify),
-                       **options) as client:
+    async with connect(target, token=args.token, auth=login_for(target, args.token, args.verify), **options) as client:
         client.raw.on_notification.append(out.notification)
         return await COMMANDS[args.command](client, args, out)
 
 
 async def _inspect(client: Any, args: argparse.Namespace, out: Output) -> int:
     caps = client.server_capabilities
-    counts = {"tools": len(await client.list_tools()) if "tools" in caps else 0,
-              "resources": len(await client.list_resources()) if "resources" in caps else 0,
-              "templates": len(await client.list_resource_templates()) if "resources" in caps else 0,
-              "prompts": len(await client.list_prompts()) if "prompts" in caps else 0}
+    counts = {
+        "tools": len(await client.list_tools()) if "tools" in caps else 0,
+        "resources": len(await client.list_resources()) if "resources" in caps else 0,
+        "templates": len(await client.list_resource_templates()) if "resources" in caps else 0,
+        "prompts": len(await client.list_prompts()) if "prompts" in caps else 0,
+    }
     info = unstructure(client.server_info) if client.server_info is not None else None
-    report = {"server": info, "era": client.era, "protocolVersion": client.protocol_version,
-              "capabilities": caps, "instructions": client.instructions, "counts": counts}
+    report = {
+        "server": info,
+        "era": client.era,
+        "protocolVersion": client.protocol_version,
+        "capabilities": caps,
+        "instructions": client.instructions,
+        "counts": counts,
+    }
     if out.json:
         out.emit(report)
     else:
@@ -191,8 +237,9 @@ async def _call(client: Any, args: argparse.Namespace, out: Output) -> int:
     check_arguments(arguments, tool.input_schema)
     watch = getattr(args, "watch", False)
     with out.progress(watch=watch) as progress:
-        result = await client.call_tool(args.tool, arguments, progress=progress,
-                                        on_task=out.task_state if watch else None)
+        result = await client.call_tool(
+            args.tool, arguments, progress=progress, on_task=out.task_state if watch else None
+        )
     if out.json:
         out.emit(unstructure(result))
     else:
@@ -209,7 +256,9 @@ async def _read(client: Any, args: argparse.Namespace, out: Output) -> int:
     else:
         for item in result.contents:
             text = getattr(item, "text", None)
-            out.console.print(text if text is not None else f"[{item.mime_type or 'binary'}, base64 data]", markup=False)
+            out.console.print(
+                text if text is not None else f"[{item.mime_type or 'binary'}, base64 data]", markup=False
+            )
     return 0
 
 
@@ -229,6 +278,7 @@ COMMANDS = {"inspect": _inspect, "list": _list, "call": _call, "read": _read, "p
 
 
 # -- arguments ------------------------------------------------------------------------------------
+
 
 def _pair(item: str) -> tuple[str, str]:
     key, sep, value = item.partition("=")

@@ -14,8 +14,12 @@ from .usage import UsageError
 
 
 async def list_of(client: Any, what: str) -> list[Any]:
-    fetch = {"tools": client.list_tools, "resources": client.list_resources,
-             "templates": client.list_resource_templates, "prompts": client.list_prompts}[what]
+    fetch = {
+        "tools": client.list_tools,
+        "resources": client.list_resources,
+        "templates": client.list_resource_templates,
+        "prompts": client.list_prompts,
+    }[what]
     return cast("list[Any]", await fetch())
 
 
@@ -26,15 +30,22 @@ def listing(what: str, items: list[Any]) -> tuple[list[str], list[list[str]]]:
         for tool in items:
             props = tool.input_schema.get("properties", {})
             required = set(tool.input_schema.get("required", []))
-            rows.append([tool.name, ", ".join(f"{k}{'' if k in required else '?'}: {v.get('type', 'any')}"
-                                              for k, v in props.items()), tool.description or ""])
+            rows.append(
+                [
+                    tool.name,
+                    ", ".join(f"{k}{'' if k in required else '?'}: {v.get('type', 'any')}" for k, v in props.items()),
+                    tool.description or "",
+                ]
+            )
         return ["name", "arguments", "description"], rows
     if what == "prompts":
         return ["name", "arguments", "description"], [
             [prompt.name, ", ".join(a.name for a in prompt.arguments or []), prompt.description or ""]
-            for prompt in items]
+            for prompt in items
+        ]
     return ["uri" if what == "resources" else "uri template", "name", "mime type"], [
-        [getattr(item, "uri", None) or item.uri_template, item.name, item.mime_type or ""] for item in items]
+        [getattr(item, "uri", None) or item.uri_template, item.name, item.mime_type or ""] for item in items
+    ]
 
 
 def unstructure(value: Any) -> Any:
@@ -134,9 +145,15 @@ class Output:
             label = spec.get("title") or name
             kind = spec.get("type")
             answer = await trio.to_thread.run_sync(
-                lambda: Confirm.ask(label, console=self.errors) if kind == "boolean"
-                else Prompt.ask(label, console=self.errors, choices=spec.get("enum")))
-            content[name] = answer if kind in ("boolean", "string", None) else typed_value(name, cast(str, answer), kind)
+                lambda: (
+                    Confirm.ask(label, console=self.errors)
+                    if kind == "boolean"
+                    else Prompt.ask(label, console=self.errors, choices=spec.get("enum"))
+                )
+            )
+            content[name] = (
+                answer if kind in ("boolean", "string", None) else typed_value(name, cast(str, answer), kind)
+            )
         return {"action": "accept", "content": content}
 
 

@@ -8,8 +8,9 @@ declaration (``serve_settings``); values a flag may also give are checked again 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping, Protocol
+from typing import Protocol
 
 from .usage import UsageError
 

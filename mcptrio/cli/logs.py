@@ -38,8 +38,12 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per line: ts, level, logger, msg, the record's fields, and exc if any."""
 
     def format(self, record: logging.LogRecord) -> str:
-        line: dict[str, Any] = {"ts": _timestamp(record), "level": record.levelname.lower(), "logger": record.name,
-                                "msg": record.getMessage()}
+        line: dict[str, Any] = {
+            "ts": _timestamp(record),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
         fields = getattr(record, "fields", None)
         if isinstance(fields, dict):
             line.update(fields)

@@ -6,7 +6,7 @@ import errno
 import functools
 import logging
 import os
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import trio
 
@@ -15,7 +15,7 @@ from ..groups import first, leaves
 from ..plugins import PluginError
 from ..serve import ServeError, wait_for_signals
 from ..state import StateUnavailable
-from ..transports.http import HttpConfig, serve_http
+from ..transports.http import HttpConfig, TlsError, TlsSettings, serve_http
 from .serve_settings import ServeSettings
 
 log = logging.getLogger("mcptrio")
@@ -23,14 +23,18 @@ log = logging.getLogger("mcptrio")
 
 def serve(app: App, settings: ServeSettings, argv: list[str]) -> int:
     host, port = settings.host, settings.port
+    tls = tls_settings(settings)
     if settings.workers > 1:
         from . import workers
 
         return workers.supervise(settings, argv)
     config = http_config(settings)
-    wanted_files = config.max_streams + config.max_requests + SPARE_FILES
+    # a descriptor per connection: as many as the limits let in (the HTTP servers refuse more)
+    wanted_files = max(config.max_streams + config.max_requests, config.max_connections) + SPARE_FILES
     open_files = raise_open_files(wanted_files)
-    server: Callable[..., Awaitable[None]] = functools.partial(serve_http, fd=settings.listen_fd)
+    server: Callable[..., Awaitable[None]] = functools.partial(
+        serve_http, fd=settings.listen_fd, http_server=settings.http_server, tls=tls
+    )
     if settings.transport == "ws":
         from ..transports.websocket import serve_websocket
 
@@ -45,16 +49,27 @@ def serve(app: App, settings: ServeSettings, argv: list[str]) -> int:
 
                 await nursery.start(reload.watch, app, list(settings.plugins), settings.prefixes)
             async with trio.open_nursery() as serving:
-                url = await serving.start(lambda task_status: server(
-                    app, host=host, port=port, config=config, shutdown_trigger=trigger, state=settings.state,
-                    task_status=task_status))
+                url = await serving.start(
+                    lambda task_status: server(
+                        app,
+                        host=host,
+                        port=port,
+                        config=config,
+                        shutdown_trigger=trigger,
+                        state=settings.state,
+                        task_status=task_status,
+                    )
+                )
                 if settings.listen_fd is None:
                     log.info("serving %s at %s%s", ", ".join(app.plugins), url, where)
                 else:
                     log.info("worker serving %s%s", ", ".join(app.plugins), where)
                 if open_files < wanted_files:
-                    log.info("open files are limited to %d: fewer connections than the stream and request limits "
-                             "allow (raise the hard limit: ulimit -Hn)", open_files)
+                    log.info(
+                        "open files are limited to %d: fewer connections than the connection, stream and "
+                        "request limits allow (raise the hard limit: ulimit -Hn)",
+                        open_files,
+                    )
             nursery.cancel_scope.cancel()  # served and drained: stop watching for changes too
 
     failure: BaseException | None = None
@@ -73,6 +88,23 @@ def serve(app: App, settings: ServeSettings, argv: list[str]) -> int:
 
 
 SPARE_FILES = 256  # descriptors besides connections: listeners, Redis, logs, plugins' own files
+
+
+def tls_settings(settings: ServeSettings) -> TlsSettings | None:
+    """The certificate files, checked by loading them: one that can't be used is one line, before any
+    worker starts (ServeError)."""
+    if settings.certfile is None or settings.keyfile is None:
+        return None
+    tls = TlsSettings(
+        certfile=str(settings.certfile),
+        keyfile=str(settings.keyfile),
+        ca_certs=None if settings.ca_certs is None else str(settings.ca_certs),
+    )
+    try:
+        tls.context(("http/1.1",))
+    except TlsError as exc:
+        raise ServeError(str(exc)) from None
+    return tls
 
 
 def raise_open_files(wanted: int) -> int | float:
@@ -99,6 +131,7 @@ async def signals_or_orphaned() -> None:
     """A worker's shutdown trigger: SIGTERM/SIGINT, or its supervisor gone (killed outright)."""
     parent = os.getppid()
     async with trio.open_nursery() as nursery:
+
         async def orphaned() -> None:
             while os.getppid() == parent:
                 await trio.sleep(1)
@@ -112,12 +145,20 @@ async def signals_or_orphaned() -> None:
 
 def http_config(settings: ServeSettings) -> HttpConfig:
     """The HTTP (and WebSocket) server's configuration the settings give."""
-    return HttpConfig(path=settings.path, legacy_sse=settings.legacy_sse, response_mode=settings.response_mode,
-                      allowed_hosts=allowed_hosts(settings.host, settings.allowed_hosts),
-                      allowed_origins=settings.allowed_origins, orphan_timeout=settings.orphan_timeout,
-                      trusted_proxies=settings.trusted_proxies, legacy_sessions=not settings.stateless_only,
-                      max_requests=settings.max_requests, max_streams=settings.max_streams,
-                      max_streams_per_client=settings.max_streams_per_client)
+    return HttpConfig(
+        path=settings.path,
+        legacy_sse=settings.legacy_sse,
+        response_mode=settings.response_mode,
+        allowed_hosts=allowed_hosts(settings.host, settings.allowed_hosts),
+        allowed_origins=settings.allowed_origins,
+        orphan_timeout=settings.orphan_timeout,
+        trusted_proxies=settings.trusted_proxies,
+        legacy_sessions=not settings.stateless_only,
+        max_requests=settings.max_requests,
+        max_streams=settings.max_streams,
+        max_streams_per_client=settings.max_streams_per_client,
+        max_connections=settings.max_connections,
+    )
 
 
 def allowed_hosts(host: str, extra: tuple[str, ...]) -> tuple[str, ...]:

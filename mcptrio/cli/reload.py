@@ -10,6 +10,7 @@ import logging
 import sys
 from pathlib import Path
 from typing import Any
+
 import trio
 
 from ..app import App
@@ -52,15 +53,21 @@ def reload_plugins(app: App, names: list[str], prefixes: dict[str, str], package
 
 def _forget_modules(packages: list[str]) -> dict[str, Any]:
     """Take the packages' modules out of ``sys.modules`` (so they import afresh); what was there."""
-    gone = {key: module for key, module in sys.modules.items()
-            if any(key == p or key.startswith(p + ".") for p in packages)}
+    gone = {
+        key: module for key, module in sys.modules.items() if any(key == p or key.startswith(p + ".") for p in packages)
+    }
     for key in gone:
         del sys.modules[key]
     return gone
 
 
-async def watch(app: App, names: list[str], prefixes: dict[str, str], *,
-                task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+async def watch(
+    app: App,
+    names: list[str],
+    prefixes: dict[str, str],
+    *,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+) -> None:
     """Reload on every change of a plugin's Python source, until cancelled."""
     try:
         from watchfiles import awatch
@@ -69,8 +76,7 @@ async def watch(app: App, names: list[str], prefixes: dict[str, str], *,
     folders = source_folders(names)
     log.info("watching %s for changes", ", ".join(str(folder) for folder in folders.values()))
     ready = False
-    async for changes in awatch(*folders.values(), debounce=100, step=20, yield_on_timeout=True,
-                                rust_timeout=200):
+    async for changes in awatch(*folders.values(), debounce=100, step=20, yield_on_timeout=True, rust_timeout=200):
         if not ready:
             ready = True
             task_status.started()
@@ -85,4 +91,3 @@ async def watch(app: App, names: list[str], prefixes: dict[str, str], *,
         await app.notify_tools_changed()
         await app.notify_prompts_changed()
         await app.notify_resources_changed()
-

@@ -13,10 +13,12 @@ from .usage import Parser, UsageError
 
 def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
     rotate = commands.add_parser(
-        "rotate-key", help="rotate the requestState sealing key of servers sharing state",
+        "rotate-key",
+        help="rotate the requestState sealing key of servers sharing state",
         description="Make a new current requestState sealing key in the shared state; every server using it "
-                    "switches at once, and state sealed with the previous key still opens until the next "
-                    "rotation.")
+        "switches at once, and state sealed with the previous key still opens until the next "
+        "rotation.",
+    )
     rotate.add_argument("--state", required=True, metavar="URL", help="the servers' --state URL")
 
 

@@ -13,9 +13,12 @@ NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 
 def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
-    new = commands.add_parser("new", help="write a new plugin package",
-                              description="Write a plugin package NAME/ (pyproject with the entry point, a "
-                                          "module with a tool, a resource and a prompt, its tests, a README).")
+    new = commands.add_parser(
+        "new",
+        help="write a new plugin package",
+        description="Write a plugin package NAME/ (pyproject with the entry point, a "
+        "module with a tool, a resource and a prompt, its tests, a README).",
+    )
     new.add_argument("name", help="the plugin's name: lower-case letters, digits and _")
     new.add_argument("--dir", type=Path, default=Path("."), help="where to write it (default: here)")
 
@@ -48,7 +51,7 @@ def new_plugin(name: str, where: Path) -> Path:
     return folder
 
 
-PYPROJECT = '''\
+PYPROJECT = """\
 [build-system]
 requires = ["setuptools>=68"]
 build-backend = "setuptools.build_meta"
@@ -74,7 +77,7 @@ packages = ["{module}"]
 trio_mode = true
 testpaths = ["tests"]
 mcptrio_plugins = ["{name}"]  # what mcptrio's mcp_client fixture serves
-'''
+"""
 
 MODULE = '''\
 """The {name} plugin: one tool, one resource and one prompt to start from."""
@@ -127,7 +130,7 @@ async def test_the_resource_and_the_prompt(mcp_client):
     assert "Trio" in prompt.messages[0].content.text
 '''
 
-README = '''\
+README = """\
 # mcptrio-{name}
 
 An mcptrio plugin, made with `mcptrio new {name}`.
@@ -139,4 +142,4 @@ mcptrio serve --plugins {name} --transport http     # serve it at http://127.0.0
 
 Try it from another terminal: `mcptrio call http://127.0.0.1:8000/mcp greet name=Ada`.
 The tools, resources and prompts are in `{module}/__init__.py`.
-'''
+"""

@@ -27,18 +27,30 @@ WILDCARDS = ("0.0.0.0", "::", "")
 
 def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
     serve_parser = commands.add_parser(
-        "serve", help="serve plugins over stdio, Streamable HTTP or WebSocket",
-        description="Serve the named plugins as one MCP server until stdin closes or SIGTERM/SIGINT.")
+        "serve",
+        help="serve plugins over stdio, Streamable HTTP or WebSocket",
+        description="Serve the named plugins as one MCP server until stdin closes or SIGTERM/SIGINT.",
+    )
     add_flags(serve_parser)
 
 
 def run(args: argparse.Namespace) -> int:
     settings = checked(resolve(args))
-    app = plugins.build_app(list(settings.plugins), prefixes=settings.prefixes, name=settings.name,
-                            version=settings.version, instructions=settings.instructions, limits=settings.limits,
-                            telemetry=settings.telemetry, rate_limit=settings.rate_limit,
-                            max_tool_calls=settings.max_tool_calls, tool_call_wait=settings.tool_call_wait,
-                            access_log=settings.access_log, auth=settings.auth)
+    app = plugins.build_app(
+        list(settings.plugins),
+        prefixes=settings.prefixes,
+        name=settings.name,
+        version=settings.version,
+        instructions=settings.instructions,
+        limits=settings.limits,
+        telemetry=settings.telemetry,
+        rate_limit=settings.rate_limit,
+        max_tool_calls=settings.max_tool_calls,
+        tool_call_wait=settings.tool_call_wait,
+        access_log=settings.access_log,
+        auth=settings.auth,
+        thread_limit=settings.thread_limit,
+    )
     # Everything loaded so far lives as long as the server: keep the collector from rescanning it.
     # Only the young generations are collected first (a full collection found nothing to free
     # after loading the plugins, and took 6 ms of a 140 ms start-up).
@@ -71,17 +83,27 @@ def checked(settings: ServeSettings) -> ServeSettings:
     refusal = misplaced(settings)
     if refusal is not None:
         raise UsageError(refusal)
+    if (settings.certfile is None) != (settings.keyfile is None):
+        raise UsageError("TLS needs both --certfile and --keyfile")
+    if settings.ca_certs is not None and settings.certfile is None:
+        raise UsageError("--ca-certs (client certificates) needs TLS: add --certfile and --keyfile")
     if settings.workers > 1 and settings.state is None and not settings.stateless_only:
-        raise UsageError(f"{settings.workers} workers without --state would not share legacy sessions: "
-                         "add --state redis://HOST:PORT/DB, or serve only the stateless 2026-07-28 era "
-                         "with --stateless-only")
+        raise UsageError(
+            f"{settings.workers} workers without --state would not share legacy sessions: "
+            "add --state redis://HOST:PORT/DB, or serve only the stateless 2026-07-28 era "
+            "with --stateless-only"
+        )
     if settings.auth is not None and settings.transport == "stdio":
-        log.warning("authorization is for http and ws; stdio is not authenticated (the spec says stdio "
-                    "should not use OAuth): the auth settings are ignored")
+        log.warning(
+            "authorization is for http and ws; stdio is not authenticated (the spec says stdio "
+            "should not use OAuth): the auth settings are ignored"
+        )
         return settings.replace(auth=None)
     if settings.auth is not None and settings.auth.public_url is None and settings.host in WILDCARDS:
-        raise UsageError(f"authorization on a server bound to {settings.host} needs --public-url "
-                         "(the URL clients use, which tokens must name)")
+        raise UsageError(
+            f"authorization on a server bound to {settings.host} needs --public-url "
+            "(the URL clients use, which tokens must name)"
+        )
     return settings
 
 

@@ -13,14 +13,27 @@ from __future__ import annotations
 
 import argparse
 import functools
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, ParamSpec
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec
 
 from . import auth_settings, logs
 from .config_file import read_config
 from .serve_kinds import Auth, Limits, PluginNames, Prefixes, Rate, RedisUrl
-from .setting_kinds import (MISSING, TRANSPORTS, Choice, Computed, FilePath, Names, Seconds, Setting, Settled,
-                            Text, Whole, YesNo)
+from .setting_kinds import (
+    MISSING,
+    TRANSPORTS,
+    Choice,
+    Computed,
+    FilePath,
+    Names,
+    Seconds,
+    Setting,
+    Settled,
+    Text,
+    Whole,
+    YesNo,
+)
 from .usage import UsageError
 
 if TYPE_CHECKING:
@@ -38,17 +51,19 @@ COMMAND_LINE = "Command line only"
 SECTIONS = {  # each section's introduction on the reference page
     WHERE: "",
     HTTP: "How the HTTP server answers (and the WebSocket server, where a setting says `ws`). Work and "
-          "waiting are bounded apart: see [Work and waiting](../guides/configuration.md#work-and-waiting-two-limits).",
+    "waiting are bounded apart: see [Work and waiting](../guides/configuration.md#work-and-waiting-two-limits).",
     PROCESSES: "See [Scaling out with Redis](../guides/scaling.md).",
     OPERATING: "See [Observability](../guides/observability.md). The keys of `[serve.limits]` are listed in "
-               "[the configuration guide](../guides/configuration.md#servelimits).",
+    "[the configuration guide](../guides/configuration.md#servelimits).",
     AUTHORIZATION: "See [Protecting a server with OAuth](../guides/oauth.md); the keys of `[serve.auth]` are "
-                   "listed in [the configuration guide](../guides/configuration.md#serveauth).",
+    "listed in [the configuration guide](../guides/configuration.md#serveauth).",
     COMMAND_LINE: "Flags with no key in the file.",
 }
 RESPONSE_MODES = ("auto", "json", "sse")
+HTTP_SERVERS = ("builtin", "hypercorn")  # (mcptrio.transports.http.HTTP_SERVERS, which stdio does not import)
 NETWORK = ("http", "ws")
 ONLY_HTTP = "--workers and --stateless-only are for --transport http"
+ONLY_HTTP_SERVER = "--http-server and TLS (--certfile, --keyfile, --ca-certs) are for --transport http"
 
 
 P = ParamSpec("P")
@@ -93,148 +108,356 @@ class ServeSettings:
 
     # -- what to serve, and where
     plugins: tuple[str, ...] = setting(
-        PluginNames(), "comma-separated plugin names, loaded in this order", WHERE, flags=("--plugins",),
-        default=(), doc="The installed plugins to serve, loaded in this order (at least one). See `mcptrio plugins`.")
+        PluginNames(),
+        "comma-separated plugin names, loaded in this order",
+        WHERE,
+        flags=("--plugins",),
+        default=(),
+        doc="The installed plugins to serve, loaded in this order (at least one). See `mcptrio plugins`.",
+    )
     prefixes: dict[str, str] = setting(
-        Prefixes(), "prefix a plugin's tool and prompt names to resolve a clash", WHERE, flags=("--prefix",),
-        default={}, doc="Rename a plugin's tools and prompts to `PREFIX_name`, to resolve a clash between plugins.")
+        Prefixes(),
+        "prefix a plugin's tool and prompt names to resolve a clash",
+        WHERE,
+        flags=("--prefix",),
+        default={},
+        doc="Rename a plugin's tools and prompts to `PREFIX_name`, to resolve a clash between plugins.",
+    )
     transport: str = setting(
-        Choice(TRANSPORTS), "standard I/O, Streamable HTTP or WebSocket", WHERE, flags=("--transport",),
-        default="stdio")
+        Choice(TRANSPORTS), "standard I/O, Streamable HTTP or WebSocket", WHERE, flags=("--transport",), default="stdio"
+    )
     host: str = setting(
-        Text(), "the address to bind", WHERE, flags=("--host",), default="127.0.0.1", transports=NETWORK,
-        doc='The address to bind. `"0.0.0.0"` or `"::"` for every address.')
+        Text(),
+        "the address to bind",
+        WHERE,
+        flags=("--host",),
+        default="127.0.0.1",
+        transports=NETWORK,
+        doc='The address to bind. `"0.0.0.0"` or `"::"` for every address.',
+    )
     port: int = setting(
         Whole(0, 65535, out_of_range="{name} must be 0 to 65535 (0: any free port), got {value!r}"),
-        "the port to bind; 0 picks a free one", WHERE, flags=("--port",), default=8000, transports=NETWORK,
-        metavar="PORT")
+        "the port to bind; 0 picks a free one",
+        WHERE,
+        flags=("--port",),
+        default=8000,
+        transports=NETWORK,
+        metavar="PORT",
+    )
     path: str = setting(
-        Text(check_path), "the endpoint's path", WHERE, flags=("--path",), default="/mcp", transports=NETWORK,
-        doc="The endpoint's path. Must start with `/`.")
+        Text(check_path),
+        "the endpoint's path",
+        WHERE,
+        flags=("--path",),
+        default="/mcp",
+        transports=NETWORK,
+        doc="The endpoint's path. Must start with `/`.",
+    )
     name: str = setting(Text(), "The server's name, in `serverInfo`.", WHERE, default="mcptrio")
     version: str = setting(
-        Text(), "The server's version, in `serverInfo`.", WHERE,
-        default=Computed(installed_version, "mcptrio's version"))
+        Text(),
+        "The server's version, in `serverInfo`.",
+        WHERE,
+        default=Computed(installed_version, "mcptrio's version"),
+    )
     instructions: str | None = setting(
-        Text(), "Instructions for the client and its model, in the `initialize` and `server/discover` results.", WHERE)
+        Text(), "Instructions for the client and its model, in the `initialize` and `server/discover` results.", WHERE
+    )
 
     # -- HTTP
     response_mode: str = setting(
-        Choice(RESPONSE_MODES), "answer as JSON when possible, always JSON, or always SSE", HTTP,
-        flags=("--response-mode",), default="auto", transports=("http",),
+        Choice(RESPONSE_MODES),
+        "answer as JSON when possible, always JSON, or always SSE",
+        HTTP,
+        flags=("--response-mode",),
+        default="auto",
+        transports=("http",),
         doc="Answer a POST as JSON when possible (`auto`: a request that needs a stream, or runs longer than "
-            "0.25 s, becomes SSE), always as one JSON body, or always as an event stream.")
+        "0.25 s, becomes SSE), always as one JSON body, or always as an event stream.",
+    )
     allowed_hosts: tuple[str, ...] = setting(
-        Names(), "also accept this Host/Origin name (loopback names always are)", HTTP, flags=("--allowed-host",),
-        default=(), metavar="NAME", transports=NETWORK,
+        Names(),
+        "also accept this Host/Origin name (loopback names always are)",
+        HTTP,
+        flags=("--allowed-host",),
+        default=(),
+        metavar="NAME",
+        transports=NETWORK,
         doc="`Host` and `Origin` names accepted besides the loopback names (`localhost`, `127.0.0.1`, `::1`) "
-            "and a specific bound address. The defence against DNS rebinding.")
+        "and a specific bound address. The defence against DNS rebinding.",
+    )
     allowed_origins: tuple[str, ...] = setting(
-        Names(), "also accept this exact Origin, e.g. https://app.example", HTTP, flags=("--allowed-origin",),
-        default=(), metavar="ORIGIN", transports=NETWORK,
-        doc='Exact origins accepted besides those whose host is allowed, e.g. `"https://app.example.com"`.')
+        Names(),
+        "also accept this exact Origin, e.g. https://app.example",
+        HTTP,
+        flags=("--allowed-origin",),
+        default=(),
+        metavar="ORIGIN",
+        transports=NETWORK,
+        doc='Exact origins accepted besides those whose host is allowed, e.g. `"https://app.example.com"`.',
+    )
     trusted_proxies: tuple[str, ...] = setting(
-        Names(check_proxies), "a reverse proxy (address or network, e.g. 10.0.0.0/8) whose X-Forwarded-For "
-        "names the client, for logs and rate limits", HTTP, flags=("--trusted-proxy",), default=(),
-        metavar="ADDRESS", transports=NETWORK,
+        Names(check_proxies),
+        "a reverse proxy (address or network, e.g. 10.0.0.0/8) whose X-Forwarded-For "
+        "names the client, for logs and rate limits",
+        HTTP,
+        flags=("--trusted-proxy",),
+        default=(),
+        metavar="ADDRESS",
+        transports=NETWORK,
         doc='Reverse proxies (addresses or networks such as `"10.0.0.0/8"`) whose `X-Forwarded-For` names the '
-            "client: the access log's `client`, `ctx.client_address` and the rate limit's key. See "
-            "[Behind a reverse proxy](../guides/reverse-proxy.md).")
+        "client: the access log's `client`, `ctx.client_address` and the rate limit's key. See "
+        "[Behind a reverse proxy](../guides/reverse-proxy.md).",
+    )
     legacy_sse: bool = setting(
-        YesNo(), "also serve the deprecated 2024-11-05 HTTP+SSE transport at PATH/sse", HTTP,
-        flags=("--legacy-sse",), default=False, transports=("http",))
+        YesNo(),
+        "also serve the deprecated 2024-11-05 HTTP+SSE transport at PATH/sse",
+        HTTP,
+        flags=("--legacy-sse",),
+        default=False,
+        transports=("http",),
+    )
     max_requests: int = setting(
-        Whole(1), "requests whose handlers run at once per process (tool calls streaming progress included); "
-        "beyond, 503", HTTP, flags=("--max-requests",), default=2000, transports=NETWORK,
-        doc='Requests whose handlers run at once in one process. Beyond it: `503` with `Retry-After: 1` and '
-            '`data.limit = "max_requests"`.')
+        Whole(1),
+        "requests whose handlers run at once per process (tool calls streaming progress included); beyond, 503",
+        HTTP,
+        flags=("--max-requests",),
+        default=2000,
+        transports=NETWORK,
+        doc="Requests whose handlers run at once in one process. Beyond it: `503` with `Retry-After: 1` and "
+        '`data.limit = "max_requests"`.',
+    )
     max_streams: int = setting(
-        Whole(1), "streams that wait for notifications (listen, GET, SSE) and WebSocket connections open at once "
-        "per process; beyond, 503", HTTP, flags=("--max-streams",), default=20_000, transports=NETWORK,
+        Whole(1),
+        "streams that wait for notifications (listen, GET, SSE) and WebSocket connections open at once "
+        "per process; beyond, 503",
+        HTTP,
+        flags=("--max-streams",),
+        default=20_000,
+        transports=NETWORK,
         doc="Streams that only wait for notifications, open at once in one process: `subscriptions/listen` "
-            "streams, legacy GET streams, 2024-11-05 SSE streams and WebSocket connections. Beyond it: `503` "
-            'with `Retry-After: 5` and `data.limit = "max_streams"`.')
+        "streams, legacy GET streams, 2024-11-05 SSE streams and WebSocket connections. Beyond it: `503` "
+        'with `Retry-After: 5` and `data.limit = "max_streams"`.',
+    )
     max_streams_per_client: int = setting(
-        Whole(1), "of those, per principal (with authorization) or client address", HTTP,
-        flags=("--max-streams-per-client",), default=2000, transports=NETWORK,
+        Whole(1),
+        "of those, per principal (with authorization) or client address",
+        HTTP,
+        flags=("--max-streams-per-client",),
+        default=2000,
+        transports=NETWORK,
         doc="Of those, how many one client may hold: one principal with authorization on, else one client "
-            "address (behind a reverse proxy, set `trusted_proxies`). Beyond it: "
-            '`data.limit = "max_streams_per_client"`.')
+        "address (behind a reverse proxy, set `trusted_proxies`). Beyond it: "
+        '`data.limit = "max_streams_per_client"`.',
+    )
     orphan_timeout: float = setting(
-        Seconds(), "how long a legacy request whose client went away (and may resume) runs on before it is "
-        "cancelled", HTTP, flags=("--orphan-timeout",), default=120.0, transports=("http",), label="orphan timeout",
+        Seconds(),
+        "how long a legacy request whose client went away (and may resume) runs on before it is cancelled",
+        HTTP,
+        flags=("--orphan-timeout",),
+        default=120.0,
+        transports=("http",),
+        label="orphan timeout",
         doc="How long a legacy request whose client went away (and may resume with `Last-Event-ID`) runs on "
-            "before it is cancelled.")
+        "before it is cancelled.",
+    )
     stateless_only: bool = setting(
-        YesNo(), "serve only the stateless 2026-07-28 protocol (initialize is refused with 400)", HTTP,
-        flags=("--stateless-only",), default=False, transports=("http",), refused_elsewhere=ONLY_HTTP)
+        YesNo(),
+        "serve only the stateless 2026-07-28 protocol (initialize is refused with 400)",
+        HTTP,
+        flags=("--stateless-only",),
+        default=False,
+        transports=("http",),
+        refused_elsewhere=ONLY_HTTP,
+    )
+    http_server: Literal["builtin", "hypercorn"] = setting(
+        Choice(HTTP_SERVERS),
+        "builtin: mcptrio's HTTP/1.1 server; hypercorn: HTTP/1.1, and HTTP/2 over TLS",
+        HTTP,
+        flags=("--http-server",),
+        default="builtin",
+        transports=("http",),
+        refused_elsewhere=ONLY_HTTP_SERVER,
+        doc="The HTTP server: mcptrio's own (HTTP/1.1), or hypercorn (HTTP/1.1, and HTTP/2 over TLS). Both serve "
+        "the same endpoint, with the same limits and drain.",
+    )
+    certfile: Path | None = setting(
+        FilePath(),
+        "serve https:// with this certificate chain (PEM; with --keyfile)",
+        HTTP,
+        flags=("--certfile",),
+        transports=("http",),
+        refused_elsewhere=ONLY_HTTP_SERVER,
+        doc="Serve `https://` with this certificate chain (PEM), without a proxy; with `keyfile`. A file that "
+        "can't be used is a one-line error.",
+    )
+    keyfile: Path | None = setting(
+        FilePath(),
+        "the certificate's private key (PEM)",
+        HTTP,
+        flags=("--keyfile",),
+        transports=("http",),
+        refused_elsewhere=ONLY_HTTP_SERVER,
+    )
+    ca_certs: Path | None = setting(
+        FilePath(),
+        "require a client certificate signed by one of these CAs (PEM; with --certfile)",
+        HTTP,
+        flags=("--ca-certs",),
+        transports=("http",),
+        refused_elsewhere=ONLY_HTTP_SERVER,
+    )
+    max_connections: int = setting(
+        Whole(1),
+        "connections open at once per process; beyond, a new one gets 503",
+        HTTP,
+        flags=("--max-connections",),
+        default=25_000,
+        transports=("http",),
+        doc="Connections one process holds open at once (room for every stream and request, and idle ones). "
+        "Beyond it a new connection gets `503` with a reason and `Connection: close`.",
+    )
 
     # -- several processes
     workers: int = setting(
-        Whole(1), "processes sharing the listening socket, supervised (needs --state, unless --stateless-only)",
-        PROCESSES, flags=("--workers",), default=1, transports=("http",), refused_elsewhere=ONLY_HTTP)
+        Whole(1),
+        "processes sharing the listening socket, supervised (needs --state, unless --stateless-only)",
+        PROCESSES,
+        flags=("--workers",),
+        default=1,
+        transports=("http",),
+        refused_elsewhere=ONLY_HTTP,
+    )
     state: StateUrl | None = setting(
-        RedisUrl(), "share sessions, event logs, keys and changes with other processes through Redis: "
-        "redis://[:password@]host:port/db, rediss:// for TLS", PROCESSES, flags=("--state",), default_doc="in memory",
+        RedisUrl(),
+        "share sessions, event logs, keys and changes with other processes through Redis: "
+        "redis://[:password@]host:port/db, rediss:// for TLS",
+        PROCESSES,
+        flags=("--state",),
+        default_doc="in memory",
         transports=NETWORK,
         refused_elsewhere="--state is for http and ws: a stdio server has one client and nothing to share",
         doc="Share sessions, event logs, sealing keys, changes and tasks through Redis: "
-            "`redis://[:password@]host:port/db`, `rediss://…` for TLS, `unix:///path/redis.sock`.")
+        "`redis://[:password@]host:port/db`, `rediss://…` for TLS, `unix:///path/redis.sock`.",
+    )
 
     # -- operating
     log_level: str = setting(
-        Choice(logs.LEVELS, any_case=True), "log messages at this level and above", OPERATING,
-        flags=("--log-level",), default="info", label="log level",
-        doc="Log messages at this level and above, on stderr.")
+        Choice(logs.LEVELS, any_case=True),
+        "log messages at this level and above",
+        OPERATING,
+        flags=("--log-level",),
+        default="info",
+        label="log level",
+        doc="Log messages at this level and above, on stderr.",
+    )
     log_format: str = setting(
-        Choice(logs.FORMATS), "text lines, or json: one JSON object per line, on stderr", OPERATING,
-        flags=("--log-format",), default="text", label="log format")
+        Choice(logs.FORMATS),
+        "text lines, or json: one JSON object per line, on stderr",
+        OPERATING,
+        flags=("--log-format",),
+        default="text",
+        label="log format",
+    )
     access_log: bool = setting(
-        YesNo("both"), "a line per MCP request on the mcptrio.access logger (on stdio it would halve the "
-        "throughput of a local client)", OPERATING, flags=("--access-log",),
+        YesNo("both"),
+        "a line per MCP request on the mcptrio.access logger (on stdio it would halve the "
+        "throughput of a local client)",
+        OPERATING,
+        flags=("--access-log",),
         default=Computed(lambda settled: settled["transport"] != "stdio", "on for http and ws, off for stdio"),
-        doc="One line per MCP request on the `mcptrio.access` logger.")
+        doc="One line per MCP request on the `mcptrio.access` logger.",
+    )
     telemetry: bool | None = setting(
-        YesNo("off"), "no OpenTelemetry spans or metrics even when opentelemetry-api is installed", OPERATING,
-        flags=("--no-telemetry",), default_doc="on when `opentelemetry-api` is installed",
-        doc="OpenTelemetry spans and metrics. `false` turns them off; `true` requires `opentelemetry-api`.")
+        YesNo("off"),
+        "no OpenTelemetry spans or metrics even when opentelemetry-api is installed",
+        OPERATING,
+        flags=("--no-telemetry",),
+        default_doc="on when `opentelemetry-api` is installed",
+        doc="OpenTelemetry spans and metrics. `false` turns them off; `true` requires `opentelemetry-api`.",
+    )
     drain_timeout: float | None = setting(
-        Seconds(), "on SIGTERM, how long requests in flight may finish before they are cancelled", OPERATING,
-        flags=("--drain-timeout",), default_doc="`[serve.limits]` `shutdown_grace`, itself `5`", label="drain timeout",
+        Seconds(),
+        "on SIGTERM, how long requests in flight may finish before they are cancelled",
+        OPERATING,
+        flags=("--drain-timeout",),
+        default_doc="`[serve.limits]` `shutdown_grace`, itself `5`",
+        label="drain timeout",
         doc="On SIGTERM or SIGINT, how long requests in flight may finish before they are cancelled. Sets, and "
-            "wins over, `[serve.limits]` `shutdown_grace`.")
+        "wins over, `[serve.limits]` `shutdown_grace`.",
+    )
     rate_limit: RateLimit | None = setting(
-        Rate("rate_burst"), "requests per client (principal, else address) e.g. 20/s, 600/m; over it: HTTP 429",
-        OPERATING, flags=("--rate-limit",),
-        doc="Requests per client (its principal, else its address, else its session). Over it: `-31429`, HTTP `429`.")
+        Rate("rate_burst"),
+        "requests per client (principal, else address) e.g. 20/s, 600/m; over it: HTTP 429",
+        OPERATING,
+        flags=("--rate-limit",),
+        doc="Requests per client (its principal, else its address, else its session). Over it: `-31429`, HTTP `429`.",
+    )
     rate_burst: int | None = setting(
-        Whole(), "requests a client may send at once", OPERATING, flags=("--rate-burst",),
-        default_doc="one second's worth, at least 1", doc="Requests a client may send at once. Needs `rate_limit`.")
+        Whole(),
+        "requests a client may send at once",
+        OPERATING,
+        flags=("--rate-burst",),
+        default_doc="one second's worth, at least 1",
+        doc="Requests a client may send at once. Needs `rate_limit`.",
+    )
     max_tool_calls: int | None = setting(
-        Whole(1), "tool calls running at once, server-wide", OPERATING, flags=("--max-tool-calls",),
-        default_doc="no cap", doc="Tool calls running at once in the process.")
+        Whole(1),
+        "tool calls running at once, server-wide",
+        OPERATING,
+        flags=("--max-tool-calls",),
+        default_doc="no cap",
+        doc="Tool calls running at once in the process.",
+    )
     tool_call_wait: float = setting(
-        Seconds(), "how long a tool call over --max-tool-calls waits for a slot before it is refused", OPERATING,
-        flags=("--tool-call-wait",), default=5.0,
-        doc="How long a call over `max_tool_calls` waits for a slot before it gets `-31503`.")
+        Seconds(),
+        "how long a tool call over --max-tool-calls waits for a slot before it is refused",
+        OPERATING,
+        flags=("--tool-call-wait",),
+        default=5.0,
+        doc="How long a call over `max_tool_calls` waits for a slot before it gets `-31503`.",
+    )
+    thread_limit: int = setting(
+        Whole(1),
+        "plain def handlers running at once, each in a worker thread",
+        OPERATING,
+        flags=("--thread-limit",),
+        default=40,
+        doc="How many plain `def` handlers run at once, each in a worker thread; more wait for a thread.",
+    )
     limits: SessionLimits = setting(
-        Limits("drain_timeout"), "The limits and timeouts of every session (`mcptrio.SessionLimits`): the "
-        "`[serve.limits]` table.", OPERATING, default_doc="each key's own")
+        Limits("drain_timeout"),
+        "The limits and timeouts of every session (`mcptrio.SessionLimits`): the `[serve.limits]` table.",
+        OPERATING,
+        default_doc="each key's own",
+    )
 
     # -- authorization
     auth: AuthConfig | None = setting(
-        Auth(), "Authorization for `http` and `ws` (an OAuth 2.1 resource server): the `[serve.auth]` table. "
-        "`issuer` turns it on; on `stdio` it is ignored, with a warning.", AUTHORIZATION,
-        flags=tuple(auth_settings.FLAGS.values()), default_doc="off", transports=NETWORK)
+        Auth(),
+        "Authorization for `http` and `ws` (an OAuth 2.1 resource server): the `[serve.auth]` table. "
+        "`issuer` turns it on; on `stdio` it is ignored, with a warning.",
+        AUTHORIZATION,
+        flags=tuple(auth_settings.FLAGS.values()),
+        default_doc="off",
+        transports=NETWORK,
+    )
 
     # -- the command line only
     reload: bool = setting(
-        YesNo(), "development: load a plugin again when its source changes (needs watchfiles; one process only)",
-        COMMAND_LINE, flags=("--reload",), default=False, in_file=False)
+        YesNo(),
+        "development: load a plugin again when its source changes (needs watchfiles; one process only)",
+        COMMAND_LINE,
+        flags=("--reload",),
+        default=False,
+        in_file=False,
+    )
     config: Path | None = setting(
-        FilePath(), "a TOML file with [serve] settings", COMMAND_LINE, flags=("--config",), in_file=False)
+        FilePath(), "a TOML file with [serve] settings", COMMAND_LINE, flags=("--config",), in_file=False
+    )
     listen_fd: int | None = setting(  # a worker's inherited listening socket
-        Whole(0), "", COMMAND_LINE, flags=("--listen-fd",), in_file=False, hidden=True)
+        Whole(0), "", COMMAND_LINE, flags=("--listen-fd",), in_file=False, hidden=True
+    )
 
     def __init__(self, **values: object) -> None:
         keys = {each.key for each in declared()}

@@ -6,7 +6,8 @@ that cannot be reached is a line on stderr, the others answer, and the exit stat
 from __future__ import annotations
 
 import argparse
-from typing import Any, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 from .client_output import Output, list_of, listing, unstructure
 from .logins import login_for
@@ -16,13 +17,13 @@ Command = Callable[[Any, argparse.Namespace, Output], Awaitable[int]]
 Commands = Mapping[str, Command]
 
 
-async def run_group(args: argparse.Namespace, out: Output, options: dict[str, Any],
-                    commands: Commands) -> int:
+async def run_group(args: argparse.Namespace, out: Output, options: dict[str, Any], commands: Commands) -> int:
     from ..client import connect_all
 
     names = [args.server] if args.server else None
-    headers_say_who = {entry.name for entry in args.servers.values()
-                       if any(key.lower() == "authorization" for key in entry.headers)}
+    headers_say_who = {
+        entry.name for entry in args.servers.values() if any(key.lower() == "authorization" for key in entry.headers)
+    }
 
     def auth(entry: Any) -> Any:
         return None if entry.name in headers_say_who else login_for(entry.url, None, args.verify)
@@ -78,10 +79,13 @@ async def _server_for(group: Any, args: argparse.Namespace) -> str:
         if len(having) == 1:
             return str(having[0])
         if having:
-            raise UsageError(f"tool {args.tool!r} is on servers {', '.join(having)}: name one "
-                             f"(mcptrio call --config FILE NAME {args.tool})")
+            raise UsageError(
+                f"tool {args.tool!r} is on servers {', '.join(having)}: name one "
+                f"(mcptrio call --config FILE NAME {args.tool})"
+            )
         raise UsageError(f"no server has a tool named {args.tool!r} (mcptrio list --config FILE shows them)")
     if len(group.clients) == 1:
         return str(next(iter(group.clients)))
-    raise UsageError(f"name the server: mcptrio {args.command} --config FILE NAME … "
-                     f"(one of {', '.join(group.clients)})")
+    raise UsageError(
+        f"name the server: mcptrio {args.command} --config FILE NAME … (one of {', '.join(group.clients)})"
+    )

@@ -13,8 +13,9 @@ import argparse
 import enum
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from .usage import UsageError
 
@@ -48,10 +49,23 @@ class Setting:
 
     key: str
 
-    def __init__(self, kind: Kind, help: str, section: str, *, flags: tuple[str, ...] = (), default: object = None,
-                 default_doc: str = "", doc: str = "", transports: tuple[str, ...] = TRANSPORTS,
-                 refused_elsewhere: str = "", in_file: bool = True, label: str = "", metavar: str | None = None,
-                 hidden: bool = False) -> None:
+    def __init__(
+        self,
+        kind: Kind,
+        help: str,
+        section: str,
+        *,
+        flags: tuple[str, ...] = (),
+        default: object = None,
+        default_doc: str = "",
+        doc: str = "",
+        transports: tuple[str, ...] = TRANSPORTS,
+        refused_elsewhere: str = "",
+        in_file: bool = True,
+        label: str = "",
+        metavar: str | None = None,
+        hidden: bool = False,
+    ) -> None:
         self.kind = kind
         self.help = help  # the flag's help; the reference page's meaning unless ``doc`` says more
         self.section = section  # the reference page's section
@@ -145,8 +159,13 @@ class Kind:
         return []
 
     def add_flag(self, parser: argparse._ActionsContainer, setting: Setting) -> None:
-        parser.add_argument(*setting.flags, dest=setting.key, metavar=setting.metavar or self.metavar,
-                            help=setting.flag_help(), **self.flag_options())
+        parser.add_argument(
+            *setting.flags,
+            dest=setting.key,
+            metavar=setting.metavar or self.metavar,
+            help=setting.flag_help(),
+            **self.flag_options(),
+        )
 
     def flag_options(self) -> dict[str, Any]:
         return {}
@@ -231,8 +250,12 @@ class Whole(Kind):
     toml = "a whole number"
     metavar = "N"
 
-    def __init__(self, minimum: int | None = None, maximum: int | None = None,
-                 out_of_range: str = "{name} must be a whole number of at least {minimum}, got {value!r}") -> None:
+    def __init__(
+        self,
+        minimum: int | None = None,
+        maximum: int | None = None,
+        out_of_range: str = "{name} must be a whole number of at least {minimum}, got {value!r}",
+    ) -> None:
         self.minimum = minimum
         self.maximum = maximum
         self.out_of_range = out_of_range  # the message, with the setting's name, the minimum and the value

@@ -3,7 +3,7 @@ per section, each row a setting's key, flags, type, default, transports and mean
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from .setting_kinds import TRANSPORTS, Setting
 

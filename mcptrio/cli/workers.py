@@ -75,7 +75,7 @@ def supervise(settings: ServeSettings, argv: list[str]) -> int:
     sock = listen(settings.host, settings.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}{settings.path}"
+    url = f"{'http' if settings.certfile is None else 'https'}://{shown}:{port}{settings.path}"
     failure: BaseException | None = None
     try:
         trio.run(_supervise, settings, argv, sock, url)
@@ -99,10 +99,14 @@ async def _supervise(settings: ServeSettings, argv: list[str], sock: socket.sock
     grace = settings.limits.shutdown_grace + 10
     async with trio.open_nursery() as nursery:
         for index in range(settings.workers):
-            nursery.start_soon(_keep_running, index, child_argv(argv, sock.fileno()), sock.fileno(),
-                               children, stopping)
-        log.info("serving %s at %s with %d workers%s", ", ".join(settings.plugins), url, settings.workers,
-                 f" (state shared through {settings.state})" if settings.state is not None else "")
+            nursery.start_soon(_keep_running, index, child_argv(argv, sock.fileno()), sock.fileno(), children, stopping)
+        log.info(
+            "serving %s at %s with %d workers%s",
+            ", ".join(settings.plugins),
+            url,
+            settings.workers,
+            f" (state shared through {settings.state})" if settings.state is not None else "",
+        )
         await wait_for_signals()
         stopping.set()
         log.info("draining %d workers", len(children))
@@ -115,8 +119,9 @@ async def _supervise(settings: ServeSettings, argv: list[str], sock: socket.sock
             _signal(process, signal.SIGKILL)
 
 
-async def _keep_running(index: int, command: list[str], fd: int, children: dict[int, trio.Process],
-                        stopping: trio.Event) -> None:
+async def _keep_running(
+    index: int, command: list[str], fd: int, children: dict[int, trio.Process], stopping: trio.Event
+) -> None:
     pause = 0.5
     first = True
     while not stopping.is_set():

@@ -6,7 +6,8 @@ import contextlib
 import os
 import shlex
 import ssl
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Sequence, cast
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 import trio
@@ -32,15 +33,26 @@ CONNECT_TIMEOUT = 30.0  # seconds for a connection (and a WebSocket's handshake)
 
 
 @contextlib.asynccontextmanager
-async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
-                  elicitation: Answer | None = None, sampling: Answer | None = None,
-                  roots: Answer | None = None, token: Token | None = None, auth: httpx.Auth | None = None,
-                  headers: dict[str, str] | None = None,
-                  client_info: dict[str, Any] | None = None, tasks: bool | None = None,
-                  log_level: str | None = None, verify: Verify = True,
-                  keep_stderr: bool = False, env: dict[str, str] | None = None, cwd: str | None = None,
-                  listen: bool | None = None,
-                  on_session_lost: SessionLost | None = None) -> AsyncIterator[Client]:
+async def connect(
+    target: str | Sequence[str] | App,
+    *,
+    era: str | None = None,
+    elicitation: Answer | None = None,
+    sampling: Answer | None = None,
+    roots: Answer | None = None,
+    token: Token | None = None,
+    auth: httpx.Auth | None = None,
+    headers: dict[str, str] | None = None,
+    client_info: dict[str, Any] | None = None,
+    tasks: bool | None = None,
+    log_level: str | None = None,
+    verify: Verify = True,
+    keep_stderr: bool = False,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    listen: bool | None = None,
+    on_session_lost: SessionLost | None = None,
+) -> AsyncIterator[Client]:
     """Connect to an MCP server and yield a ready ``Client``.
 
     ``target``: an ``http(s)://`` or ``ws(s)://`` URL, a command line (a list, or a string split
@@ -77,9 +89,15 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
         raise ValueError("pass token or auth, not both")
     if log_level is not None and log_level not in LOG_LEVELS:
         raise ValueError(f"log_level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
-    handlers = {method: answer for method, answer in (("elicitation/create", elicitation),
-                                                      ("sampling/createMessage", sampling),
-                                                      ("roots/list", roots)) if answer is not None}
+    handlers = {
+        method: answer
+        for method, answer in (
+            ("elicitation/create", elicitation),
+            ("sampling/createMessage", sampling),
+            ("roots/list", roots),
+        )
+        if answer is not None
+    }
     capabilities: dict[str, Any] = {}
     if elicitation is not None:
         capabilities["elicitation"] = {}
@@ -89,8 +107,14 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
         capabilities["roots"] = {}
     try:
         async with _end(target, token if auth is None else auth, headers, verify, keep_stderr, env, cwd) as end:
-            raw = RawClient(end, era=era or "modern", capabilities=capabilities, handlers=handlers,
-                            client_info=client_info or CLIENT_INFO, cancel_when_cancelled=True)
+            raw = RawClient(
+                end,
+                era=era or "modern",
+                capabilities=capabilities,
+                handlers=handlers,
+                client_info=client_info or CLIENT_INFO,
+                cancel_when_cancelled=True,
+            )
             async with trio.open_nursery() as nursery:
                 await nursery.start(raw.run)
                 client = Client(raw, tasks=tasks, on_session_lost=on_session_lost)
@@ -107,15 +131,15 @@ async def connect(target: str | Sequence[str] | App, *, era: str | None = None,
         raise
 
 
-
 async def _handshake(client: Client, era: str | None) -> None:
     raw = client.raw
     if era != "legacy":
         try:
             found = await _discover(raw)
         except McpError as exc:
-            if era == "modern" or (isinstance(exc.data, dict) and (exc.data.get("transport") or
-                                                                   exc.data.get("authorization"))):
+            if era == "modern" or (
+                isinstance(exc.data, dict) and (exc.data.get("transport") or exc.data.get("authorization"))
+            ):
                 raise  # (a server that is gone, or refused us, is not one that does not know server/discover)
         else:
             versions = found.get("supportedVersions") or []
@@ -156,9 +180,15 @@ async def _discover(raw: RawClient) -> dict[str, Any]:
 
 
 @contextlib.asynccontextmanager
-async def _end(target: Any, token: Token | httpx.Auth | None, headers: dict[str, str] | None,
-               verify: Verify, keep_stderr: bool, env: dict[str, str] | None = None,
-               cwd: str | None = None) -> AsyncIterator[Any]:
+async def _end(
+    target: Any,
+    token: Token | httpx.Auth | None,
+    headers: dict[str, str] | None,
+    verify: Verify,
+    keep_stderr: bool,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+) -> AsyncIterator[Any]:
     from ..app import App
 
     if isinstance(target, App):
@@ -203,8 +233,9 @@ async def _in_process(app: App) -> AsyncIterator[Any]:
 
 
 @contextlib.asynccontextmanager
-async def _http(url: str, token: Token | httpx.Auth | None, headers: dict[str, str] | None,
-                context: ssl.SSLContext) -> AsyncIterator[Any]:
+async def _http(
+    url: str, token: Token | httpx.Auth | None, headers: dict[str, str] | None, context: ssl.SSLContext
+) -> AsyncIterator[Any]:
     try:
         import httpx
     except ImportError:
@@ -212,9 +243,16 @@ async def _http(url: str, token: Token | httpx.Auth | None, headers: dict[str, s
     from .http import HttpEnd
 
     # (trust_env off: no proxies or .netrc from the environment; SSL_CERT_FILE is in the context)
-    async with httpx.AsyncClient(timeout=httpx.Timeout(CONNECT_TIMEOUT, read=None), trust_env=False, verify=context,
-                                 limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY),
-                                 auth=_bearer(httpx, token)) as http, trio.open_nursery() as nursery:
+    async with (
+        httpx.AsyncClient(
+            timeout=httpx.Timeout(CONNECT_TIMEOUT, read=None),
+            trust_env=False,
+            verify=context,
+            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY),
+            auth=_bearer(httpx, token),
+        ) as http,
+        trio.open_nursery() as nursery,
+    ):
         end = HttpEnd(url, http, nursery, headers)
         try:
             yield end
@@ -259,8 +297,9 @@ class _WebSocketEnd:
 
 
 @contextlib.asynccontextmanager
-async def _websocket(url: str, token: Token | None, headers: dict[str, str] | None,
-                     context: ssl.SSLContext) -> AsyncIterator[Any]:
+async def _websocket(
+    url: str, token: Token | None, headers: dict[str, str] | None, context: ssl.SSLContext
+) -> AsyncIterator[Any]:
     """A WebSocket connection whose TCP and TLS handshakes are done here, before trio-websocket
     gets the stream: its own TLS handshake runs late, in its reader task, and a failure there
     (an untrusted certificate) left it waiting for its 60 s connect timeout, saying nothing why
@@ -281,8 +320,9 @@ async def _websocket(url: str, token: Token | None, headers: dict[str, str] | No
     try:
         async with trio.open_nursery() as nursery:
             with trio.move_on_after(CONNECT_TIMEOUT) as upgrading:
-                connection = await wrap_client_stream(nursery, stream, host_header, resource,
-                                                      subprotocols=["mcp"], extra_headers=extra)
+                connection = await wrap_client_stream(
+                    nursery, stream, host_header, resource, subprotocols=["mcp"], extra_headers=extra
+                )
             if upgrading.cancelled_caught:
                 raise ConnectionError(f"{url}: no answer to the WebSocket handshake within {CONNECT_TIMEOUT:g} s")
             try:
@@ -301,8 +341,9 @@ async def _websocket(url: str, token: Token | None, headers: dict[str, str] | No
         await trio.aclose_forcefully(stream)  # (closed already, unless the handshake failed)
 
 
-async def _connected(url: str, host: str, port: int,
-                     context: ssl.SSLContext | None) -> trio.SocketStream | trio.SSLStream[trio.SocketStream]:
+async def _connected(
+    url: str, host: str, port: int, context: ssl.SSLContext | None
+) -> trio.SocketStream | trio.SSLStream[trio.SocketStream]:
     """A TCP connection, with its TLS handshake done when ``context`` is given; ConnectionError
     (what went wrong, in a line) when it fails or takes longer than CONNECT_TIMEOUT."""
     stream: trio.SocketStream | trio.SSLStream[trio.SocketStream] | None = None
@@ -328,5 +369,8 @@ def _refusal(exc: BaseException) -> str:
     status = getattr(exc, "status_code", None)
     body = getattr(exc, "body", None)
     detail = body.decode(errors="replace")[:200] if isinstance(body, bytes) else ""
-    return f"the WebSocket handshake was refused: HTTP {status} {detail}".rstrip() if status else \
-        f"the WebSocket handshake failed: {failure_reason(exc)}"
+    return (
+        f"the WebSocket handshake was refused: HTTP {status} {detail}".rstrip()
+        if status
+        else f"the WebSocket handshake failed: {failure_reason(exc)}"
+    )

@@ -13,7 +13,8 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Mapping, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 import trio
 
@@ -66,9 +67,13 @@ class ClientGroup:
 
 
 @contextlib.asynccontextmanager
-async def connect_all(servers: str | os.PathLike[str] | Mapping[str, ServerEntry] | Iterable[ServerEntry], *,
-                      names: Iterable[str] | None = None, auth: Callable[[ServerEntry], Any] | None = None,
-                      **options: Any) -> AsyncIterator[ClientGroup]:
+async def connect_all(
+    servers: str | os.PathLike[str] | Mapping[str, ServerEntry] | Iterable[ServerEntry],
+    *,
+    names: Iterable[str] | None = None,
+    auth: Callable[[ServerEntry], Any] | None = None,
+    **options: Any,
+) -> AsyncIterator[ClientGroup]:
     """Connect to every server of an ``mcpServers`` file (a path) or of the entries given, side by
     side; ``names``: only these (an unknown one is a ``ValueError``).  ``auth(entry)``: each
     server's own ``auth`` (an ``OAuth`` keeps one server's tokens), or None.  ``options`` go to

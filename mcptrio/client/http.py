@@ -101,8 +101,9 @@ class HttpEnd:
             return
         response = await self._post_once_more(frame, headers)
         if response.status_code not in (200, 202):
-            raise ConnectionError(f"HTTP {response.status_code} for a {message.get('method', 'response')}: "
-                                  f"{response.text[:200]}")
+            raise ConnectionError(
+                f"HTTP {response.status_code} for a {message.get('method', 'response')}: {response.text[:200]}"
+            )
 
     def _headers(self, message: Any) -> dict[str, str]:
         headers = {"content-type": "application/json", "accept": ACCEPT, **self.headers}
@@ -155,8 +156,12 @@ class HttpEnd:
                             await self._deliver(await response.aread(), response.status_code)
                             return
                         else:  # refused before any handler ran: the error answers this request, id or not
-                            await self._refused(request_id, response.status_code, await response.aread(),
-                                                session=headers.get("mcp-session-id"))
+                            await self._refused(
+                                request_id,
+                                response.status_code,
+                                await response.aread(),
+                                session=headers.get("mcp-session-id"),
+                            )
                             return
                 except httpx.TransportError:
                     if stream.last_id is None:
@@ -206,9 +211,15 @@ class HttpEnd:
             try:
                 async with self.http.stream("GET", self.url, headers=self._get_headers(stream.last_id)) as response:
                     if response.status_code != 200 or not response.headers.get("content-type", "").startswith(
-                            "text/event-stream"):
-                        await self._refused(request_id, response.status_code, await response.aread(), reached=True,
-                                            session=self.session_id)
+                        "text/event-stream"
+                    ):
+                        await self._refused(
+                            request_id,
+                            response.status_code,
+                            await response.aread(),
+                            reached=True,
+                            session=self.session_id,
+                        )
                         return
                     if await self._events(response, stream, request_id):
                         return
@@ -239,7 +250,8 @@ class HttpEnd:
                     async with self.http.stream("GET", self.url, headers=self._get_headers(stream.last_id)) as response:
                         opened.set()
                         if response.status_code != 200 or not response.headers.get("content-type", "").startswith(
-                                "text/event-stream"):
+                            "text/event-stream"
+                        ):
                             return
                         await self._events(response, stream, None)
                 except Exception:  # the stream is a bonus: the requests work without it
@@ -256,8 +268,12 @@ class HttpEnd:
         """Deliver the messages of one connection; True once the answer to ``request_id`` came."""
         async for data in stream.messages(response.aiter_lines()):
             message = await self._deliver(data.encode(), 200)
-            if request_id is not None and isinstance(message, dict) and message.get("id") == request_id \
-                    and ("result" in message or "error" in message):
+            if (
+                request_id is not None
+                and isinstance(message, dict)
+                and message.get("id") == request_id
+                and ("result" in message or "error" in message)
+            ):
                 return True
         return False
 
@@ -271,8 +287,9 @@ class HttpEnd:
         await self._out_send(message)
         return message
 
-    async def _refused(self, request_id: Any, status: int, body: bytes, *, reached: bool = False,
-                       session: str | None = None) -> None:
+    async def _refused(
+        self, request_id: Any, status: int, body: bytes, *, reached: bool = False, session: str | None = None
+    ) -> None:
         try:
             message = orjson.loads(body)
             error = message["error"] if isinstance(message, dict) and isinstance(message.get("error"), dict) else None
@@ -280,9 +297,15 @@ class HttpEnd:
             error = None
         if error is None:
             error = {"code": -32000, "message": f"HTTP {status}: {body[:200].decode(errors='replace')}"}
-        error = {**error, "data": {**(data if isinstance(data := error.get("data"), dict) else {}),
-                                   "httpStatus": status, "mayHaveRun": reached,
-                                   **({"sessionId": session} if session and status == 404 else {})}}
+        error = {
+            **error,
+            "data": {
+                **(data if isinstance(data := error.get("data"), dict) else {}),
+                "httpStatus": status,
+                "mayHaveRun": reached,
+                **({"sessionId": session} if session and status == 404 else {}),
+            },
+        }
         await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": error})
 
     async def _out_send(self, message: Any) -> None:

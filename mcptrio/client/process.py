@@ -6,7 +6,8 @@ import collections
 import contextlib
 import signal
 import subprocess
-from typing import Any, AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 import trio
 
@@ -28,7 +29,7 @@ class StderrTail:
         try:
             while data := await stream.receive_some(65536):
                 *complete, partial = (self._partial + data).split(b"\n")
-                self._partial = partial[-self.width:]
+                self._partial = partial[-self.width :]
                 for line in complete:
                     self._keep(line)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
@@ -40,7 +41,7 @@ class StderrTail:
     def _keep(self, line: bytes) -> None:
         text = line.decode(errors="replace").strip()
         if text:
-            self.lines.append(text[:self.width])
+            self.lines.append(text[: self.width])
 
     def text(self) -> str:
         return " | ".join(self.lines)
@@ -93,16 +94,28 @@ class ProcessEnd:
 
 
 @contextlib.asynccontextmanager
-async def process_end(command: Sequence[str], *, stderr: Any = None, env: dict[str, str] | None = None,
-                      wait: float = 10, keep_stderr: bool = False, cwd: str | None = None) -> AsyncIterator[ProcessEnd]:
+async def process_end(
+    command: Sequence[str],
+    *,
+    stderr: Any = None,
+    env: dict[str, str] | None = None,
+    wait: float = 10,
+    keep_stderr: bool = False,
+    cwd: str | None = None,
+) -> AsyncIterator[ProcessEnd]:
     """Spawn ``command`` and yield the client's end of its stdio.  On exit its stdin is closed
     (a server's signal to drain), and it gets ``wait`` seconds to exit before it is killed.
     ``keep_stderr``: its stderr is read here, not shared, and its last lines say why it ended
     (``ProcessEnd.why_ended``)."""
     tail = StderrTail() if keep_stderr else None
-    process = await trio.lowlevel.open_process(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                               stderr=subprocess.PIPE if tail is not None else stderr, env=env,
-                                               cwd=cwd)
+    process = await trio.lowlevel.open_process(
+        list(command),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE if tail is not None else stderr,
+        env=env,
+        cwd=cwd,
+    )
     async with contextlib.AsyncExitStack() as stack:
         if tail is not None:
             assert process.stderr is not None
@@ -122,9 +135,15 @@ async def process_end(command: Sequence[str], *, stderr: Any = None, env: dict[s
 
 
 @contextlib.asynccontextmanager
-async def open_process_client(command: Sequence[str], *, era: str = "legacy", initialize: bool = True,
-                              stderr: Any = None, env: dict[str, str] | None = None,
-                              **client_options: Any) -> AsyncIterator[RawClient]:
+async def open_process_client(
+    command: Sequence[str],
+    *,
+    era: str = "legacy",
+    initialize: bool = True,
+    stderr: Any = None,
+    env: dict[str, str] | None = None,
+    **client_options: Any,
+) -> AsyncIterator[RawClient]:
     """Spawn ``command`` as an MCP stdio server and yield a connected client.
 
     The server's stderr is this process's unless ``stderr`` (a file or file descriptor) is given;

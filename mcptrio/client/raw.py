@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import itertools
 import logging
-from typing import Any, Awaitable, Callable, cast
+from collections.abc import Awaitable, Callable
+from typing import Any, cast
 
 import orjson
 import trio
@@ -31,10 +32,17 @@ log = logging.getLogger("mcptrio.client")
 class RawClient:
     """Send requests, await their answers; notifications collect in ``notifications``."""
 
-    def __init__(self, end: Any, *, era: str = "legacy", version: str | None = None,
-                 capabilities: dict[str, Any] | None = None,
-                 handlers: dict[str, ServerRequestHandler] | None = None,
-                 client_info: dict[str, Any] | None = None, cancel_when_cancelled: bool = False) -> None:
+    def __init__(
+        self,
+        end: Any,
+        *,
+        era: str = "legacy",
+        version: str | None = None,
+        capabilities: dict[str, Any] | None = None,
+        handlers: dict[str, ServerRequestHandler] | None = None,
+        client_info: dict[str, Any] | None = None,
+        cancel_when_cancelled: bool = False,
+    ) -> None:
         self.end = end
         self.client_info = client_info or CLIENT_INFO
         # A caller cancelled while waiting: tell the server (notifications/cancelled; over HTTP in
@@ -100,8 +108,11 @@ class RawClient:
     async def _answer_server_request(self, message: dict[str, Any]) -> None:
         handler = self.handlers.get(message["method"])
         if handler is None:
-            reply = {"jsonrpc": "2.0", "id": message["id"],
-                     "error": {"code": -32601, "message": f"client has no handler for {message['method']}"}}
+            reply = {
+                "jsonrpc": "2.0",
+                "id": message["id"],
+                "error": {"code": -32601, "message": f"client has no handler for {message['method']}"},
+            }
         else:
             try:
                 reply = {"jsonrpc": "2.0", "id": message["id"], "result": await handler(message.get("params", {}))}
@@ -113,8 +124,11 @@ class RawClient:
             pass  # the client has closed its end meanwhile: the answer has nowhere to go
 
     async def initialize(self, version: str | None = None) -> dict[str, Any]:
-        params = {"protocolVersion": version or self.version, "capabilities": self.capabilities,
-                  "clientInfo": self.client_info}
+        params = {
+            "protocolVersion": version or self.version,
+            "capabilities": self.capabilities,
+            "clientInfo": self.client_info,
+        }
         result = await self.request("initialize", params, envelope=False)
         self.initialize_result = result
         await self.notify("notifications/initialized")
@@ -149,9 +163,15 @@ class RawClient:
             message["params"] = params
         await self.send(message)
 
-    async def start_request(self, method: str, params: dict[str, Any] | None = None, *,
-                            meta: dict[str, Any] | None = None, envelope: bool = True,
-                            request_id: Any = None) -> tuple[Any, trio.MemoryReceiveChannel[dict[str, Any]]]:
+    async def start_request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        meta: dict[str, Any] | None = None,
+        envelope: bool = True,
+        request_id: Any = None,
+    ) -> tuple[Any, trio.MemoryReceiveChannel[dict[str, Any]]]:
         """Send a request without waiting; returns its id and a channel that gets the response."""
         request_id = next(self._ids) if request_id is None else request_id
         if self._over:  # (nothing would close its channel: it would wait for ever)
@@ -199,9 +219,16 @@ class RawClient:
         except (trio.ClosedResourceError, trio.BrokenResourceError, OSError):
             pass
 
-    async def request(self, method: str, params: dict[str, Any] | None = None, *,
-                      resolve_input: bool = False, follow_task: bool = True, on_task: TaskWatcher | None = None,
-                      **kwargs: Any) -> dict[str, Any]:
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        resolve_input: bool = False,
+        follow_task: bool = True,
+        on_task: TaskWatcher | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
         """The result of a request; an error response raises ``McpError``.
 
         ``resolve_input``: answer an ``InputRequiredResult`` through ``handlers`` and retry.
@@ -215,7 +242,11 @@ class RawClient:
             message = await self.response(method, params, **kwargs)
             if "error" in message:
                 error = McpError.from_dict(message["error"])
-                if self.recover is not None and recoveries < MAX_RECOVERIES and await self.recover(method, params, error):
+                if (
+                    self.recover is not None
+                    and recoveries < MAX_RECOVERIES
+                    and await self.recover(method, params, error)
+                ):
                     recoveries += 1
                     continue  # asked again, under a new id (on a new session, if the old one was lost)
                 raise error
@@ -237,12 +268,14 @@ class RawClient:
         """Answer an input request (multi round-trip, a task's ``inputRequests``) by a handler."""
         handler = self.handlers.get(request.get("method", ""))
         if handler is None:
-            raise McpError(METHOD_NOT_FOUND, f"the server asks {request.get('method')!r}, and this client "
-                                             "has no handler for it")
+            raise McpError(
+                METHOD_NOT_FOUND, f"the server asks {request.get('method')!r}, and this client has no handler for it"
+            )
         return await handler(request.get("params", {}))
 
-    async def follow_task(self, task: dict[str, Any], *, on_task: TaskWatcher | None = None,
-                          **kwargs: Any) -> dict[str, Any]:
+    async def follow_task(
+        self, task: dict[str, Any], *, on_task: TaskWatcher | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         """Poll a task until it ends, at the interval the server suggests; its result.
 
         ``task``: a 2026-07-28 ``CreateTaskResult``, whose ``inputRequests`` are answered through
@@ -287,8 +320,9 @@ class RawClient:
                         answers[key] = await self._answer(request)
                         answered.add(key)
                 if answers:
-                    await self.request("tasks/update", {"taskId": task_id, "inputResponses": answers},
-                                       follow_task=False, **kwargs)
+                    await self.request(
+                        "tasks/update", {"taskId": task_id, "inputResponses": answers}, follow_task=False, **kwargs
+                    )
 
     async def _follow_legacy(self, task: dict[str, Any], on_task: TaskWatcher | None, **kwargs: Any) -> dict[str, Any]:
         """2025-11-25: poll ``tasks/get``; once the task has ended, or waits for input (the spec:

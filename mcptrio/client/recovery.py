@@ -12,7 +12,8 @@ to ``on_session_lost(old_id, new_id)`` when given.
 from __future__ import annotations
 
 import logging
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import trio
 
@@ -24,8 +25,14 @@ SessionLost = Callable[[str | None, str | None], Any]
 
 
 class SessionRecovery:
-    def __init__(self, raw: RawClient, *, describe: Callable[[dict[str, Any]], None],
-                 repeatable: Callable[[str], Awaitable[bool]], on_session_lost: SessionLost | None = None) -> None:
+    def __init__(
+        self,
+        raw: RawClient,
+        *,
+        describe: Callable[[dict[str, Any]], None],
+        repeatable: Callable[[str], Awaitable[bool]],
+        on_session_lost: SessionLost | None = None,
+    ) -> None:
         self.raw = raw
         self.describe = describe  # takes the new initialize result
         self.repeatable = repeatable  # may this tool be called twice?
@@ -43,9 +50,13 @@ class SessionRecovery:
         if not lost and not broken:
             return False
         if broken and method == "tools/call" and not await self.repeatable(str(params.get("name"))):
-            raise McpError(error.code, f"the connection broke during tools/call {params.get('name')!r}, which may "
-                                       "have run: not called again, since the tool is not annotated idempotentHint "
-                                       f"or readOnlyHint ({error.message})", {**data, "mayHaveRun": True})
+            raise McpError(
+                error.code,
+                f"the connection broke during tools/call {params.get('name')!r}, which may "
+                "have run: not called again, since the tool is not annotated idempotentHint "
+                f"or readOnlyHint ({error.message})",
+                {**data, "mayHaveRun": True},
+            )
         if lost:
             await self.new_session(data["sessionId"])
         return True

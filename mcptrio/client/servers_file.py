@@ -76,17 +76,27 @@ def server_entry(name: str, spec: Any, where: str) -> ServerEntry:
         if not isinstance(url, str) or not url.startswith(("http://", "https://", "ws://", "wss://")):
             raise ValueError(f"{where}: url must be an http(s):// or ws(s):// URL")
         if kind == "sse":
-            raise ValueError(f"{where}: the 2024-11-05 HTTP+SSE transport is not supported (use its Streamable HTTP URL)")
+            raise ValueError(
+                f"{where}: the 2024-11-05 HTTP+SSE transport is not supported (use its Streamable HTTP URL)"
+            )
         return ServerEntry(name, url=_expand(url, where), headers=_strings(spec.get("headers"), where, "headers"))
     args = spec.get("args") or []
-    if not isinstance(command, str) or not command or not isinstance(args, list) or \
-            not all(isinstance(a, str) for a in args):
+    if (
+        not isinstance(command, str)
+        or not command
+        or not isinstance(args, list)
+        or not all(isinstance(a, str) for a in args)
+    ):
         raise ValueError(f"{where}: command must be a string and args a list of strings")
     cwd = spec.get("cwd")
     if cwd is not None and not isinstance(cwd, str):
         raise ValueError(f"{where}: cwd must be a string")
-    return ServerEntry(name, command=[_expand(part, where) for part in [command, *args]],
-                       env=_strings(spec.get("env"), where, "env"), cwd=_expand(cwd, where) if cwd else None)
+    return ServerEntry(
+        name,
+        command=[_expand(part, where) for part in [command, *args]],
+        env=_strings(spec.get("env"), where, "env"),
+        cwd=_expand(cwd, where) if cwd else None,
+    )
 
 
 def read_servers(path: str | os.PathLike[str]) -> dict[str, ServerEntry]:
@@ -100,5 +110,5 @@ def read_servers(path: str | os.PathLike[str]) -> dict[str, ServerEntry]:
         raise ValueError(f"{where}: not JSON ({exc})") from None
     servers = document.get("mcpServers") if isinstance(document, dict) else None
     if not isinstance(servers, dict):
-        raise ValueError(f"{where}: no \"mcpServers\" object")
+        raise ValueError(f'{where}: no "mcpServers" object')
     return {str(name): server_entry(str(name), spec, where) for name, spec in servers.items()}

@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
-from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar, overload
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar, overload
 
 import trio
 
@@ -40,8 +41,9 @@ class Client:
     False: none.  A task is followed to its end by ``call_tool`` (see ``RawClient.follow_task``).
     """
 
-    def __init__(self, raw: RawClient, *, tasks: bool | None = None,
-                 on_session_lost: SessionLost | None = None) -> None:
+    def __init__(
+        self, raw: RawClient, *, tasks: bool | None = None, on_session_lost: SessionLost | None = None
+    ) -> None:
         self.raw = raw
         self.tasks = tasks
         self._tokens = itertools.count(1)
@@ -52,8 +54,9 @@ class Client:
         self.server_info: wire.Implementation | None = None
         self.server_capabilities: dict[str, Any] = {}
         self.instructions: str | None = None
-        self.recovery = SessionRecovery(raw, describe=self.describe_server, repeatable=self._repeatable,
-                                        on_session_lost=on_session_lost)
+        self.recovery = SessionRecovery(
+            raw, describe=self.describe_server, repeatable=self._repeatable, on_session_lost=on_session_lost
+        )
         raw.recover = self.recovery
 
     def describe_server(self, result: dict[str, Any]) -> None:
@@ -85,8 +88,9 @@ class Client:
     # -- requests -----------------------------------------------------------------------------
 
     @overload
-    async def request(self, method: str, params: dict[str, Any] | None = None,
-                      result: None = None) -> dict[str, Any]: ...
+    async def request(
+        self, method: str, params: dict[str, Any] | None = None, result: None = None
+    ) -> dict[str, Any]: ...
     @overload
     async def request(self, method: str, params: dict[str, Any] | None, result: type[T]) -> T: ...
     @overload
@@ -131,9 +135,14 @@ class Client:
     async def list_prompts(self) -> list[wire.Prompt]:
         return await self._pages("prompts/list", "prompts", wire.ListPromptsResult)
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,
-                        progress: Progress | None = None,
-                        on_task: Callable[[dict[str, Any]], Any] | None = None) -> wire.CallToolResult:
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        progress: Progress | None = None,
+        on_task: Callable[[dict[str, Any]], Any] | None = None,
+    ) -> wire.CallToolResult:
         """Call a tool; ``progress(progress, total, message)`` hears its progress notifications
         (a 2026-07-28 task sends none: its status messages come as ``(0, None, message)``).
         A tool's own failure is a result with ``is_error``; a protocol error raises McpError, as
@@ -169,8 +178,12 @@ class Client:
             try:
                 return await self.raw.request("tools/call", params, resolve_input=True, on_task=on_task, meta=meta)
             except McpError as error:
-                if error.code == MISSING_REQUIRED_CLIENT_CAPABILITY and self.tasks is None and not declare \
-                        and TASKS_EXTENSION in _required_extensions(error):
+                if (
+                    error.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+                    and self.tasks is None
+                    and not declare
+                    and TASKS_EXTENSION in _required_extensions(error)
+                ):
                     declare = True  # the server runs this tool only as a task: ask again, declaring them
                     self._task_only.add(name)
                 elif error.code == HEADER_MISMATCH and not relisted:
@@ -221,8 +234,9 @@ class Client:
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> wire.GetPromptResult:
         return await self.request("prompts/get", {"name": name, "arguments": arguments or {}}, wire.GetPromptResult)
 
-    async def complete(self, ref: dict[str, Any], argument: dict[str, str],
-                       context: dict[str, Any] | None = None) -> wire.CompleteResult:
+    async def complete(
+        self, ref: dict[str, Any], argument: dict[str, str], context: dict[str, Any] | None = None
+    ) -> wire.CompleteResult:
         params: dict[str, Any] = {"ref": ref, "argument": argument}
         if context is not None:
             params["context"] = context
@@ -266,8 +280,9 @@ class Client:
             except trio.EndOfChannel:
                 return {}
 
-        while not any(ours(m) and m["method"] == "notifications/subscriptions/acknowledged"
-                      for m in self.raw.notifications[seen:]):  # live from the acknowledgment on
+        while not any(
+            ours(m) and m["method"] == "notifications/subscriptions/acknowledged" for m in self.raw.notifications[seen:]
+        ):  # live from the acknowledgment on
             ended = await answered()
             if ended is not None:
                 raise McpError.from_dict(ended.get("error"), "the stream ended before it was acknowledged")
@@ -323,7 +338,6 @@ class Client:
         if callback is None:
             return None
         return callback(params.get("progress"), params.get("total"), params.get("message"))
-
 
 
 def _rejected(tool: wire.Tool) -> bool:

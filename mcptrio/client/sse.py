@@ -4,7 +4,7 @@ waiting ``retry`` milliseconds)."""
 
 from __future__ import annotations
 
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 DEFAULT_RETRY = 1.0  # seconds before a reconnection, when the server named none
 MAX_RETRY = 60.0  # a server's retry longer than this is taken as this

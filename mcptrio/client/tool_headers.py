@@ -33,8 +33,10 @@ def header_problem(schema: Any) -> str | None:
                 declared = prop.get("type")
                 kinds = [t for t in ([declared] if isinstance(declared, str) else declared or []) if t != "null"]
                 if len(kinds) != 1 or kinds[0] not in HEADER_TYPES:
-                    return f"the x-mcp-header of {where} is on a parameter of type {declared!r} " \
-                           "(only string, integer and boolean ones, or null, may be mirrored)"
+                    return (
+                        f"the x-mcp-header of {where} is on a parameter of type {declared!r} "
+                        "(only string, integer and boolean ones, or null, may be mirrored)"
+                    )
             found = walk(prop, where + ".")
             if found:
                 return found

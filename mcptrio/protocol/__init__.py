@@ -5,6 +5,16 @@ from .events import BatchReply, Cancel, ClientReply, Dispatch, IncomingRequest, 
 from .session import LOG_LEVELS, ServerIdentity, ServerProtocol, error_message
 
 __all__ = [
-    "BatchReply", "Cancel", "ClientReply", "Dispatch", "IncomingRequest", "LOG_LEVELS",
-    "McpError", "Notified", "Send", "ServerIdentity", "ServerProtocol", "error_message",
+    "BatchReply",
+    "Cancel",
+    "ClientReply",
+    "Dispatch",
+    "IncomingRequest",
+    "LOG_LEVELS",
+    "McpError",
+    "Notified",
+    "Send",
+    "ServerIdentity",
+    "ServerProtocol",
+    "error_message",
 ]

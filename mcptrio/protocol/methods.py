@@ -80,29 +80,32 @@ class MethodSpec:
 R2024, R2025, R2026 = "2024-11-05", "2025-11-25", "2026-07-28"
 YES, _ = True, False
 
-TABLE = [MethodSpec(*row) for row in [
-    # method                      legacy modern answer    target    Mcp-Name  Mcp-Param-*  input cache stream scoped
-    ("initialize",               R2024, None,  PROTOCOL, None,     None,     None,        _,    _,    _,     _),
-    ("ping",                     R2024, None,  PROTOCOL, None,     None,     None,        _,    _,    _,     _),
-    ("logging/setLevel",         R2024, None,  PROTOCOL, None,     None,     None,        _,    _,    _,     _),
-    ("server/discover",          None,  R2026, PROTOCOL, None,     None,     None,        _,    YES,  _,     _),
-    ("tools/list",               R2024, R2026, APP,      None,     None,     None,        _,    YES,  _,     _),
-    ("tools/call",               R2024, R2026, APP,      TOOL,     "name",   "arguments", YES,  _,    _,     YES),
-    ("resources/list",           R2024, R2026, APP,      None,     None,     None,        _,    YES,  _,     _),
-    ("resources/templates/list", R2024, R2026, APP,      None,     None,     None,        _,    YES,  _,     _),
-    ("resources/read",           R2024, R2026, APP,      RESOURCE, "uri",    None,        YES,  YES,  _,     YES),
-    ("resources/subscribe",      R2024, None,  APP,      RESOURCE, None,     None,        _,    _,    _,     YES),
-    ("resources/unsubscribe",    R2024, None,  APP,      RESOURCE, None,     None,        _,    _,    _,     _),
-    ("prompts/list",             R2024, R2026, APP,      None,     None,     None,        _,    YES,  _,     _),
-    ("prompts/get",              R2024, R2026, APP,      PROMPT,   "name",   None,        YES,  _,    _,     YES),
-    ("completion/complete",      R2024, R2026, APP,      REF,      None,     None,        _,    _,    _,     _),
-    ("subscriptions/listen",     None,  R2026, APP,      None,     None,     None,        _,    _,    YES,   _),
-    ("tasks/get",                R2025, R2026, APP,      None,     "taskId", None,        _,    _,    _,     _),
-    ("tasks/update",             None,  R2026, APP,      None,     "taskId", None,        _,    _,    _,     _),
-    ("tasks/cancel",             R2025, R2026, APP,      None,     "taskId", None,        _,    _,    _,     _),
-    ("tasks/result",             R2025, None,  APP,      None,     None,     None,        _,    _,    _,     _),
-    ("tasks/list",               R2025, None,  APP,      None,     None,     None,        _,    _,    _,     _),
-]]
+TABLE = [
+    MethodSpec(*row)
+    for row in [
+        # method                      legacy modern answer    target    Mcp-Name  Mcp-Param-*  input cache stream scoped
+        ("initialize", R2024, None, PROTOCOL, None, None, None, _, _, _, _),
+        ("ping", R2024, None, PROTOCOL, None, None, None, _, _, _, _),
+        ("logging/setLevel", R2024, None, PROTOCOL, None, None, None, _, _, _, _),
+        ("server/discover", None, R2026, PROTOCOL, None, None, None, _, YES, _, _),
+        ("tools/list", R2024, R2026, APP, None, None, None, _, YES, _, _),
+        ("tools/call", R2024, R2026, APP, TOOL, "name", "arguments", YES, _, _, YES),
+        ("resources/list", R2024, R2026, APP, None, None, None, _, YES, _, _),
+        ("resources/templates/list", R2024, R2026, APP, None, None, None, _, YES, _, _),
+        ("resources/read", R2024, R2026, APP, RESOURCE, "uri", None, YES, YES, _, YES),
+        ("resources/subscribe", R2024, None, APP, RESOURCE, None, None, _, _, _, YES),
+        ("resources/unsubscribe", R2024, None, APP, RESOURCE, None, None, _, _, _, _),
+        ("prompts/list", R2024, R2026, APP, None, None, None, _, YES, _, _),
+        ("prompts/get", R2024, R2026, APP, PROMPT, "name", None, YES, _, _, YES),
+        ("completion/complete", R2024, R2026, APP, REF, None, None, _, _, _, _),
+        ("subscriptions/listen", None, R2026, APP, None, None, None, _, _, YES, _),
+        ("tasks/get", R2025, R2026, APP, None, "taskId", None, _, _, _, _),
+        ("tasks/update", None, R2026, APP, None, "taskId", None, _, _, _, _),
+        ("tasks/cancel", R2025, R2026, APP, None, "taskId", None, _, _, _, _),
+        ("tasks/result", R2025, None, APP, None, None, None, _, _, _, _),
+        ("tasks/list", R2025, None, APP, None, None, None, _, _, _, _),
+    ]
+]
 
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in TABLE}
 """``TABLE`` by method name."""

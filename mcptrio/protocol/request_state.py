@@ -11,7 +11,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-from typing import Any, Sequence, cast
+from collections.abc import Sequence
+from typing import Any, cast
 
 import orjson
 
@@ -42,16 +43,19 @@ def owner_tag(owner: str) -> str:
     return _b64(hashlib.sha256(owner.encode()).digest()[:12]) if owner else ""
 
 
-def seal(key: bytes, method: str, params: dict[str, Any], responses: dict[str, Any], expires_at: float,
-         owner: str = "") -> str:
-    payload = orjson.dumps({"d": request_digest(method, params), "e": int(expires_at), "r": responses,
-                            "o": owner_tag(owner)})
+def seal(
+    key: bytes, method: str, params: dict[str, Any], responses: dict[str, Any], expires_at: float, owner: str = ""
+) -> str:
+    payload = orjson.dumps(
+        {"d": request_digest(method, params), "e": int(expires_at), "r": responses, "o": owner_tag(owner)}
+    )
     tag = hmac.new(key, payload, hashlib.sha256).digest()
     return f"{_b64(payload)}.{_b64(tag)}"
 
 
-def unseal(keys: bytes | Sequence[bytes], state: Any, method: str, params: dict[str, Any], now: float,
-           owner: str = "") -> dict[str, Any]:
+def unseal(
+    keys: bytes | Sequence[bytes], state: Any, method: str, params: dict[str, Any], now: float, owner: str = ""
+) -> dict[str, Any]:
     """Verify ``state`` for this request (and ``owner``) and return the input responses it carries.
 
     ``keys``: the current sealing key, or the keys in use (current first: after a rotation the

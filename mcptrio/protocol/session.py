@@ -24,7 +24,8 @@ are never cross-wired; the runtime calls ``finished(id)`` when a worker is done.
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeGuard
+from collections.abc import Callable
+from typing import Any, TypeGuard
 
 import attrs
 import orjson
@@ -55,6 +56,7 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 # Legacy session states: before initialize, after answering it, after notifications/initialized.
 NEW, INITIALIZING, READY = "new", "initializing", "ready"
 LEGACY_STATES = (NEW, INITIALIZING, READY)
+
 
 @attrs.frozen
 class ServerIdentity:
@@ -167,8 +169,7 @@ class ServerProtocol:
         if self.legacy_version not in versions.BATCH_VERSIONS or self.state == NEW:
             negotiated = self.legacy_version or "none yet"
             err = errors.invalid_request(
-                f"JSON-RPC batches are accepted only on protocol version 2025-03-26 "
-                f"(this session: {negotiated})"
+                f"JSON-RPC batches are accepted only on protocol version 2025-03-26 (this session: {negotiated})"
             )
             return [Send(error_message(None, err))]
         if not batch:
@@ -277,9 +278,18 @@ class ServerProtocol:
             return [Send(self._legacy_protocol(request_id, method, params))]
         token = meta.get("progressToken") if meta else None
         # (positional: IncomingRequest's fields in order; a call with keywords costs twice as much)
-        request = IncomingRequest(request_id, method, params, "legacy", version, self.client_capabilities,
-                                  self.client_info, None, token if token is not None and _json_id(token) else None,
-                                  spec)
+        request = IncomingRequest(
+            request_id,
+            method,
+            params,
+            "legacy",
+            version,
+            self.client_capabilities,
+            self.client_info,
+            None,
+            token if token is not None and _json_id(token) else None,
+            spec,
+        )
         self.in_flight.add(request_id)
         return [Dispatch(request)]
 
@@ -319,9 +329,7 @@ class ServerProtocol:
             raise errors.invalid_params(f'"params._meta[{META_CLIENT_INFO!r}]" must be an object')
         log_level = meta.get(META_LOG_LEVEL)
         if log_level is not None and log_level not in LOG_LEVELS:
-            raise errors.invalid_params(
-                f'"params._meta[{META_LOG_LEVEL!r}]" must be one of {", ".join(LOG_LEVELS)}'
-            )
+            raise errors.invalid_params(f'"params._meta[{META_LOG_LEVEL!r}]" must be one of {", ".join(LOG_LEVELS)}')
         request = IncomingRequest(
             id=request_id,
             method=method,

@@ -29,8 +29,7 @@ class SessionCore:
     principal: Any = None  # who the connection authenticated as (websocket, legacy SSE), else None
     call_prefix = "mcptrio-"  # ids of server→client requests start with it
 
-    def __init__(self, host: Host, limits: SessionLimits | None = None,
-                 protocol: ServerProtocol | None = None) -> None:
+    def __init__(self, host: Host, limits: SessionLimits | None = None, protocol: ServerProtocol | None = None) -> None:
         self.host = host
         self.limits = limits or host.limits
         self.protocol = protocol or ServerProtocol(host.identity)

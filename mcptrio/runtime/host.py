@@ -6,7 +6,9 @@ satisfies ``Host``; so can anything else that answers requests.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, ContextManager, Protocol
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager as ContextManager
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..protocol.events import IncomingRequest

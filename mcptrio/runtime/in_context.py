@@ -9,13 +9,15 @@ coroutine runs in the request's context; what it yields to Trio passes through u
 from __future__ import annotations
 
 import types
+from collections.abc import Awaitable, Callable, Coroutine, Generator
 from contextvars import Context
-from typing import Any, Awaitable, Callable, Coroutine, Generator
+from typing import Any
 
 
 @types.coroutine
-def run_in_context(context: Context, coro: Coroutine[Any, Any, Any] | Awaitable[Any],
-                   on_suspend: Callable[[], None] | None = None) -> Generator[Any, Any, Any]:
+def run_in_context(
+    context: Context, coro: Coroutine[Any, Any, Any] | Awaitable[Any], on_suspend: Callable[[], None] | None = None
+) -> Generator[Any, Any, Any]:
     """``await run_in_context(ctx, coro)`` is ``await coro`` with every step run in ``ctx``;
     ``on_suspend`` is called once, the first time the coroutine yields to the scheduler."""
     # an awaitable that is not a coroutine: step its iterator

@@ -32,8 +32,9 @@ log = logging.getLogger("mcptrio.session")
 class Session(SessionCore):
     """One connection's session: reader, writer, dispatcher and workers in one nursery."""
 
-    def __init__(self, host: Host, stream: MessageStream, limits: SessionLimits | None = None, *,
-                 transport: str = "memory") -> None:
+    def __init__(
+        self, host: Host, stream: MessageStream, limits: SessionLimits | None = None, *, transport: str = "memory"
+    ) -> None:
         super().__init__(host, limits)
         self.stream = stream
         self.transport = transport

@@ -28,7 +28,8 @@ import collections
 import contextvars
 import logging
 import math
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 import outcome
 import trio
@@ -296,8 +297,13 @@ class Dispatcher:
 
     # -- what every worker does -----------------------------------------------------------
 
-    async def _answer(self, request: IncomingRequest, handle: _Handle, context: contextvars.Context | None = None,
-                      suspending: Callable[[], None] | None = None) -> dict[str, Any] | None:
+    async def _answer(
+        self,
+        request: IncomingRequest,
+        handle: _Handle,
+        context: contextvars.Context | None = None,
+        suspending: Callable[[], None] | None = None,
+    ) -> dict[str, Any] | None:
         """The handler's outcome as a message; a cancellation passes through to the scope."""
         session = self.session
         try:

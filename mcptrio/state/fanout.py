@@ -134,8 +134,15 @@ class SessionEnded:
 
 
 SessionMessage = RequestCancelled | ClientReplied | StreamCarried | SessionChanged | SessionEnded
-FanoutMessage = (KeysRotated | ListChanged | ResourceUpdated | TaskChanged | TaskCancelRequested
-                 | TaskInputDelivered | SessionMessage)
+FanoutMessage = (
+    KeysRotated
+    | ListChanged
+    | ResourceUpdated
+    | TaskChanged
+    | TaskCancelRequested
+    | TaskInputDelivered
+    | SessionMessage
+)
 
 # Field names that are shorter on the wire.  Kept as the first release wrote them, so workers of
 # two releases read each other's messages while a deployment upgrades.
@@ -167,7 +174,8 @@ def _fields_of(cls: type) -> tuple[_Field, ...]:
 
 
 _KINDS: dict[str, tuple[type[FanoutMessage], tuple[_Field, ...]]] = {
-    cls.KIND: (cls, _fields_of(cls)) for cls in typing.get_args(FanoutMessage)}
+    cls.KIND: (cls, _fields_of(cls)) for cls in typing.get_args(FanoutMessage)
+}
 
 
 def encode(message: FanoutMessage, worker: str) -> bytes:

@@ -22,7 +22,8 @@ import logging
 import math
 import os
 import secrets
-from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
 
 import coredis
 import coredis.exceptions
@@ -60,8 +61,15 @@ T = TypeVar("T")
 class RedisState:
     """One process's handle on the shared state; ``run`` it in a nursery for the life of the server."""
 
-    def __init__(self, client: coredis.Redis[bytes], url: StateUrl, *, prefix: str = "mcptrio",
-                 event_log_size: int = 256, event_log_age: float = 3600.0) -> None:
+    def __init__(
+        self,
+        client: coredis.Redis[bytes],
+        url: StateUrl,
+        *,
+        prefix: str = "mcptrio",
+        event_log_size: int = 256,
+        event_log_age: float = 3600.0,
+    ) -> None:
         self.client = client
         self.url = url
         self.prefix = prefix
@@ -156,9 +164,11 @@ class RedisState:
 
     async def rotate_keys(self) -> None:
         """A new current key; the old one still opens state sealed before (until the next rotation)."""
-        script = ("local c = redis.call('HGET', KEYS[1], 'current') "
-                  "if c then redis.call('HSET', KEYS[1], 'previous', c) end "
-                  "redis.call('HSET', KEYS[1], 'current', ARGV[1]) return 1")
+        script = (
+            "local c = redis.call('HGET', KEYS[1], 'current') "
+            "if c then redis.call('HSET', KEYS[1], 'previous', c) end "
+            "redis.call('HSET', KEYS[1], 'current', ARGV[1]) return 1"
+        )
         await self.execute(self.client.eval(script, [self.key("seal")], [os.urandom(32)]))
         await self.publish(KeysRotated())
         await self.load_keys()
@@ -167,8 +177,13 @@ class RedisState:
 
     async def save_session(self, session_id: str, fields: dict[str, Any], ttl: float) -> None:
         key = self.key("s", session_id)
-        await self.pipelined(lambda pipe: [pipe.hset(key, {name: _encode(value) for name, value in fields.items()}),
-                                       pipe.pexpire(key, _ms(ttl))], transaction=True)
+        await self.pipelined(
+            lambda pipe: [
+                pipe.hset(key, {name: _encode(value) for name, value in fields.items()}),
+                pipe.pexpire(key, _ms(ttl)),
+            ],
+            transaction=True,
+        )
 
     async def load_session(self, session_id: str, ttl: float) -> dict[str, Any] | None:
         """The record (renewed for ``ttl`` more seconds), or None: it ended, expired or never was."""
@@ -192,12 +207,19 @@ class RedisState:
 
     # -- event logs --------------------------------------------------------------------------
 
-    def append_event(self, session_id: str, stream: int, seq: int, data: bytes, final: bool,
-                     request: Any = None) -> None:
+    def append_event(
+        self, session_id: str, stream: int, seq: int, data: bytes, final: bool, request: Any = None
+    ) -> None:
         """Queue one event for the session's Redis stream (in order, by one task; never waits).
         ``request``: the id of the request the stream answers (for an error if its worker dies)."""
-        fields = {"s": str(stream), "n": str(seq), "d": data, "f": b"1" if final else b"0", "w": self.worker,
-                  "r": orjson.dumps(request)}
+        fields = {
+            "s": str(stream),
+            "n": str(seq),
+            "d": data,
+            "f": b"1" if final else b"0",
+            "w": self.worker,
+            "r": orjson.dumps(request),
+        }
         try:
             self._appends.send_nowait((self.key("e", session_id), [fields]))
         except trio.WouldBlock:
@@ -235,8 +257,9 @@ class RedisState:
             async with self._appended:
                 await self._appended.wait()
 
-    async def events_after(self, session_id: str, stream: int,
-                           seq: int) -> tuple[list[Event], StreamId, tuple[str, Any] | None]:
+    async def events_after(
+        self, session_id: str, stream: int, seq: int
+    ) -> tuple[list[Event], StreamId, tuple[str, Any] | None]:
         """Events of ``stream`` after ``seq``; the id to tail from; who wrote the stream, as
         (worker, request id), or None when the log has no event of it."""
         entries = await self.execute(self.client.xrange(self.key("e", session_id), "-", "+"))
@@ -244,8 +267,9 @@ class RedisState:
         last = entries[-1].identifier if entries else b"0-0"
         return events, last, writer
 
-    async def tail(self, session_id: str, stream: int, seq: int, after: StreamId,
-                   block: float) -> tuple[list[Event], StreamId]:
+    async def tail(
+        self, session_id: str, stream: int, seq: int, after: StreamId, block: float
+    ) -> tuple[list[Event], StreamId]:
         """Wait up to ``block`` seconds for events of ``stream`` after ``seq`` written after ``after``."""
         key = self.key("e", session_id)
         found = await self.execute(self.client.xread({key: after}, count=512, block=max(1, int(block * 1000))))
@@ -261,9 +285,15 @@ class RedisState:
 
     async def publish(self, message: FanoutMessage) -> None:
         """To every other worker's subscribers."""
-        await self.execute(self.client.xadd(self.key("fanout"), {"m": encode(message, self.worker)},
-                                            trim_strategy=PureToken.MAXLEN, threshold=str(FANOUT_LENGTH),
-                                            trim_operator=PureToken.APPROXIMATELY))
+        await self.execute(
+            self.client.xadd(
+                self.key("fanout"),
+                {"m": encode(message, self.worker)},
+                trim_strategy=PureToken.MAXLEN,
+                threshold=str(FANOUT_LENGTH),
+                trim_operator=PureToken.APPROXIMATELY,
+            )
+        )
 
     async def tell(self, message: FanoutMessage, what: str) -> None:
         """``publish``, at most once: with the link down ``what`` is lost, and logged."""
@@ -344,11 +374,13 @@ def _reason(exc: BaseException) -> str:
 
 
 @contextlib.asynccontextmanager
-async def open_redis_state(url: StateUrl, *, prefix: str = "mcptrio", event_log_size: int = 256,
-                           event_log_age: float = 3600.0) -> AsyncIterator[RedisState]:
+async def open_redis_state(
+    url: StateUrl, *, prefix: str = "mcptrio", event_log_size: int = 256, event_log_age: float = 3600.0
+) -> AsyncIterator[RedisState]:
     """A started RedisState whose tasks run for the block; StateUnavailable if Redis can't be reached."""
-    client: coredis.Redis[bytes] = coredis.Redis.from_url(url.url, retry_policy=NoRetryPolicy(),
-                                                          connect_timeout=2.0, stream_timeout=10.0)
+    client: coredis.Redis[bytes] = coredis.Redis.from_url(
+        url.url, retry_policy=NoRetryPolicy(), connect_timeout=2.0, stream_timeout=10.0
+    )
     try:
         async with client:
             state = RedisState(client, url, prefix=prefix, event_log_size=event_log_size, event_log_age=event_log_age)
@@ -364,4 +396,3 @@ async def open_redis_state(url: StateUrl, *, prefix: str = "mcptrio", event_log_
         if len(found) == 1:
             raise found[0] from None
         raise
-

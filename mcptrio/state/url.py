@@ -31,7 +31,7 @@ def parse_state_url(url: str) -> StateUrl:
         if not parts.hostname:
             raise ValueError(f"state URL names no host: {redact(url)!r}")
         try:
-            parts.port
+            _ = parts.port  # (urllib checks the port only when it is read)
         except ValueError:
             raise ValueError(f"state URL has a bad port: {redact(url)!r}") from None
         db = parts.path.strip("/")

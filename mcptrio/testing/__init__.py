@@ -1,13 +1,14 @@
 """Test helpers, public like ``trio.testing``: an in-memory client connected to an App.
 
-    async with mcptrio.testing.open_client(app) as client:
-        result = await client.call_tool("echo", {"text": "hi"})
+async with mcptrio.testing.open_client(app) as client:
+    result = await client.call_tool("echo", {"text": "hi"})
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import trio
 
@@ -20,11 +21,17 @@ from .process import open_process_client
 
 
 @contextlib.asynccontextmanager
-async def open_client(app: App, *, era: str = "legacy", version: str | None = None,
-                      capabilities: dict[str, Any] | None = None,
-                      handlers: dict[str, ServerRequestHandler] | None = None,
-                      initialize: bool = True, limits: SessionLimits | None = None,
-                      shutdown: trio.Event | None = None) -> AsyncIterator[RawClient]:
+async def open_client(
+    app: App,
+    *,
+    era: str = "legacy",
+    version: str | None = None,
+    capabilities: dict[str, Any] | None = None,
+    handlers: dict[str, ServerRequestHandler] | None = None,
+    initialize: bool = True,
+    limits: SessionLimits | None = None,
+    shutdown: trio.Event | None = None,
+) -> AsyncIterator[RawClient]:
     """Serve ``app`` in memory and yield a connected client (initialized in the legacy era).
 
     Leaving the block closes the client's input, which drains the server like stdin EOF.

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Any, AsyncIterator, cast
+from collections.abc import AsyncIterator
+from typing import Any, cast
 
 import pytest
 import trio
@@ -76,8 +77,10 @@ def mcp_app(request: Any) -> Any:
     Define a fixture of this name to test an App you build yourself."""
     names = _plugin_names(request)
     if not names:
-        raise pytest.UsageError("mcp_client has nothing to serve: define an mcp_app fixture, or name installed "
-                                "plugins with @pytest.mark.mcp_plugins(...) or the mcptrio_plugins ini option")
+        raise pytest.UsageError(
+            "mcp_client has nothing to serve: define an mcp_app fixture, or name installed "
+            "plugins with @pytest.mark.mcp_plugins(...) or the mcptrio_plugins ini option"
+        )
     from ..plugins import build_app
 
     return build_app(names)
@@ -90,8 +93,9 @@ def mcp_callbacks() -> dict[str, Any]:
 
 
 @pytest.fixture
-async def mcp_client(request: Any, mcp_setup: tuple[str, str], mcp_app: Any,
-                     mcp_callbacks: dict[str, Any]) -> AsyncIterator[Any]:
+async def mcp_client(
+    request: Any, mcp_setup: tuple[str, str], mcp_app: Any, mcp_callbacks: dict[str, Any]
+) -> AsyncIterator[Any]:
     """A client connected to the app under test, in this run's era and over its transport."""
     from ..client import connect
 
@@ -102,8 +106,10 @@ async def mcp_client(request: Any, mcp_setup: tuple[str, str], mcp_app: Any,
     elif transport == "stdio":
         names = _plugin_names(request)
         if not names:
-            raise pytest.UsageError("mcp_transports('stdio') serves installed plugins in a subprocess: name them "
-                                    "with @pytest.mark.mcp_plugins(...) or the mcptrio_plugins ini option")
+            raise pytest.UsageError(
+                "mcp_transports('stdio') serves installed plugins in a subprocess: name them "
+                "with @pytest.mark.mcp_plugins(...) or the mcptrio_plugins ini option"
+            )
         command = [sys.executable, "-m", "mcptrio", "serve", "--plugins", ",".join(names)]
         async with connect(command, era=era, **mcp_callbacks) as client:
             yield client
@@ -112,8 +118,9 @@ async def mcp_client(request: Any, mcp_setup: tuple[str, str], mcp_app: Any,
 
         stop = trio.Event()
         async with trio.open_nursery() as nursery:
-            url = await nursery.start(functools.partial(serve_http, mcp_app, host="127.0.0.1", port=0,
-                                                        shutdown_trigger=stop.wait))
+            url = await nursery.start(
+                functools.partial(serve_http, mcp_app, host="127.0.0.1", port=0, shutdown_trigger=stop.wait)
+            )
             async with connect(url, era=era, **mcp_callbacks) as client:
                 yield client
             stop.set()

@@ -1,1 +1,2 @@
-"""Bytes in and out: stdio, Streamable HTTP (its own h11 server), WebSocket, in-memory; HTTP-level concerns live here."""
+"""Bytes in and out: stdio, Streamable HTTP (on mcptrio's own HTTP/1.1 server or hypercorn), WebSocket,
+in-memory; net/ holds what HTTP and WebSocket share."""

@@ -47,8 +47,9 @@ class MemoryClientEnd:
         await self.to_server.aclose()
 
 
-def memory_pair(max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
-                buffer: int = 64) -> tuple[MemoryMessageStream, MemoryClientEnd]:
+def memory_pair(
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE, buffer: int = 64
+) -> tuple[MemoryMessageStream, MemoryClientEnd]:
     to_server, server_in = trio.open_memory_channel[bytes](buffer)
     server_out, to_client = trio.open_memory_channel[bytes](buffer)
     return (MemoryMessageStream(server_in, server_out, max_message_size), MemoryClientEnd(to_server, to_client))

@@ -11,7 +11,7 @@ import collections
 import contextlib
 import os
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 import trio
 
@@ -23,8 +23,12 @@ READ_SIZE = 65536
 class LineMessageStream:
     """Newline-delimited frames over any Trio byte streams (stdio, a socket, a pipe)."""
 
-    def __init__(self, receive_stream: trio.abc.ReceiveStream, send_stream: trio.abc.SendStream,
-                 max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
+    def __init__(
+        self,
+        receive_stream: trio.abc.ReceiveStream,
+        send_stream: trio.abc.SendStream,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    ) -> None:
         self._in = receive_stream
         self._out = send_stream
         self._framer = LineFramer(max_message_size)

@@ -8,27 +8,26 @@ closes the connection with 1009.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import trio
 from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketRequest
 from trio_websocket import serve_websocket as ws_serve
 
-from ..state import StateUrl
-from .net.shared_state import shared_state
-
+from ..auth.errors import AuthError
+from ..auth.gate import Gate
+from ..auth.principal import Principal
 from ..framing import Oversize
 from ..runtime.limits import SessionLimits
 from ..runtime.session import Session
 from ..runtime.stream import OneByOne
-from ..auth.errors import AuthError
-from ..auth.gate import Gate
-from ..auth.principal import Principal
-from .net import security
+from ..state import StateUrl
+from .net import forwarded, security
 from .net.authorization import expiry_deadline, resource_check
-from .net import forwarded
 from .net.capacity import Capacity, LimitReached, client_key
 from .net.config import HttpConfig
+from .net.shared_state import shared_state
 
 if TYPE_CHECKING:
     from ..app import App
@@ -55,17 +54,33 @@ class WebSocketMessageStream(OneByOne):
             raise trio.BrokenResourceError("websocket closed") from None
 
 
-async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp",
-                          config: HttpConfig | None = None, limits: SessionLimits | None = None,
-                          shutdown_trigger: Callable[[], Awaitable[object]] | None = None,
-                          state: str | StateUrl | None = None,
-                          task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
+async def serve_websocket(
+    app: App,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+    config: HttpConfig | None = None,
+    limits: SessionLimits | None = None,
+    shutdown_trigger: Callable[[], Awaitable[object]] | None = None,
+    state: str | StateUrl | None = None,
+    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+) -> None:
     """Serve ``app`` over WebSocket until the trigger fires; ``task_status`` gets the ``ws://`` URL.
     ``state``: share sealing keys and change notifications with other processes (see serve_http)."""
     if state is not None and app.shared is None:
         async with shared_state(app, state, config or HttpConfig(path=path)):
-            await serve_websocket(app, host=host, port=port, path=path, config=config, limits=limits,
-                                  shutdown_trigger=shutdown_trigger, state=state, task_status=task_status)
+            await serve_websocket(
+                app,
+                host=host,
+                port=port,
+                path=path,
+                config=config,
+                limits=limits,
+                shutdown_trigger=shutdown_trigger,
+                state=state,
+                task_status=task_status,
+            )
         return
     limits = limits or app.limits
     config = config or HttpConfig(path=path)
@@ -89,8 +104,9 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
             await request.reject(404, body=b"Not Found")
             return
         if shutdown.is_set():  # draining: new connections go to another instance
-            await request.reject(503, extra_headers=[(b"retry-after", b"1")],
-                                 body=b"Service Unavailable: the server is draining; retry")
+            await request.reject(
+                503, extra_headers=[(b"retry-after", b"1")], body=b"Service Unavailable: the server is draining; retry"
+            )
             return
         if SUBPROTOCOL not in request.proposed_subprotocols:
             await request.reject(400, body=b"Bad Request: the WebSocket subprotocol 'mcp' is required")
@@ -118,8 +134,9 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
         finally:
             capacity.close_stream(key)
 
-    async def _serve_connection(request: WebSocketRequest, principal: Principal | None,
-                                client_address: str | None) -> None:
+    async def _serve_connection(
+        request: WebSocketRequest, principal: Principal | None, client_address: str | None
+    ) -> None:
         connection = await request.accept(subprotocol=SUBPROTOCOL)
         session = Session(app, WebSocketMessageStream(connection), limits, transport="websocket")
         session.principal = principal
@@ -142,16 +159,24 @@ async def serve_websocket(app: App, *, host: str = "127.0.0.1", port: int = 8000
     if app.auth is not None:
         resource_check(app.auth, host)
     async with app.running(), trio.open_nursery() as nursery:
-        server = await nursery.start(lambda task_status: ws_serve(
-            handler, host, port, None, max_message_size=limits.max_message_size,
-            handler_nursery=nursery, task_status=task_status))
+        server = await nursery.start(
+            lambda task_status: ws_serve(
+                handler,
+                host,
+                port,
+                None,
+                max_message_size=limits.max_message_size,
+                handler_nursery=nursery,
+                task_status=task_status,
+            )
+        )
         bound_port = server.port
         shown = f"[{host}]" if ":" in host else host
         url = f"ws://{shown}:{bound_port}{config.path}"
         if app.auth is not None:
             # The resource tokens name: the public URL, else this endpoint as an http URL (what an
             # authorization server takes as a resource indicator, and where the metadata would be).
-            gate = Gate(app.auth, app.auth.public_url or "http" + url[len("ws"):])
+            gate = Gate(app.auth, app.auth.public_url or "http" + url[len("ws") :])
         task_status.started(url)
         if shutdown_trigger is not None:
             await shutdown_trigger()

@@ -84,4 +84,3 @@ class Result:
 
 
 EmptyResult = Result
-

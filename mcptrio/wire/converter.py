@@ -197,7 +197,7 @@ def _without_none(type_: Any) -> Any:
     """``X`` for ``X | None``, else None."""
     if get_origin(type_) in (Union, UnionType) and NoneType in get_args(type_):
         rest = tuple(arg for arg in get_args(type_) if arg is not NoneType)
-        return rest[0] if len(rest) == 1 else Union[rest]
+        return rest[0] if len(rest) == 1 else Union[rest]  # noqa: UP007 - a union of types known only here
     return None
 
 
@@ -217,7 +217,8 @@ def _structure_factory(cls: type) -> Callable[[Any, Any], Any]:
         overrides[a.name] = override(rename=key if key != a.name else None, struct_hook=hook)
     is_open = _is_open(cls)
     generated: Callable[[Mapping[str, Any], Any], Any] = make_dict_structure_fn(
-        cls, converter, _cattrs_forbid_extra_keys=not is_open, **overrides)
+        cls, converter, _cattrs_forbid_extra_keys=not is_open, **overrides
+    )
     known_keys = frozenset(known)
 
     def structure(value: Any, _: Any) -> Any:
@@ -339,7 +340,9 @@ for _union in (ContentBlock, SamplingMessageContentBlock, CompletionReference):
     _register_tagged(_union, "type")
 _register_tagged(InputRequest, "method")
 _register_union(ResourceContents, lambda v: BlobResourceContents if "blob" in v else TextResourceContents)
-_register_union(ElicitRequestParams, lambda v: ElicitRequestURLParams if v.get("mode") == "url" else ElicitRequestFormParams)
+_register_union(
+    ElicitRequestParams, lambda v: ElicitRequestURLParams if v.get("mode") == "url" else ElicitRequestFormParams
+)
 for _union in (PrimitiveSchemaDefinition, EnumSchema, SingleSelectEnumSchema, MultiSelectEnumSchema):
     _register_union(_union, _primitive_schema)
 _register_union(InputResponse, _input_response)

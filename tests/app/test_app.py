@@ -1,6 +1,7 @@
 """The authoring API end to end: what plugins register is what clients see, in both eras."""
 
 import base64
+from collections.abc import Iterator
 from typing import Annotated, TypedDict
 
 import attrs
@@ -26,8 +27,11 @@ class Totals(TypedDict):
 def weather_app(**kwargs) -> App:
     app = App("weather", "2.0", **kwargs)
 
-    @app.tool(title="Forecast", annotations={"readOnlyHint": True},
-              icons=[{"src": "https://example.com/sun.png", "mimeType": "image/png"}])
+    @app.tool(
+        title="Forecast",
+        annotations={"readOnlyHint": True},
+        icons=[{"src": "https://example.com/sun.png", "mimeType": "image/png"}],
+    )
     async def forecast(city: Annotated[str, "the city"], days: int = 1) -> Forecast:
         """Tomorrow's weather."""
         return Forecast(city=city, celsius=21.5 + days)
@@ -46,9 +50,13 @@ def weather_app(**kwargs) -> App:
 
     @app.tool()
     async def gallery() -> list:
-        return [mcptrio.content.text("two things"), mcptrio.content.image(b"\x89PNG", "image/png"),
-                mcptrio.content.audio(b"RIFF", "audio/wav"), mcptrio.content.embedded_text("note://1", "hi"),
-                mcptrio.content.resource_link("note://2", "second", title="Second")]
+        return [
+            mcptrio.content.text("two things"),
+            mcptrio.content.image(b"\x89PNG", "image/png"),
+            mcptrio.content.audio(b"RIFF", "audio/wav"),
+            mcptrio.content.embedded_text("note://1", "hi"),
+            mcptrio.content.resource_link("note://2", "second", title="Second"),
+        ]
 
     @app.resource("weather://readme", mime_type="text/plain", title="Read me")
     async def readme() -> str:
@@ -67,8 +75,10 @@ def weather_app(**kwargs) -> App:
 
     @app.prompt(arguments={"city": "where", "style": "how"}, complete={"city": complete_city})
     async def ask(city: str, style: str = "plain") -> list:
-        return [{"role": "user", "content": {"type": "text", "text": f"Weather in {city}, {style}?"}},
-                {"role": "assistant", "content": mcptrio.content.text("Let me check.")}]
+        return [
+            {"role": "user", "content": {"type": "text", "text": f"Weather in {city}, {style}?"}},
+            {"role": "assistant", "content": mcptrio.content.text("Let me check.")},
+        ]
 
     return app
 
@@ -131,11 +141,13 @@ async def test_resources_text_binary_and_templates():
         blob = (await client.request("resources/read", {"uri": "weather://logo"}))["contents"][0]
         assert base64.b64decode(blob["blob"]) == b"\x89PNG\r\n" and blob["mimeType"] == "image/png"
         templates = (await client.request("resources/templates/list"))["resourceTemplates"]
-        assert templates == [{"uriTemplate": "weather://cities/{city}/today", "name": "today",
-                              "mimeType": "application/json"}]
+        assert templates == [
+            {"uriTemplate": "weather://cities/{city}/today", "name": "today", "mimeType": "application/json"}
+        ]
         read = await client.request("resources/read", {"uri": "weather://cities/Oslo/today"})
-        assert read["contents"] == [{"uri": "weather://cities/Oslo/today", "text": '{"city": "Oslo"}',
-                                     "mimeType": "application/json"}]
+        assert read["contents"] == [
+            {"uri": "weather://cities/Oslo/today", "text": '{"city": "Oslo"}', "mimeType": "application/json"}
+        ]
 
 
 @pytest.mark.parametrize("era, code", [("legacy", -32002), ("modern", -32602)])
@@ -150,15 +162,19 @@ async def test_resource_not_found_per_era(era, code):
 async def test_prompts_with_arguments():
     async with open_client(weather_app()) as client:
         [prompt] = (await client.request("prompts/list"))["prompts"]
-        assert prompt["arguments"] == [{"name": "city", "description": "where", "required": True},
-                                       {"name": "style", "description": "how", "required": False}]
+        assert prompt["arguments"] == [
+            {"name": "city", "description": "where", "required": True},
+            {"name": "style", "description": "how", "required": False},
+        ]
         got = await client.request("prompts/get", {"name": "ask", "arguments": {"city": "Oslo"}})
         assert got["messages"][0]["content"]["text"] == "Weather in Oslo, plain?"
         assert got["messages"][1] == {"role": "assistant", "content": {"type": "text", "text": "Let me check."}}
-        for params, fragment in (({"name": "ask"}, "missing required argument 'city'"),
-                                 ({"name": "nope"}, "unknown prompt"),
-                                 ({"name": "ask", "arguments": {"city": 3}}, "must be a string"),
-                                 ({"name": "ask", "arguments": {"city": "x", "mood": "y"}}, "no argument 'mood'")):
+        for params, fragment in (
+            ({"name": "ask"}, "missing required argument 'city'"),
+            ({"name": "nope"}, "unknown prompt"),
+            ({"name": "ask", "arguments": {"city": 3}}, "must be a string"),
+            ({"name": "ask", "arguments": {"city": "x", "mood": "y"}}, "no argument 'mood'"),
+        ):
             with pytest.raises(McpError) as info:
                 await client.request("prompts/get", params)
             assert info.value.code == -32602 and fragment in info.value.message
@@ -166,26 +182,43 @@ async def test_prompts_with_arguments():
 
 async def test_completion_for_prompt_arguments_and_template_variables():
     async with open_client(weather_app(), era="modern") as client:
-        for ref in ({"type": "ref/prompt", "name": "ask"},
-                    {"type": "ref/resource", "uri": "weather://cities/{city}/today"}):
-            result = await client.request("completion/complete", {"ref": ref, "argument": {"name": "city", "value": "Os"}})
+        for ref in (
+            {"type": "ref/prompt", "name": "ask"},
+            {"type": "ref/resource", "uri": "weather://cities/{city}/today"},
+        ):
+            result = await client.request(
+                "completion/complete", {"ref": ref, "argument": {"name": "city", "value": "Os"}}
+            )
             assert result["completion"] == {"values": ["Oslo", "Osaka"], "total": 2, "hasMore": False}
-        none = await client.request("completion/complete", {"ref": {"type": "ref/prompt", "name": "ask"},
-                                                            "argument": {"name": "style", "value": ""}})
+        none = await client.request(
+            "completion/complete",
+            {"ref": {"type": "ref/prompt", "name": "ask"}, "argument": {"name": "style", "value": ""}},
+        )
         assert none["completion"]["values"] == []
         with pytest.raises(McpError) as info:
-            await client.request("completion/complete", {"ref": {"type": "ref/prompt", "name": "nope"},
-                                                         "argument": {"name": "x", "value": ""}})
+            await client.request(
+                "completion/complete",
+                {"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "x", "value": ""}},
+            )
         assert info.value.code == -32602
 
 
-@pytest.mark.parametrize("method, key", [("tools/list", "tools"), ("resources/list", "resources"),
-                                         ("prompts/list", "prompts"), ("resources/templates/list", "resourceTemplates")])
+@pytest.mark.parametrize(
+    "method, key",
+    [
+        ("tools/list", "tools"),
+        ("resources/list", "resources"),
+        ("prompts/list", "prompts"),
+        ("resources/templates/list", "resourceTemplates"),
+    ],
+)
 async def test_pagination_with_opaque_cursors(method, key):
     app = App("many", page_size=2)
     for i in range(5):
-        async def handler(i: int = i) -> str:
+
+        async def handler(i: int = i, x: str = "") -> str:
             return str(i)
+
         app.tool(f"tool{i}")(handler)
         app.resource(f"many://r{i}")(handler)
         app.resource(f"many://t{i}/{{x}}")(handler)
@@ -228,11 +261,16 @@ async def test_legacy_resource_subscription_and_list_changed():
 async def test_modern_subscriptions_listen_stream():
     app = weather_app()
     async with open_client(app, era="modern") as client:
-        listen_id, answer = await client.start_request("subscriptions/listen", {"notifications": {
-            "toolsListChanged": True, "resourceSubscriptions": ["weather://readme"], "bogus": True}})
+        listen_id, answer = await client.start_request(
+            "subscriptions/listen",
+            {"notifications": {"toolsListChanged": True, "resourceSubscriptions": ["weather://readme"], "bogus": True}},
+        )
         [ack] = await client.wait_for_notification("notifications/subscriptions/acknowledged")
         assert ack["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": listen_id}
-        assert ack["params"]["notifications"] == {"toolsListChanged": True, "resourceSubscriptions": ["weather://readme"]}
+        assert ack["params"]["notifications"] == {
+            "toolsListChanged": True,
+            "resourceSubscriptions": ["weather://readme"],
+        }
         await app.notify_prompts_changed()  # not opted in: never sent
         await app.notify_tools_changed()
         await app.notify_resource_updated("weather://logo")  # not subscribed
@@ -253,7 +291,9 @@ async def test_listen_stream_closes_gracefully_at_shutdown():
     app = weather_app()
     shutdown = trio.Event()
     async with open_client(app, era="modern", shutdown=shutdown) as client:
-        listen_id, answer = await client.start_request("subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+        listen_id, answer = await client.start_request(
+            "subscriptions/listen", {"notifications": {"toolsListChanged": True}}
+        )
         await client.wait_for_notification("notifications/subscriptions/acknowledged")
         shutdown.set()
         with trio.fail_after(5):
@@ -284,10 +324,11 @@ def test_plugins_compose_and_clash():
 
 def test_registration_errors_are_clear():
     app = App()
-    with pytest.raises(TypeError, match="must be an async function"):
+    with pytest.raises(TypeError, match=r"tool .*\.gen is a generator function: a handler returns its result"):
+
         @app.tool()
-        def sync_tool() -> str:
-            return ""
+        def gen() -> Iterator[str]:
+            yield ""
 
     @app.tool()
     async def once() -> str:
@@ -313,13 +354,34 @@ async def test_context_is_injected_and_not_in_the_schema():
         assert text_of(await client.call_tool("whoami")) == "modern:2026-07-28:mcptrio-testing"
 
 
-@pytest.mark.parametrize("kind", ["tool", "prompt", "resource"])
-def test_a_decorator_used_without_parentheses_says_so(kind):
+async def test_tool_and_prompt_decorators_work_without_parentheses():
+    plugin = mcptrio.Registry("p")
+
+    @plugin.tool
+    async def shout(text: str) -> str:
+        return text.upper()
+
+    @plugin.prompt
+    def greet(name: str) -> str:
+        return f"Hello {name}"
+
+    assert shout.__name__ == "shout" and greet("x") == "Hello x"  # the decorators return the function
+    app = App()
+    app.include(plugin)
+    async with open_client(app) as client:
+        assert text_of(await client.call_tool("shout", {"text": "hi"})) == "HI"
+        got = await client.request("prompts/get", {"name": "greet", "arguments": {"name": "Ann"}})
+        assert got["messages"][0]["content"]["text"] == "Hello Ann"
+
+
+def test_a_resource_decorator_without_its_uri_says_so():
     plugin = mcptrio.Registry("p")
 
     async def handler() -> str:
         return ""
 
-    with pytest.raises(TypeError, match=rf"write @plugin\.{kind}\((URI)?\) with parentheses \(got 'handler'"):
-        getattr(plugin, kind)(handler)
+    with pytest.raises(TypeError, match=r"write @plugin\.resource\(URI\): a resource needs its URI \(got 'handler'"):
+        plugin.resource(handler)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"@tool: the name must be a string, not 3"):
+        plugin.tool(3)  # type: ignore[call-overload]
     assert not plugin.tools and not plugin.prompts and not plugin.resources

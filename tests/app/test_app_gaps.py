@@ -42,8 +42,13 @@ def make_app() -> mcptrio.App:
     return app
 
 
-ROOTS = {"roots": [{"uri": "file:///srv/oslo", "name": "Oslo"}, {"uri": "file:///srv/bergen", "name": "Bergen"},
-                   {"uri": "file:///srv/odda", "name": "Odda"}]}
+ROOTS = {
+    "roots": [
+        {"uri": "file:///srv/oslo", "name": "Oslo"},
+        {"uri": "file:///srv/bergen", "name": "Bergen"},
+        {"uri": "file:///srv/odda", "name": "Odda"},
+    ]
+}
 
 
 async def test_a_completion_handler_that_takes_a_context_can_ask_the_client():
@@ -54,8 +59,10 @@ async def test_a_completion_handler_that_takes_a_context_can_ask_the_client():
         ref = {"type": "ref/prompt", "name": "weather"}
         result = await client.request("completion/complete", {"ref": ref, "argument": {"name": "city", "value": "O"}})
         assert result["completion"] == {"values": ["Oslo", "Odda"], "total": 2, "hasMore": False}
-        plain = await client.request("completion/complete", {"ref": ref, "argument": {"name": "mood", "value": "x"},
-                                                              "context": {"arguments": {"city": "Oslo"}}})
+        plain = await client.request(
+            "completion/complete",
+            {"ref": ref, "argument": {"name": "mood", "value": "x"}, "context": {"arguments": {"city": "Oslo"}}},
+        )
         assert plain["completion"]["values"] == ["x-Oslo"]
 
 
@@ -93,16 +100,23 @@ async def test_plugins_hear_client_notifications_through_a_hook():
 def test_a_notification_hook_must_be_a_plain_function():
     plugin = mcptrio.Registry("x")
     with pytest.raises(TypeError, match="plain function"):
+
         @plugin.on_notification("notifications/roots/list_changed")
         async def hook(notification: Notification) -> None: ...
 
 
-@pytest.mark.parametrize(("version", "audio", "link"), [
-    ("2024-11-05", {"type": "text", "text": "[audio content (audio/wav) needs protocol 2025-03-26 or later]"},
-     {"type": "text", "text": "resource: memo://linked"}),
-    ("2025-03-26", AUDIO, {"type": "text", "text": "resource: memo://linked"}),
-    ("2025-06-18", AUDIO, LINK),
-])
+@pytest.mark.parametrize(
+    ("version", "audio", "link"),
+    [
+        (
+            "2024-11-05",
+            {"type": "text", "text": "[audio content (audio/wav) needs protocol 2025-03-26 or later]"},
+            {"type": "text", "text": "resource: memo://linked"},
+        ),
+        ("2025-03-26", AUDIO, {"type": "text", "text": "resource: memo://linked"}),
+        ("2025-06-18", AUDIO, LINK),
+    ],
+)
 async def test_prompt_messages_are_downgraded_for_older_revisions(version, audio, link):
     async with open_client(make_app(), version=version) as client:
         result = await client.request("prompts/get", {"name": "weather", "arguments": {"city": "Oslo"}})
@@ -127,10 +141,12 @@ async def test_a_clients_error_answer_inside_a_prompt_or_resource_is_reported_as
         prompt = await client.response("prompts/get", {"name": "ask_first"})
         resource = await client.response("resources/read", {"uri": "memo://asked"})
     assert prompt["error"]["code"] == -32042
-    assert prompt["error"]["message"] == ("the client answered elicitation/create with an error: "
-                                          "the user closed the dialog")
-    assert prompt["error"]["data"] == {"clientError": {"code": -32042, "message": "the user closed the dialog",
-                                                       "data": {"where": "client"}}}
+    assert prompt["error"]["message"] == (
+        "the client answered elicitation/create with an error: the user closed the dialog"
+    )
+    assert prompt["error"]["data"] == {
+        "clientError": {"code": -32042, "message": "the user closed the dialog", "data": {"where": "client"}}
+    }
     assert resource["error"]["code"] == -32602
     assert resource["error"]["data"] == {"clientError": {"code": -32602, "message": "maxTokens too small"}}
 
@@ -144,8 +160,9 @@ async def test_a_client_that_does_not_answer_in_time_is_an_internal_error():
 
     app = make_app()
     limits = mcptrio.SessionLimits(client_request_timeout=0.05)
-    async with open_client(app, capabilities={"elicitation": {}}, handlers={"elicitation/create": never},
-                           limits=limits) as client:
+    async with open_client(
+        app, capabilities={"elicitation": {}}, handlers={"elicitation/create": never}, limits=limits
+    ) as client:
         prompt = await client.response("prompts/get", {"name": "ask_first"})
     assert prompt["error"]["code"] == -32603
     assert "did not answer elicitation/create within 0.05 s" in prompt["error"]["message"]

@@ -63,14 +63,18 @@ async def passthrough(request: Request, call_next: Any) -> dict[str, Any]:
 
 async def answers(app: mcptrio.App, era: str) -> dict[str, Any]:
     async with open_client(app, era=era, capabilities={"elicitation": {}}) as client:
-        found = {name: await client.response("tools/call", {"name": name, "arguments": {}})
-                 for name in ("refuse", "crash", "odd")}
+        found = {
+            name: await client.response("tools/call", {"name": name, "arguments": {}})
+            for name in ("refuse", "crash", "odd")
+        }
         for uri in ("memo://refused", "memo://crashed"):
             found[uri] = await client.response("resources/read", {"uri": uri})
         if era == "modern":  # (a legacy client is asked by a server→client request instead)
             found["ask"] = await client.response("prompts/get", {"name": "ask"})
-            found["complete"] = await client.response("completion/complete", {
-                "ref": {"type": "ref/prompt", "name": "weather"}, "argument": {"name": "city", "value": "Pa"}})
+            found["complete"] = await client.response(
+                "completion/complete",
+                {"ref": {"type": "ref/prompt", "name": "weather"}, "argument": {"name": "city", "value": "Pa"}},
+            )
     for message in found.values():
         message.pop("id")
         message.get("result", {}).pop("_meta", None)
@@ -82,8 +86,11 @@ async def answers(app: mcptrio.App, era: str) -> dict[str, Any]:
 async def test_a_handlers_failure_gets_the_same_answer_with_middleware_or_without(era):
     bare, wrapped = await answers(make_app(), era), await answers(make_app(passthrough), era)
     assert bare == wrapped
-    assert bare["refuse"]["result"] == {"content": [{"type": "text", "text": "not today"}], "isError": True,
-                                        **({"resultType": "complete"} if era == "modern" else {})}
+    assert bare["refuse"]["result"] == {
+        "content": [{"type": "text", "text": "not today"}],
+        "isError": True,
+        **({"resultType": "complete"} if era == "modern" else {}),
+    }
     for name, kind in (("crash", "RuntimeError"), ("odd", "TypeError")):
         assert bare[name]["result"]["isError"] is True
         assert bare[name]["result"]["content"][0]["text"] == f"tool {name!r} failed with an internal error ({kind})"
@@ -94,7 +101,9 @@ async def test_a_handlers_failure_gets_the_same_answer_with_middleware_or_withou
         assert bare["ask"]["result"]["resultType"] == "input_required"
         assert list(bare["ask"]["result"]["inputRequests"].values())[0]["method"] == "elicitation/create"
         assert bare["complete"]["error"] == {
-            "code": -32603, "message": "the handler asked for client input, which completion/complete does not allow"}
+            "code": -32603,
+            "message": "the handler asked for client input, which completion/complete does not allow",
+        }
 
 
 async def test_middleware_sees_answers_never_a_handlers_exception():

@@ -6,13 +6,12 @@ import sys
 import textwrap
 
 import pytest
-import trio
 
 import mcptrio
 import mcptrio.client
 from mcptrio.testing import open_client
 
-from ..http.client import http_server, ws_server
+from ..transports.http.client import http_server, ws_server
 
 
 def _app(events: list[str]) -> mcptrio.App:
@@ -98,7 +97,9 @@ async def test_a_failing_lifespan_stops_the_server_before_it_serves():
 
     app = mcptrio.App("broken")
     app.include(plugin)
-    with pytest.raises(mcptrio.LifespanError, match=r"unreachable .*failed to start: ConnectionRefusedError: db\.internal"):
+    with pytest.raises(
+        mcptrio.LifespanError, match=r"unreachable .*failed to start: ConnectionRefusedError: db\.internal"
+    ):
         async with app.running():
             pytest.fail("never reached")
     assert stopped == ["fine"]  # what had started is taken down
@@ -107,6 +108,7 @@ async def test_a_failing_lifespan_stops_the_server_before_it_serves():
 def test_a_lifespan_must_be_an_async_generator():
     plugin = mcptrio.Registry("p")
     with pytest.raises(TypeError, match="must be an async generator function"):
+
         @plugin.lifespan
         async def not_a_generator(app):
             return None
@@ -115,7 +117,8 @@ def test_a_lifespan_must_be_an_async_generator():
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_the_cli_says_which_lifespan_failed_in_one_line(tmp_path, transport):
     # A plugin "installed" the light way: a module and its distribution's metadata on PYTHONPATH.
-    (tmp_path / "broken_plugin.py").write_text(textwrap.dedent('''
+    (tmp_path / "broken_plugin.py").write_text(
+        textwrap.dedent("""
         import mcptrio
         plugin = mcptrio.Registry("broken")
 
@@ -123,15 +126,23 @@ def test_the_cli_says_which_lifespan_failed_in_one_line(tmp_path, transport):
         async def database(app):
             raise OSError("cannot reach db.internal:5432")
             yield
-    '''))
+    """)
+    )
     dist = tmp_path / "broken_plugin-0.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.1\n")
     (dist / "entry_points.txt").write_text("[mcptrio.plugins]\nbroken = broken_plugin:plugin\n")
-    done = subprocess.run([sys.executable, "-m", "mcptrio", "serve", "--plugins", "broken", "--transport", transport,
-                           "--port", "0"], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)},
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [sys.executable, "-m", "mcptrio", "serve", "--plugins", "broken", "--transport", transport, "--port", "0"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines()[-1] == (
-        "mcptrio: error: the lifespan database of a plugin failed to start: OSError: cannot reach db.internal:5432")
+        "mcptrio: error: the lifespan database of a plugin failed to start: OSError: cannot reach db.internal:5432"
+    )
     assert "Traceback" not in done.stderr

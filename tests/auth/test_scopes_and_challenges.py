@@ -25,8 +25,11 @@ def gate(**options) -> Gate:
 
 
 def test_hierarchies_are_transitive_and_the_needed_scopes_add_up():
-    policy = ScopePolicy(frozenset({"mcp"}), tools={"write_file": ["files:write"]},
-                         implied={"admin": ["files:write"], "files:write": ["files:read"]})
+    policy = ScopePolicy(
+        frozenset({"mcp"}),
+        tools={"write_file": ["files:write"]},
+        implied={"admin": ["files:write"], "files:write": ["files:read"]},
+    )
     needed = policy.needed("tools/call", {"name": "write_file"}, frozenset({"files:read"}))
     assert needed == {"mcp", "files:write", "files:read"}
     assert policy.missing(frozenset({"mcp", "admin"}), needed) == frozenset()
@@ -35,8 +38,12 @@ def test_hierarchies_are_transitive_and_the_needed_scopes_add_up():
 
 
 def test_declared_scopes_of_tools_prompts_resources_and_templates():
-    app = mcptrio.App("scoped", auth=AuthConfig(issuer="https://as.example.com", verifier=NoVerifier(),
-                                                scopes=["mcp"], tool_scopes={"plain": ["ops"]}))
+    app = mcptrio.App(
+        "scoped",
+        auth=AuthConfig(
+            issuer="https://as.example.com", verifier=NoVerifier(), scopes=["mcp"], tool_scopes={"plain": ["ops"]}
+        ),
+    )
 
     @app.tool(scopes=["files:write"])
     async def write() -> str:
@@ -67,13 +74,19 @@ def test_declared_scopes_of_tools_prompts_resources_and_templates():
 
 def test_metadata_follows_rfc_9728_from_the_configured_url():
     door = gate(scopes=["mcp:read"], resource_name="Notes", resource_documentation="https://docs.example.com")
-    assert door.metadata_paths == ("/.well-known/oauth-protected-resource/public/mcp",
-                                   "/.well-known/oauth-protected-resource")
+    assert door.metadata_paths == (
+        "/.well-known/oauth-protected-resource/public/mcp",
+        "/.well-known/oauth-protected-resource",
+    )
     assert door.metadata_url == "https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp"
     assert orjson.loads(door.metadata) == {
-        "resource": RESOURCE, "authorization_servers": ["https://as.example.com"],
-        "bearer_methods_supported": ["header"], "scopes_supported": ["mcp:read"],
-        "resource_name": "Notes", "resource_documentation": "https://docs.example.com"}
+        "resource": RESOURCE,
+        "authorization_servers": ["https://as.example.com"],
+        "bearer_methods_supported": ["header"],
+        "scopes_supported": ["mcp:read"],
+        "resource_name": "Notes",
+        "resource_documentation": "https://docs.example.com",
+    }
 
 
 def header(headers: list[tuple[bytes, bytes]], name: bytes) -> str:
@@ -93,7 +106,8 @@ def test_each_failure_has_its_challenge():
     status, headers, body = door.challenge(InvalidToken('the token has "expired"'))
     assert status == 401
     assert header(headers, b"www-authenticate") == (
-        f'Bearer error="invalid_token", error_description="the token has expired", scope="mcp:read", {meta}')
+        f'Bearer error="invalid_token", error_description="the token has expired", scope="mcp:read", {meta}'
+    )
     assert orjson.loads(body) == {"error": "invalid_token", "error_description": 'the token has "expired"'}
 
     status, headers, body = door.challenge(InsufficientScope(frozenset({"files:write", "mcp:read"})))

@@ -51,13 +51,16 @@ class MemoryTokens:
 
 async def serve(tmp_path: Path, issuer: str) -> tuple[trio.Process, str, Path]:
     config = tmp_path / "mcptrio.toml"
-    config.write_text('[serve]\nplugins = ["bench"]\ntransport = "http"\nport = 0\n'
-                      f'[serve.auth]\nissuer = "{issuer}"\nscopes = ["mcp:read"]\n'
-                      '[serve.auth.tool_scopes]\necho = ["files:write"]\n')
+    config.write_text(
+        '[serve]\nplugins = ["bench"]\ntransport = "http"\nport = 0\n'
+        f'[serve.auth]\nissuer = "{issuer}"\nscopes = ["mcp:read"]\n'
+        '[serve.auth.tool_scopes]\necho = ["files:write"]\n'
+    )
     stderr_path = tmp_path / "stderr.log"
     with open(stderr_path, "wb") as err:
-        process = await trio.lowlevel.open_process(MCPTRIO + ["serve", "--config", str(config)], stderr=err,
-                                                   stdin=subprocess.DEVNULL)
+        process = await trio.lowlevel.open_process(
+            MCPTRIO + ["serve", "--config", str(config)], stderr=err, stdin=subprocess.DEVNULL
+        )
     with trio.fail_after(20):
         while not (found := re.search(r"serving bench at (\S+)", stderr_path.read_text())):
             assert process.poll() is None, stderr_path.read_text()

@@ -34,7 +34,8 @@ def serve_parser() -> argparse.ArgumentParser:
 
 def test_the_reference_page_is_the_declaration() -> None:
     assert PAGE.read_text() == reference_page(declared(), SECTIONS), (
-        f"{PAGE.relative_to(ROOT)} differs from mcptrio/cli/serve_settings.py: regenerate it with `{REGENERATE}`")
+        f"{PAGE.relative_to(ROOT)} differs from mcptrio/cli/serve_settings.py: regenerate it with `{REGENERATE}`"
+    )
 
 
 def test_the_page_has_a_row_per_setting_and_a_section_per_declared_section() -> None:
@@ -77,8 +78,17 @@ def test_the_cli_defaults_are_the_library_defaults() -> None:
     from mcptrio.transports.http import HttpConfig
 
     defaults = {setting.key: setting.default for setting in declared()}
-    for key in ("path", "response_mode", "legacy_sse", "orphan_timeout", "max_requests", "max_streams",
-                "max_streams_per_client", "allowed_origins", "trusted_proxies"):
+    for key in (
+        "path",
+        "response_mode",
+        "legacy_sse",
+        "orphan_timeout",
+        "max_requests",
+        "max_streams",
+        "max_streams_per_client",
+        "allowed_origins",
+        "trusted_proxies",
+    ):
         assert defaults[key] == getattr(HttpConfig(), key), key
     parameters = inspect.signature(App).parameters
     for key in ("name", "instructions", "telemetry", "rate_limit", "max_tool_calls", "tool_call_wait", "auth"):
@@ -103,8 +113,18 @@ def test_repeatable_flags_add_to_the_file(tmp_path: Path) -> None:
 
 
 def test_settings_that_depend_on_others(tmp_path: Path) -> None:
-    resolved = settings("--drain-timeout", "2", "--rate-limit", "10/s", "--rate-burst", "3", "--transport", "http",
-                        toml="[serve.limits]\nshutdown_grace = 9\nmax_in_flight = 7\n", tmp_path=tmp_path)
+    resolved = settings(
+        "--drain-timeout",
+        "2",
+        "--rate-limit",
+        "10/s",
+        "--rate-burst",
+        "3",
+        "--transport",
+        "http",
+        toml="[serve.limits]\nshutdown_grace = 9\nmax_in_flight = 7\n",
+        tmp_path=tmp_path,
+    )
     assert (resolved.limits.shutdown_grace, resolved.limits.max_in_flight) == (2.0, 7)  # the drain wins
     assert resolved.rate_limit is not None and (resolved.rate_limit.rate, resolved.rate_limit.burst) == (10.0, 3)
     assert resolved.access_log is True  # on for http
@@ -115,21 +135,25 @@ def test_settings_that_depend_on_others(tmp_path: Path) -> None:
 
 def test_a_setting_on_a_transport_it_is_not_for() -> None:
     assert misplaced(settings("--transport", "ws", "--stateless-only")) == (
-        "--workers and --stateless-only are for --transport http")
+        "--workers and --stateless-only are for --transport http"
+    )
     assert misplaced(settings("--state", "redis://127.0.0.1:6379/0")).startswith("--state is for http and ws")
     assert misplaced(settings("--transport", "ws", "--legacy-sse")) is None  # (ignored there, as it always was)
 
 
-@pytest.mark.parametrize(("toml", "says"), [
-    ("workers = 0", "workers must be a whole number of at least 1, got 0"),
-    ("tool_call_wait = -1", "tool_call_wait must be 0 or more seconds, got -1"),
-    ("drain_timeout = -1.5", "drain timeout must be 0 or more seconds, got -1.5"),
-    ('log_format = "xml"', "log format must be one of text, json, got 'xml'"),
-    ("max_tool_calls = true", "serve.max_tool_calls must be a whole number, got True"),
-    ("telemetry = 1", "serve.telemetry must be true or false, got 1"),
-    ('trusted_proxies = ["10.0.0.300"]', "--trusted-proxy: not an IP address or network: '10.0.0.300'"),
-    ("reload = true", "unknown key(s): serve.reload"),
-])
+@pytest.mark.parametrize(
+    ("toml", "says"),
+    [
+        ("workers = 0", "workers must be a whole number of at least 1, got 0"),
+        ("tool_call_wait = -1", "tool_call_wait must be 0 or more seconds, got -1"),
+        ("drain_timeout = -1.5", "drain timeout must be 0 or more seconds, got -1.5"),
+        ('log_format = "xml"', "log format must be one of text, json, got 'xml'"),
+        ("max_tool_calls = true", "serve.max_tool_calls must be a whole number, got True"),
+        ("telemetry = 1", "serve.telemetry must be true or false, got 1"),
+        ('trusted_proxies = ["10.0.0.300"]', "--trusted-proxy: not an IP address or network: '10.0.0.300'"),
+        ("reload = true", "unknown key(s): serve.reload"),
+    ],
+)
 def test_each_kind_says_what_is_wrong_in_one_line(toml: str, says: str, tmp_path: Path) -> None:
     with pytest.raises(UsageError) as refused:
         settings(toml=toml, tmp_path=tmp_path)

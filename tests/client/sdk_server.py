@@ -65,5 +65,10 @@ if __name__ == "__main__":
     else:
         import uvicorn
 
-        uvicorn.run(server.streamable_http_app(host="127.0.0.1"), host="127.0.0.1", port=args.port,
-                    log_level="warning", access_log=False)
+        uvicorn.run(
+            server.streamable_http_app(host="127.0.0.1"),
+            host="127.0.0.1",
+            port=args.port,
+            log_level="warning",
+            access_log=False,
+        )

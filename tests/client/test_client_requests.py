@@ -14,8 +14,8 @@ import mcptrio.client
 from mcptrio.client.http import header_value
 from mcptrio.transports.http.headers import decode_value
 
-from ..http.client import http_server, ws_server
 from ..runtime.apps import build_app
+from ..transports.http.client import http_server, ws_server
 
 ERAS = ["modern", "legacy"]
 
@@ -41,7 +41,7 @@ def levels(client):
 @pytest.mark.parametrize("era", ERAS)
 async def test_log_level_asks_for_log_messages_in_either_era(era, transport):
     app = build_app()
-    async with (http_server(app) if transport == "http" else _nothing(app)) as target:
+    async with http_server(app) if transport == "http" else _nothing(app) as target:
         async with mcptrio.client.connect(target, era=era, log_level="warning") as client:
             await client.call_tool("chatty")
             assert levels(client) == ["warning", "error"]
@@ -66,20 +66,52 @@ class _nothing:
 
 
 def test_mcptrio_call_shows_log_messages_in_the_default_era():
-    done = subprocess.run([sys.executable, "-m", "mcptrio", "call", "--plugins", "everything", "test_logging_tool"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "mcptrio", "call", "--plugins", "everything", "test_logging_tool"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     shown = done.stderr.splitlines()
-    assert shown == ["info Diagnostic trace at info", "warning Diagnostic trace at warning",
-                     "error Diagnostic trace at error"]
-    debug = subprocess.run([sys.executable, "-m", "mcptrio", "call", "--plugins", "everything", "test_logging_tool",
-                            "--log-level", "debug"], capture_output=True, text=True, timeout=60)
+    assert shown == [
+        "info Diagnostic trace at info",
+        "warning Diagnostic trace at warning",
+        "error Diagnostic trace at error",
+    ]
+    debug = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mcptrio",
+            "call",
+            "--plugins",
+            "everything",
+            "test_logging_tool",
+            "--log-level",
+            "debug",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert debug.stderr.splitlines()[0] == "debug Diagnostic trace at debug"
 
 
-@pytest.mark.parametrize("value, plain", [("get_weather", True), ("file:///a b.json", True), ("Zoë", False),
-                                          (" padded ", False), ("line1\nline2", False), ("tab\there", False),
-                                          ("=?base64?literal?=", False), (42, True), (True, True)])
+@pytest.mark.parametrize(
+    "value, plain",
+    [
+        ("get_weather", True),
+        ("file:///a b.json", True),
+        ("Zoë", False),
+        (" padded ", False),
+        ("line1\nline2", False),
+        ("tab\there", False),
+        ("=?base64?literal?=", False),
+        (42, True),
+        (True, True),
+    ],
+)
 def test_header_values_are_plain_or_base64_as_the_spec_says(value, plain):
     encoded = header_value(value)
     assert encoded.isascii() and (encoded == str(value).replace("True", "true")) == plain
@@ -98,12 +130,16 @@ def header_app(seen: list[str]) -> mcptrio.App:
     async def weather(city: str) -> str:
         return f"sunny in {city}"
 
-    schema = {"type": "object", "properties": {
-        "region": {"type": "string", "x-mcp-header": "Region"},
-        "shard": {"type": ["integer", "null"], "x-mcp-header": "Shard"},
-        "dry": {"type": "boolean", "x-mcp-header": "Dry-Run"},
-        "where": {"type": "object", "properties": {"zone": {"type": "string", "x-mcp-header": "Zone"}}},
-        "query": {"type": "string"}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "shard": {"type": ["integer", "null"], "x-mcp-header": "Shard"},
+            "dry": {"type": "boolean", "x-mcp-header": "Dry-Run"},
+            "where": {"type": "object", "properties": {"zone": {"type": "string", "x-mcp-header": "Zone"}}},
+            "query": {"type": "string"},
+        },
+    }
 
     @app.tool(input_schema=schema)
     async def execute(**arguments) -> str:

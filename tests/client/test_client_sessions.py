@@ -4,7 +4,6 @@ twice, else a clear error), and a connection cut mid-call (the stream resumed wi
 
 from __future__ import annotations
 
-import functools
 import logging
 import socket
 
@@ -58,8 +57,9 @@ class Server:
 
         async def run(task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
             with scope:
-                await serve_http(make_app(self.started), port=self.port, config=HttpConfig(path="/mcp"),
-                                 task_status=task_status)
+                await serve_http(
+                    make_app(self.started), port=self.port, config=HttpConfig(path="/mcp"), task_status=task_status
+                )
 
         return await self.nursery.start(run)
 
@@ -74,8 +74,9 @@ async def test_a_server_restarted_between_two_calls_means_a_new_session(caplog):
         server = Server(nursery, [])
         url = await server.start()
         with trio.fail_after(20):
-            async with mcptrio.client.connect(url, era="legacy",
-                                              on_session_lost=lambda old, new: lost.append((old, new))) as client:
+            async with mcptrio.client.connect(
+                url, era="legacy", on_session_lost=lambda old, new: lost.append((old, new))
+            ) as client:
                 assert (await client.call_tool("hello")).content[0].text == "hello"
                 first = client.raw.end.session_id
                 server.kill()

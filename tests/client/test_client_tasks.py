@@ -16,8 +16,8 @@ import mcptrio.client
 from mcptrio import Context, McpError, ToolError
 from mcptrio.app.tasks.runner import TaskRunner
 
-from ..http.client import http_server, ws_server
-from ..tasks.apps import mock_wall_clock
+from ..app.tasks.apps import mock_wall_clock
+from ..transports.http.client import http_server, ws_server
 
 ERAS = ["modern", "legacy"]
 EVERYTHING = [sys.executable, "-m", "mcptrio", "serve", "--plugins", "everything"]
@@ -53,8 +53,9 @@ def task_app(seen: Seen, *, poll_interval_ms: int = 500, clock: object = mock_wa
     @app.tool(task="required")
     async def deploy(ctx: Context, target: str) -> str:
         """Only ever a task; asks first."""
-        answer = await ctx.elicit(f"Deploy {target}?", {"type": "object", "properties": {"ok": {"type": "boolean"}}},
-                                  key="confirm")
+        answer = await ctx.elicit(
+            f"Deploy {target}?", {"type": "object", "properties": {"ok": {"type": "boolean"}}}, key="confirm"
+        )
         await trio.sleep(1)
         return f"deployed {target}" if answer.get("content", {}).get("ok") else "not deployed"
 
@@ -200,7 +201,11 @@ async def test_over_stdio_the_everything_plugins_task_tools(era):
 
 def test_mcptrio_call_runs_a_tool_that_only_runs_as_a_task():
     for era in ERAS:
-        done = subprocess.run([sys.executable, "-m", "mcptrio", "call", "--plugins", "everything", "failing_job",
-                               "--era", era], capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "mcptrio", "call", "--plugins", "everything", "failing_job", "--era", era],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 1, done.stderr  # the task ran, and the tool reported its error
         assert done.stdout.strip() == "the job failed (as it always does)"

@@ -14,8 +14,8 @@ import trio
 import mcptrio.client
 from mcptrio.client import McpError
 
-from ..http.client import http_server, ws_server
 from ..runtime.apps import build_app
+from ..transports.http.client import http_server, ws_server
 from .tls import make_certificates, tls_front
 
 MCPTRIO = [sys.executable, "-m", "mcptrio"]
@@ -80,11 +80,13 @@ async def test_mcptrio_call_with_cacert_or_ssl_cert_file(transport, certificates
     environment = {k: v for k, v in os.environ.items() if k not in ("SSL_CERT_FILE", "SSL_CERT_DIR")}
     async with serve(transport) as plain, tls_front(plain, certificates) as url:
         with trio.fail_after(60):
-            status, out, err = await cli("call", url, "echo", "text=hi", "--cacert", str(certificates.ca),
-                                         env=environment)
+            status, out, err = await cli(
+                "call", url, "echo", "text=hi", "--cacert", str(certificates.ca), env=environment
+            )
             assert (status, out.strip()) == (0, "hi"), err
-            status, out, err = await cli("call", url, "echo", "text=hi",
-                                         env={**environment, "SSL_CERT_FILE": str(certificates.ca)})
+            status, out, err = await cli(
+                "call", url, "echo", "text=hi", env={**environment, "SSL_CERT_FILE": str(certificates.ca)}
+            )
             assert (status, out.strip()) == (0, "hi"), err
             status, out, err = await cli("call", url, "echo", "text=hi", env=environment)
     assert status == 2 and out == "", err
@@ -101,5 +103,7 @@ async def test_mcptrio_cacert_that_is_not_a_ca_file(tmp_path):
 
 async def test_a_refused_websocket_handshake_says_why():
     async with serve("wss") as plain:
-        with pytest.raises(ConnectionError, match=r"/elsewhere: the WebSocket handshake was refused: HTTP 404 Not Found"):
+        with pytest.raises(
+            ConnectionError, match=r"/elsewhere: the WebSocket handshake was refused: HTTP 404 Not Found"
+        ):
             await echo(plain.replace("/mcp", "/elsewhere"))

@@ -14,9 +14,9 @@ import mcptrio.client
 from mcptrio import wire
 from mcptrio.client import McpError
 
-from ..http.client import http_server, ws_server
 from ..runtime.apps import build_app
 from ..state.redis_server import free_port
+from ..transports.http.client import http_server, ws_server
 
 SDK_SERVER = [sys.executable, str(Path(__file__).with_name("sdk_server.py"))]
 MCPTRIO_BENCH = [sys.executable, "-m", "mcptrio", "serve", "--plugins", "bench"]

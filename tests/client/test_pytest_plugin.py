@@ -8,12 +8,19 @@ import textwrap
 def run_pytest(tmp_path, tests):
     (tmp_path / "pytest.ini").write_text("[pytest]\ntrio_mode = true\n")
     (tmp_path / "test_it.py").write_text(textwrap.dedent(tests))
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
 
 
 def test_an_app_of_your_own_in_both_eras_over_memory_and_http(tmp_path):
-    done = run_pytest(tmp_path, """
+    done = run_pytest(
+        tmp_path,
+        """
         import pytest
         import mcptrio
 
@@ -32,13 +39,16 @@ def test_an_app_of_your_own_in_both_eras_over_memory_and_http(tmp_path):
             result = await mcp_client.call_tool("double", {"n": 21})
             assert result.structured_content == {"result": 42}
             assert mcp_client.era == mcp_setup[0]
-        """)
+        """,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "4 passed" in done.stdout
 
 
 def test_installed_plugins_over_stdio_and_one_era(tmp_path):
-    done = run_pytest(tmp_path, """
+    done = run_pytest(
+        tmp_path,
+        """
         import pytest
 
         @pytest.mark.mcp_plugins("bench")
@@ -47,25 +57,32 @@ def test_installed_plugins_over_stdio_and_one_era(tmp_path):
         async def test_echo(mcp_client):
             assert (await mcp_client.call_tool("echo", {"text": "hi"})).content[0].text == "hi"
             assert mcp_client.era == "legacy"
-        """)
+        """,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
 
 
 def test_nothing_to_serve_and_a_bad_marker_are_clear_errors(tmp_path):
-    done = run_pytest(tmp_path, """
+    done = run_pytest(
+        tmp_path,
+        """
         import pytest
 
         async def test_nothing(mcp_client):
             pass
-        """)
+        """,
+    )
     assert done.returncode != 0 and "mcp_client has nothing to serve" in done.stdout + done.stderr
-    done = run_pytest(tmp_path, """
+    done = run_pytest(
+        tmp_path,
+        """
         import pytest
 
         @pytest.mark.mcp_plugins("bench")
         @pytest.mark.mcp_transports("carrier-pigeon")
         async def test_bad(mcp_client):
             pass
-        """)
+        """,
+    )
     assert done.returncode != 0 and "unknown ['carrier-pigeon']" in done.stdout + done.stderr

@@ -11,7 +11,7 @@ import trio
 from mcptrio.client import connect
 from mcptrio.protocol.errors import McpError
 
-from .test_cli_client import mcptrio, one_line_error
+from ..cli.test_client_commands import mcptrio, one_line_error
 
 RUNS = 20
 PYTHON = shlex.quote(sys.executable)
@@ -23,12 +23,16 @@ def python(code: str) -> str:
 
 GONE = [
     ("false", "the server exited with status 1"),
-    (python("import sys; print('starting', file=sys.stderr); print('no such config', file=sys.stderr); sys.exit(3)"),
-     "the server exited with status 3; its stderr ended with: starting | no such config"),
+    (
+        python("import sys; print('starting', file=sys.stderr); print('no such config', file=sys.stderr); sys.exit(3)"),
+        "the server exited with status 3; its stderr ended with: starting | no such config",
+    ),
     (python("import os, signal; os.kill(os.getpid(), signal.SIGKILL)"), "the server was killed by SIGKILL"),
     # stdout closed, stdin still open: the fallback to initialize used to wait for ever on it
-    (python("import os, sys, time; os.close(1); print('bye', file=sys.stderr); time.sleep(30)"),
-     "the server closed its output; its stderr ended with: bye"),
+    (
+        python("import os, sys, time; os.close(1); print('bye', file=sys.stderr); time.sleep(30)"),
+        "the server closed its output; its stderr ended with: bye",
+    ),
 ]
 
 

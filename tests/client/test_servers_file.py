@@ -14,9 +14,9 @@ import trio
 import mcptrio.client
 from mcptrio.client import read_servers
 
-from ..http.client import http_server
+from ..cli.test_client_commands import amcptrio
 from ..runtime.apps import build_app
-from .test_cli_client import amcptrio
+from ..transports.http.client import http_server
 
 SDK_SERVER = [sys.executable, str(Path(__file__).with_name("sdk_server.py"))]
 
@@ -24,8 +24,11 @@ SDK_SERVER = [sys.executable, str(Path(__file__).with_name("sdk_server.py"))]
 def servers_file(tmp_path: Path, url: str, *, broken: bool = False) -> Path:
     servers = {
         "sdk": {"command": SDK_SERVER[0], "args": SDK_SERVER[1:]},
-        "everything": {"command": sys.executable, "args": ["-m", "mcptrio", "serve", "--plugins", "everything"],
-                       "env": {"MCPTRIO_TEST_MARK": "${HOME}"}},
+        "everything": {
+            "command": sys.executable,
+            "args": ["-m", "mcptrio", "serve", "--plugins", "everything"],
+            "env": {"MCPTRIO_TEST_MARK": "${HOME}"},
+        },
         "web": {"type": "http", "url": url, "headers": {"X-Test": "${MISSING_VAR:-yes}"}},
     }
     if broken:
@@ -51,11 +54,13 @@ async def test_connect_all_lists_and_calls_across_servers(tmp_path):
 
 def test_a_bad_file_is_one_clear_error(tmp_path):
     path = tmp_path / "mcp.json"
-    for content, message in [("{", "not JSON"), ("{}", "no \"mcpServers\""),
-                             ('{"mcpServers": {"x": {"url": "ftp://x"}}}', "server 'x': url must be"),
-                             ('{"mcpServers": {"x": {}}}', "server 'x' needs either a command or a url"),
-                             ('{"mcpServers": {"x": {"command": "a", "env": {"K": "${NOPE_NOT_SET}"}}}}',
-                              "NOPE_NOT_SET is not set")]:
+    for content, message in [
+        ("{", "not JSON"),
+        ("{}", 'no "mcpServers"'),
+        ('{"mcpServers": {"x": {"url": "ftp://x"}}}', "server 'x': url must be"),
+        ('{"mcpServers": {"x": {}}}', "server 'x' needs either a command or a url"),
+        ('{"mcpServers": {"x": {"command": "a", "env": {"K": "${NOPE_NOT_SET}"}}}}', "NOPE_NOT_SET is not set"),
+    ]:
         path.write_text(content)
         with pytest.raises(ValueError, match=message):
             read_servers(path)
@@ -69,8 +74,9 @@ async def test_the_cli_across_the_servers_of_a_file(tmp_path):
             assert listed.returncode == 0, listed.stderr
             rows = json.loads(listed.stdout)
             assert {row["server"] for row in rows} == {"sdk", "everything", "web"}
-            assert {"server": "sdk", "name": "echo"}.items() <= next(r for r in rows if r["name"] == "echo"
-                                                                     and r["server"] == "sdk").items()
+            assert {"server": "sdk", "name": "echo"}.items() <= next(
+                r for r in rows if r["name"] == "echo" and r["server"] == "sdk"
+            ).items()
 
             human = await amcptrio("list", "--config", path)
             assert human.returncode == 0 and "on 3 servers" in human.stdout.decode()

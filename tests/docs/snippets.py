@@ -69,7 +69,7 @@ def parse(text: str, page: Path) -> list[Block]:
         end = index + 1
         while end < len(lines) and not _closes(lines[end], indent, fence):
             end += 1
-        body = [line[len(indent):] if line.startswith(indent) else line.lstrip() for line in lines[index + 1:end]]
+        body = [line[len(indent) :] if line.startswith(indent) else line.lstrip() for line in lines[index + 1 : end]]
         directive = _directive_above(lines, index)
         blocks.append(_block(page, index + 1, lang, "\n".join(body) + "\n", directive))
         index = end + 1
@@ -107,7 +107,7 @@ def _block(page: Path, line: int, lang: str, code: str, directive: str | None) -
         options[key] = value
     kind = words[0]
     if kind == "skip" and len(options.get("reason", "").split()) < 2:
-        raise SnippetError(f"{where}: a skipped snippet must say why, in words: skip reason=\"...\"")
+        raise SnippetError(f'{where}: a skipped snippet must say why, in words: skip reason="..."')
     if kind == "file" and "path" not in options:
         raise SnippetError(f"{where}: file needs path=...")
     if kind == "background" and "ready" not in options:

@@ -21,8 +21,14 @@ from .test_snippets import SITE_PAGES
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)], cwd=ROOT, env=env,
-                           capture_output=True, text=True, timeout=600)
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert build.returncode == 0, f"mkdocs build --strict failed:\n{build.stdout}\n{build.stderr}"
     return out
 
@@ -76,8 +82,19 @@ def test_the_api_reference_documents_the_public_names(site: Path) -> None:
     import mcptrio
     import mcptrio.client
 
-    for name in ("App", "Registry", "Context", "Request", "SessionLimits", "serve_stdio", "serve_http",
-                 "connect", "open_client", "AuthConfig", "TaskRunner"):
+    for name in (
+        "App",
+        "Registry",
+        "Context",
+        "Request",
+        "SessionLimits",
+        "serve_stdio",
+        "serve_http",
+        "connect",
+        "open_client",
+        "AuthConfig",
+        "TaskRunner",
+    ):
         assert name in text, name
     # docstrings, not only names
     assert (mcptrio.Registry.__doc__ or "").split(";")[0].strip() in text

@@ -88,19 +88,23 @@ def test_bad_data_blocks_fail(tmp_path: Path) -> None:
 
 def test_a_skip_must_say_why(tmp_path: Path) -> None:
     with pytest.raises(SnippetError, match="must say why"):
-        parse('<!-- snippet: skip -->\n```sh\nrm -rf /\n```\n', tmp_path / "p.md")
+        parse("<!-- snippet: skip -->\n```sh\nrm -rf /\n```\n", tmp_path / "p.md")
 
 
 def test_a_background_server_is_waited_for_and_stopped(tmp_path: Path) -> None:
-    page = ('<!-- snippet: background ready=http://127.0.0.1:8000/healthz -->\n'
-            '```sh\nmcptrio serve --plugins everything --transport http --port 8000\n```\n\n'
-            '```sh\ncurl -sf http://127.0.0.1:8000/readyz > ready.txt\n```\n')
+    page = (
+        "<!-- snippet: background ready=http://127.0.0.1:8000/healthz -->\n"
+        "```sh\nmcptrio serve --plugins everything --transport http --port 8000\n```\n\n"
+        "```sh\ncurl -sf http://127.0.0.1:8000/readyz > ready.txt\n```\n"
+    )
     assert run_page(tmp_path / "page.md", tmp_path, page) == 2
     assert (tmp_path / "ready.txt").read_text().strip()
 
 
 def test_python_blocks_share_a_namespace_and_may_await(tmp_path: Path) -> None:
-    page = ("```python\nimport trio\nvalue = 41\n```\n\n"
-            "```python\nawait trio.sleep(0)\nvalue += 1\nopen('out.txt', 'w').write(str(value))\n```\n")
+    page = (
+        "```python\nimport trio\nvalue = 41\n```\n\n"
+        "```python\nawait trio.sleep(0)\nvalue += 1\nopen('out.txt', 'w').write(str(value))\n```\n"
+    )
     run_page(tmp_path / "page.md", tmp_path, page)
     assert (tmp_path / "out.txt").read_text() == "42"

@@ -19,8 +19,9 @@ import contextlib
 import re
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any
 
 import httpx2
 import mcp_types as types
@@ -35,17 +36,34 @@ MODERN = "2026-07-28"
 STATIC_TEXT = "This is the content of the static text resource."
 SAMPLED_TEXT = "Paris is the capital of France."
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-PROGRESS_STEPS = [(0.0, 100.0, "Completed step 0 of 100"), (50.0, 100.0, "Completed step 50 of 100"),
-                  (100.0, 100.0, "Completed step 100 of 100")]
+PROGRESS_STEPS = [
+    (0.0, 100.0, "Completed step 0 of 100"),
+    (50.0, 100.0, "Completed step 50 of 100"),
+    (100.0, 100.0, "Completed step 100 of 100"),
+]
 
-EXPECTED_TOOLS = {"test_simple_text", "test_image_content", "test_error_handling", "test_tool_with_progress",
-                  "test_sampling", "test_elicitation", "test_input_required_result_elicitation",
-                  "test_input_required_result_multiple_inputs", "test_custom_header"}
-EXPECTED_PROMPTS = {"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource",
-                    "test_prompt_with_image", "test_input_required_result_prompt"}
+EXPECTED_TOOLS = {
+    "test_simple_text",
+    "test_image_content",
+    "test_error_handling",
+    "test_tool_with_progress",
+    "test_sampling",
+    "test_elicitation",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_multiple_inputs",
+    "test_custom_header",
+}
+EXPECTED_PROMPTS = {
+    "test_simple_prompt",
+    "test_prompt_with_arguments",
+    "test_prompt_with_embedded_resource",
+    "test_prompt_with_image",
+    "test_input_required_result_prompt",
+}
 
 
 # -- client callbacks -----------------------------------------------------------------------------
+
 
 @dataclass
 class Asked:
@@ -59,19 +77,32 @@ class Answers:
     """SDK client callbacks with canned answers; ``asked`` records every call in order."""
 
     elicit_action: str = "accept"
-    elicit_content: dict[str, Any] = field(default_factory=lambda: {
-        "username": "alice", "email": "alice@example.org", "name": "Alice", "color": "teal", "ok": True,
-        "value": "v1", "context": "quarterly report"})
+    elicit_content: dict[str, Any] = field(
+        default_factory=lambda: {
+            "username": "alice",
+            "email": "alice@example.org",
+            "name": "Alice",
+            "color": "teal",
+            "ok": True,
+            "value": "v1",
+            "context": "quarterly report",
+        }
+    )
     asked: list[Asked] = field(default_factory=list)
 
     def of(self, kind: str) -> list[Asked]:
         return [a for a in self.asked if a.kind == kind]
 
-    async def sampling(self, ctx: ClientRequestContext,
-                       params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+    async def sampling(
+        self, ctx: ClientRequestContext, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult:
         self.asked.append(Asked("sampling", ctx.request_id, _dump(params)))
-        return types.CreateMessageResult(role="assistant", model="interop-test-model", stop_reason="endTurn",
-                                         content=types.TextContent(type="text", text=SAMPLED_TEXT))
+        return types.CreateMessageResult(
+            role="assistant",
+            model="interop-test-model",
+            stop_reason="endTurn",
+            content=types.TextContent(type="text", text=SAMPLED_TEXT),
+        )
 
     async def elicitation(self, ctx: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
         self.asked.append(Asked("elicitation", ctx.request_id, _dump(params)))
@@ -80,8 +111,9 @@ class Answers:
         # Answer the fields the form asks for, as a user filling it in would.
         requested = getattr(params, "requested_schema", None) or {}
         fields = requested.get("properties", {})
-        return types.ElicitResult(action="accept",
-                                  content={k: v for k, v in self.elicit_content.items() if k in fields})
+        return types.ElicitResult(
+            action="accept", content={k: v for k, v in self.elicit_content.items() if k in fields}
+        )
 
     async def roots(self, ctx: ClientRequestContext) -> types.ListRootsResult:
         self.asked.append(Asked("roots", ctx.request_id, None))
@@ -89,8 +121,11 @@ class Answers:
 
     def callbacks(self) -> dict[str, Any]:
         """Keyword arguments for ``mcp.Client``."""
-        return {"sampling_callback": self.sampling, "elicitation_callback": self.elicitation,
-                "list_roots_callback": self.roots}
+        return {
+            "sampling_callback": self.sampling,
+            "elicitation_callback": self.elicitation,
+            "list_roots_callback": self.roots,
+        }
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -98,6 +133,7 @@ def _dump(model: Any) -> dict[str, Any]:
 
 
 # -- JSON-RPC wire tap ------------------------------------------------------------------------------
+
 
 class _TapRead:
     def __init__(self, inner: Any, log: list[tuple[str, Any]]) -> None:
@@ -190,6 +226,7 @@ class WireTap:
 
 # -- HTTP recorder ------------------------------------------------------------------------------------
 
+
 @dataclass
 class Exchange:
     method: str
@@ -204,21 +241,29 @@ class HttpLog:
 
     def __init__(self) -> None:
         self.exchanges: list[Exchange] = []
-        self.client = httpx2.AsyncClient(timeout=httpx2.Timeout(20.0, read=60.0),
-                                         event_hooks={"response": [self._on_response]})
+        self.client = httpx2.AsyncClient(
+            timeout=httpx2.Timeout(20.0, read=60.0), event_hooks={"response": [self._on_response]}
+        )
 
     async def _on_response(self, response: httpx2.Response) -> None:
         request = response.request
         body = request.content if request.method == "POST" else b""
-        self.exchanges.append(Exchange(request.method, {k.lower(): v for k, v in request.headers.items()}, body,
-                                       response.status_code,
-                                       {k.lower(): v for k, v in response.headers.items()}))
+        self.exchanges.append(
+            Exchange(
+                request.method,
+                {k.lower(): v for k, v in request.headers.items()},
+                body,
+                response.status_code,
+                {k.lower(): v for k, v in response.headers.items()},
+            )
+        )
 
     def of(self, method: str) -> list[Exchange]:
         return [e for e in self.exchanges if e.method == method]
 
 
 # -- the server under test, over HTTP -------------------------------------------------------------------
+
 
 @dataclass
 class HttpServer:
@@ -228,8 +273,16 @@ class HttpServer:
 
 
 @contextlib.asynccontextmanager
-async def serve_http(startup_timeout: float = 20.0, shutdown_timeout: float = 10.0) -> AsyncIterator[HttpServer]:
-    """``mcptrio serve --plugins everything --transport http`` on a free loopback port.
+async def serve_http(
+    http_server: str = "builtin",
+    startup_timeout: float = 20.0,
+    shutdown_timeout: float = 10.0,
+    *,
+    plugins: str = "everything",
+    env: dict[str, str] | None = None,
+) -> AsyncIterator[HttpServer]:
+    """``mcptrio serve --plugins everything --transport http --http-server …`` (or other ``plugins``,
+    with ``env``) on a free loopback port.
 
     ``--port 0`` lets the kernel pick the free port, so no other process can take it between the
     pick and the bind; the server announces the URL it listens on once it is bound, and a TCP
@@ -238,8 +291,23 @@ async def serve_http(startup_timeout: float = 20.0, shutdown_timeout: float = 10
     failing test shows it.
     """
     process = await trio.lowlevel.open_process(
-        [*SERVE, "--transport", "http", "--host", "127.0.0.1", "--port", "0"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        [
+            *SERVE[:-1],
+            plugins,
+            "--transport",
+            "http",
+            "--http-server",
+            http_server,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     stderr = bytearray()
     announced = trio.Event()
 

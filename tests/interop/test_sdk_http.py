@@ -8,7 +8,9 @@
   ``resultType``, multi round-trip ``InputRequiredResult`` with a sealed ``requestState``, and
   ``subscriptions/listen``.
 
-Each test starts its own server on a free loopback port and stops it at the end.
+Each test starts its own server on a free loopback port and stops it at the end; those marked
+``BOTH_SERVERS`` run on hypercorn too (``--http-server hypercorn``): one test of each way a
+response travels (JSON, a POST's event stream, the GET stream, DELETE, a listen stream).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import mcp_types as types
 import pytest
@@ -25,8 +27,23 @@ from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.subscriptions import ToolsListChanged
 
-from ._support import (EXPECTED_PROMPTS, EXPECTED_TOOLS, LEGACY, MODERN, PNG_MAGIC, PROGRESS_STEPS, SAMPLED_TEXT,
-                       STATIC_TEXT, Answers, Exchange, HttpLog, HttpServer, WireTap, serve_http, text_of)
+from ._support import (
+    EXPECTED_PROMPTS,
+    EXPECTED_TOOLS,
+    LEGACY,
+    MODERN,
+    PNG_MAGIC,
+    PROGRESS_STEPS,
+    SAMPLED_TEXT,
+    STATIC_TEXT,
+    Answers,
+    Exchange,
+    HttpLog,
+    HttpServer,
+    WireTap,
+    serve_http,
+    text_of,
+)
 
 TEST_TIMEOUT = 40  # seconds, for a whole test: the server's start, the sessions, and its shutdown
 ACCEPT = "application/json, text/event-stream"
@@ -38,14 +55,23 @@ def answers() -> Answers:
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[HttpServer]:
-    async with serve_http() as running:
+def http_server() -> str:
+    return "builtin"
+
+
+@pytest.fixture
+async def server(http_server: str) -> AsyncIterator[HttpServer]:
+    async with serve_http(http_server) as running:
         yield running
 
 
+BOTH_SERVERS = pytest.mark.parametrize("http_server", ["builtin", "hypercorn"])
+
+
 @contextlib.asynccontextmanager
-async def open_http(url: str, answers: Answers, mode: str,
-                    log: HttpLog | None = None) -> AsyncIterator[tuple[Client, WireTap, HttpLog]]:
+async def open_http(
+    url: str, answers: Answers, mode: str, log: HttpLog | None = None
+) -> AsyncIterator[tuple[Client, WireTap, HttpLog]]:
     """An SDK client over the SDK's Streamable HTTP transport, with its JSON-RPC and HTTP traffic recorded.
 
     A ``log`` passed in is the caller's to open and close (to keep using its client afterwards).
@@ -66,6 +92,8 @@ def posts_with(log: HttpLog, fragment: str) -> list[Exchange]:
 
 # == legacy era: 2025-11-25 sessions ====================================================================
 
+
+@BOTH_SERVERS
 async def test_legacy_session_lifecycle(server: HttpServer, answers: Answers) -> None:
     log = HttpLog()
     async with log.client:
@@ -93,12 +121,14 @@ async def test_legacy_session_lifecycle(server: HttpServer, answers: Answers) ->
         # Leaving the client terminated the session ...
         [delete] = log.of("DELETE")
         assert delete.status in (200, 204)
-        assert not [e for e in log.exchanges[log.exchanges.index(delete):] if e.method == "POST"]
+        assert not [e for e in log.exchanges[log.exchanges.index(delete) :] if e.method == "POST"]
         # ... so the server no longer knows it.
         with trio.fail_after(10):
             gone = await log.client.post(
-                server.url, json={"jsonrpc": "2.0", "id": 99, "method": "tools/list"},
-                headers={"mcp-session-id": session_id, "mcp-protocol-version": LEGACY, "accept": ACCEPT})
+                server.url,
+                json={"jsonrpc": "2.0", "id": 99, "method": "tools/list"},
+                headers={"mcp-session-id": session_id, "mcp-protocol-version": LEGACY, "accept": ACCEPT},
+            )
         assert gone.status_code == 404, gone.text
 
 
@@ -126,14 +156,19 @@ async def test_legacy_tools_and_progress(server: HttpServer, answers: Answers) -
         token = call["params"]["_meta"]["progressToken"]
         notes = tap.notifications("notifications/progress")
         assert [(n["params"]["progressToken"], n["params"]["progress"]) for n in notes] == [
-            (token, 0), (token, 50), (token, 100)]
+            (token, 0),
+            (token, 50),
+            (token, 100),
+        ]
 
 
+@BOTH_SERVERS
 async def test_legacy_elicitation_and_sampling(server: HttpServer, answers: Answers) -> None:
     async with open_http(server.url, answers, "legacy") as (client, tap, log):
         elicited = await client.call_tool("test_elicitation", {"message": "Who are you?"})
-        assert text_of(elicited) == ('User response: action=accept, '
-                                     'content={"email":"alice@example.org","username":"alice"}')
+        assert text_of(elicited) == (
+            'User response: action=accept, content={"email":"alice@example.org","username":"alice"}'
+        )
         sampled = await client.call_tool("test_sampling", {"prompt": "What is the capital of France?"})
         assert text_of(sampled) == f"LLM response: {SAMPLED_TEXT}"
 
@@ -160,7 +195,10 @@ async def test_legacy_concurrent_server_requests(server: HttpServer, answers: An
     assert not result.is_error, f"{text_of(result)}; the server sent {tap.received()[-3:]}"
     assert text_of(result) == f"Name: Alice; Greeting: {SAMPLED_TEXT}; Roots: 1"
     assert sorted(r["method"] for r in tap.server_requests()) == [
-        "elicitation/create", "roots/list", "sampling/createMessage"]
+        "elicitation/create",
+        "roots/list",
+        "sampling/createMessage",
+    ]
     assert sorted(a.kind for a in answers.asked) == ["elicitation", "roots", "sampling"]
 
 
@@ -172,7 +210,10 @@ async def test_legacy_resources_prompts_completion(server: HttpServer, answers: 
         assert static.contents[0].text == STATIC_TEXT  # type: ignore[union-attr]
         templated = await client.read_resource("test://template/7/data")
         assert json.loads(templated.contents[0].text) == {  # type: ignore[union-attr]
-            "id": "7", "templateTest": True, "data": "Data for ID: 7"}
+            "id": "7",
+            "templateTest": True,
+            "data": "Data for ID: 7",
+        }
         with pytest.raises(MCPError) as missing:
             await client.read_resource("test://no-such-resource")
         assert missing.value.error.code == -32002
@@ -187,11 +228,13 @@ async def test_legacy_resources_prompts_completion(server: HttpServer, answers: 
 
         completed = await client.complete(
             types.PromptReference(type="ref/prompt", name="test_prompt_with_arguments"),
-            {"name": "arg1", "value": "par"})
+            {"name": "arg1", "value": "par"},
+        )
         assert completed.completion.values == ["paris", "park", "party"]
 
 
 # == modern era: 2026-07-28, stateless =================================================================
+
 
 def assert_stateless(log: HttpLog) -> None:
     """No session, no standalone stream, nothing to terminate (2026-07-28 Streamable HTTP)."""
@@ -203,6 +246,7 @@ def assert_stateless(log: HttpLog) -> None:
         assert exchange.request_headers["mcp-protocol-version"] == MODERN, exchange
 
 
+@BOTH_SERVERS
 async def test_modern_discover_and_envelope(server: HttpServer, answers: Answers) -> None:
     async with open_http(server.url, answers, "auto") as (client, tap, log):
         assert client.protocol_version == MODERN
@@ -231,6 +275,7 @@ async def test_modern_discover_and_envelope(server: HttpServer, answers: Answers
     assert_stateless(log)
 
 
+@BOTH_SERVERS
 async def test_modern_tools_and_progress(server: HttpServer, answers: Answers) -> None:
     seen: list[tuple[float, float | None, str | None]] = []
 
@@ -279,14 +324,16 @@ async def test_modern_elicitation_multi_round_trip(server: HttpServer, answers: 
         assert isinstance(round1, types.InputRequiredResult)
         assert list(round1.input_requests or {}) == ["step1"]
         step1 = {"step1": types.ElicitResult(action="accept", content={"name": "Alice"})}
-        round2 = await session.call_tool(name, {}, input_responses=step1, request_state=round1.request_state,
-                                         allow_input_required=True)
+        round2 = await session.call_tool(
+            name, {}, input_responses=step1, request_state=round1.request_state, allow_input_required=True
+        )
         assert isinstance(round2, types.InputRequiredResult)
         assert list(round2.input_requests or {}) == ["step2"]
         assert round2.request_state and round2.request_state != round1.request_state
         step2 = {"step2": types.ElicitResult(action="accept", content={"color": "teal"})}
-        done = await session.call_tool(name, {}, input_responses=step2, request_state=round2.request_state,
-                                       allow_input_required=True)
+        done = await session.call_tool(
+            name, {}, input_responses=step2, request_state=round2.request_state, allow_input_required=True
+        )
         assert isinstance(done, types.CallToolResult)
         assert text_of(done) == "Multi-round complete for Alice who likes teal"
 
@@ -299,11 +346,11 @@ async def test_modern_elicitation_multi_round_trip(server: HttpServer, answers: 
         forged = state[:2] + ("A" if state[2] != "A" else "w") + state[3:]
         confirm = {"confirm": types.ElicitResult(action="accept", content={"ok": True})}
         with pytest.raises(MCPError) as refused:
-            await session.call_tool(name, {}, input_responses=confirm, request_state=forged,
-                                    allow_input_required=True)
+            await session.call_tool(name, {}, input_responses=confirm, request_state=forged, allow_input_required=True)
         assert refused.value.error.code == -32602
-        honest = await session.call_tool(name, {}, input_responses=confirm, request_state=state,
-                                         allow_input_required=True)
+        honest = await session.call_tool(
+            name, {}, input_responses=confirm, request_state=state, allow_input_required=True
+        )
         assert isinstance(honest, types.CallToolResult)
         assert text_of(honest) == "integrity-ok: state verified (ok=True)"
     assert_stateless(log)
@@ -320,7 +367,10 @@ async def test_modern_sampling_and_multiple_inputs(server: HttpServer, answers: 
         many = await client.call_tool("test_input_required_result_multiple_inputs", {})
         assert text_of(many) == f"Name: Alice; Greeting: {SAMPLED_TEXT}; Roots: 1"
         assert {(a.kind, a.request_id) for a in answers.asked[1:]} == {
-            ("elicitation", "user_name"), ("sampling", "greeting"), ("roots", "client_roots")}
+            ("elicitation", "user_name"),
+            ("sampling", "greeting"),
+            ("roots", "client_roots"),
+        }
         assert not tap.server_requests()
     assert_stateless(log)
 
@@ -337,7 +387,10 @@ async def test_modern_resources_prompts_completion(server: HttpServer, answers: 
         assert base64.b64decode(binary.contents[0].blob).startswith(PNG_MAGIC)  # type: ignore[union-attr]
         templated = await client.read_resource("test://template/123/data")
         assert json.loads(templated.contents[0].text) == {  # type: ignore[union-attr]
-            "id": "123", "templateTest": True, "data": "Data for ID: 123"}
+            "id": "123",
+            "templateTest": True,
+            "data": "Data for ID: 123",
+        }
         [read] = [r for r in tap.requests("resources/read") if r["params"]["uri"] == "test://static-text"]
         assert tap.response_to(read)["result"]["resultType"] == "complete"
         with pytest.raises(MCPError) as missing:
@@ -357,11 +410,13 @@ async def test_modern_resources_prompts_completion(server: HttpServer, answers: 
 
         completed = await client.complete(
             types.ResourceTemplateReference(type="ref/resource", uri="test://template/{id}/data"),
-            {"name": "id", "value": "4"})
+            {"name": "id", "value": "4"},
+        )
         assert completed.completion.values == ["42"]
     assert_stateless(log)
 
 
+@BOTH_SERVERS
 async def test_modern_listen_sees_another_clients_change(server: HttpServer, answers: Answers) -> None:
     async with open_http(server.url, answers, "auto") as (listener, _tap, _log):
         async with listener.listen(tools_list_changed=True) as subscription:

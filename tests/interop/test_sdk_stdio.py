@@ -12,8 +12,9 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import mcp_types as types
 import pytest
@@ -21,8 +22,20 @@ import trio
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from ._support import (EXPECTED_PROMPTS, EXPECTED_TOOLS, LEGACY, MODERN, PNG_MAGIC, PROGRESS_STEPS, SAMPLED_TEXT,
-                       SERVE, STATIC_TEXT, Answers, WireTap, text_of)
+from ._support import (
+    EXPECTED_PROMPTS,
+    EXPECTED_TOOLS,
+    LEGACY,
+    MODERN,
+    PNG_MAGIC,
+    PROGRESS_STEPS,
+    SAMPLED_TEXT,
+    SERVE,
+    STATIC_TEXT,
+    Answers,
+    WireTap,
+    text_of,
+)
 
 TEST_TIMEOUT = 30  # seconds, for a whole test: spawning the server, the session, and its shutdown
 
@@ -33,8 +46,9 @@ def answers() -> Answers:
 
 
 @contextlib.asynccontextmanager
-async def open_stdio(tmp_path: Path, answers: Answers, mode: str = "legacy",
-                     **options: Any) -> AsyncIterator[tuple[Client, WireTap]]:
+async def open_stdio(
+    tmp_path: Path, answers: Answers, mode: str = "legacy", **options: Any
+) -> AsyncIterator[tuple[Client, WireTap]]:
     """An SDK client connected to a fresh ``mcptrio serve --plugins everything`` over stdio."""
     errlog_path = tmp_path / "server-stderr.txt"
     with errlog_path.open("w+") as errlog:
@@ -42,8 +56,7 @@ async def open_stdio(tmp_path: Path, answers: Answers, mode: str = "legacy",
         tap = WireTap(stdio_client(params, errlog=errlog))
         try:
             with trio.fail_after(TEST_TIMEOUT):
-                async with Client(tap, mode=mode, read_timeout_seconds=20, **answers.callbacks(),
-                                  **options) as client:
+                async with Client(tap, mode=mode, read_timeout_seconds=20, **answers.callbacks(), **options) as client:
                     yield client, tap
         finally:
             errlog.seek(0)
@@ -52,6 +65,7 @@ async def open_stdio(tmp_path: Path, answers: Answers, mode: str = "legacy",
 
 
 # -- legacy era (initialize handshake) -----------------------------------------------------------------
+
 
 async def test_initialize_handshake(tmp_path: Path, answers: Answers) -> None:
     async with open_stdio(tmp_path, answers) as (client, tap):
@@ -130,8 +144,9 @@ async def test_elicitation_request(tmp_path: Path, answers: Answers) -> None:
     async with open_stdio(tmp_path, answers) as (client, tap):
         result = await client.call_tool("test_elicitation", {"message": "Who are you?"})
         assert not result.is_error
-        assert text_of(result) == ('User response: action=accept, '
-                                   'content={"email":"alice@example.org","username":"alice"}')
+        assert text_of(result) == (
+            'User response: action=accept, content={"email":"alice@example.org","username":"alice"}'
+        )
         [asked] = answers.of("elicitation")
         assert asked.params is not None and asked.params["message"] == "Who are you?"
         schema = asked.params["requestedSchema"]
@@ -142,8 +157,7 @@ async def test_elicitation_request(tmp_path: Path, answers: Answers) -> None:
         [request] = tap.server_requests()
         assert request["method"] == "elicitation/create" and request["id"] == asked.request_id
         [reply] = [m for m in tap.sent() if m.get("id") == request["id"] and "method" not in m]
-        assert reply["result"] == {"action": "accept",
-                                   "content": {"username": "alice", "email": "alice@example.org"}}
+        assert reply["result"] == {"action": "accept", "content": {"username": "alice", "email": "alice@example.org"}}
 
 
 async def test_elicitation_declined(tmp_path: Path) -> None:
@@ -165,7 +179,8 @@ async def test_sampling_request(tmp_path: Path, answers: Answers) -> None:
         [asked] = answers.of("sampling")
         assert asked.params is not None and asked.params["maxTokens"] == 100
         assert asked.params["messages"] == [
-            {"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}]
+            {"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}
+        ]
         [request] = tap.server_requests()
         assert request["method"] == "sampling/createMessage" and request["id"] == asked.request_id
         [reply] = [m for m in tap.sent() if m.get("id") == request["id"] and "method" not in m]
@@ -180,7 +195,10 @@ async def test_concurrent_server_requests(tmp_path: Path, answers: Answers) -> N
         assert text_of(result) == f"Name: Alice; Greeting: {SAMPLED_TEXT}; Roots: 1"
         assert sorted(a.kind for a in answers.asked) == ["elicitation", "roots", "sampling"]
         assert sorted(r["method"] for r in tap.server_requests()) == [
-            "elicitation/create", "roots/list", "sampling/createMessage"]
+            "elicitation/create",
+            "roots/list",
+            "sampling/createMessage",
+        ]
 
 
 async def test_read_resources(tmp_path: Path, answers: Answers) -> None:
@@ -194,8 +212,7 @@ async def test_read_resources(tmp_path: Path, answers: Answers) -> None:
         static = await client.read_resource("test://static-text")
         [content] = static.contents
         assert isinstance(content, types.TextResourceContents)
-        assert (str(content.uri), content.mime_type, content.text) == ("test://static-text", "text/plain",
-                                                                       STATIC_TEXT)
+        assert (str(content.uri), content.mime_type, content.text) == ("test://static-text", "text/plain", STATIC_TEXT)
 
         binary = await client.read_resource("test://static-binary")
         [blob] = binary.contents
@@ -256,6 +273,7 @@ async def test_completion(tmp_path: Path, answers: Answers) -> None:
 
 
 # -- 2026-07-28 over stdio (the SDK's default mode="auto" negotiates it with server/discover) ------------
+
 
 async def test_modern_era_discovered(tmp_path: Path, answers: Answers) -> None:
     async with open_stdio(tmp_path, answers, mode="auto") as (client, tap):

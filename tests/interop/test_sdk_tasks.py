@@ -41,11 +41,15 @@ async def test_the_sdk_follows_a_2025_11_25_task_to_its_result(tmp_path: Path, a
         assert plain.content[0].text == "Computed after 0 s"
         task = await start_task(client, "slow_compute", {"seconds": 0.3}, ttl=60_000)
         assert task.status == "working" and task.ttl == 60_000
-        got = await send(client, types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task.task_id)),
-                         types.GetTaskResult)
+        got = await send(
+            client, types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task.task_id)), types.GetTaskResult
+        )
         assert got.task_id == task.task_id and got.status in ("working", "completed")
-        result = await send(client, types.GetTaskPayloadRequest(
-            params=types.GetTaskPayloadRequestParams(task_id=task.task_id)), types.CallToolResult)
+        result = await send(
+            client,
+            types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=task.task_id)),
+            types.CallToolResult,
+        )
         assert result.content[0].text == "Computed after 0.3 s"
         listed = await send(client, types.ListTasksRequest(), types.ListTasksResult)
         assert [(t.task_id, t.status) for t in listed.tasks] == [(task.task_id, "completed")]
@@ -55,6 +59,9 @@ async def test_the_sdk_cancels_a_2025_11_25_task(tmp_path: Path, answers: Answer
     async with open_stdio(tmp_path, answers) as (client, _):
         task = await start_task(client, "slow_compute", {"seconds": 30})
         await trio.sleep(0.2)
-        cancelled = await send(client, types.CancelTaskRequest(
-            params=types.CancelTaskRequestParams(task_id=task.task_id)), types.CancelTaskResult)
+        cancelled = await send(
+            client,
+            types.CancelTaskRequest(params=types.CancelTaskRequestParams(task_id=task.task_id)),
+            types.CancelTaskResult,
+        )
         assert cancelled.status == "cancelled"

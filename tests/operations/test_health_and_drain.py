@@ -19,7 +19,7 @@ import mcptrio
 from mcptrio.transports.http import HttpConfig, serve_http
 from mcptrio.transports.websocket import serve_websocket
 
-from ..http.client import CLIENT_INFO, final_of, modern_tool, new_client, rpc
+from ..transports.http.client import CLIENT_INFO, final_of, modern_tool, new_client, rpc
 
 MCPTRIO = [sys.executable, "-m", "mcptrio"]
 
@@ -63,8 +63,9 @@ async def test_probe_paths_are_configurable_and_may_be_turned_off():
     stop = trio.Event()
     async with trio.open_nursery() as nursery:
         config = HttpConfig(health_path=None, ready_path="/ops/ready")
-        url = await nursery.start(functools.partial(serve_http, sleepy_app(), port=0, config=config,
-                                                    shutdown_trigger=stop.wait))
+        url = await nursery.start(
+            functools.partial(serve_http, sleepy_app(), port=0, config=config, shutdown_trigger=stop.wait)
+        )
         base = url.rsplit("/", 1)[0]
         async with new_client() as http:
             assert (await http.get(f"{base}/healthz")).status_code == 404
@@ -75,11 +76,19 @@ async def test_probe_paths_are_configurable_and_may_be_turned_off():
 async def test_during_the_drain_readyz_is_503_new_work_is_refused_and_work_in_flight_finishes():
     stop = trio.Event()
     async with trio.open_nursery() as nursery:
-        url = await nursery.start(functools.partial(serve_http, sleepy_app(), port=0, shutdown_trigger=stop.wait,
-                                                    limits=mcptrio.SessionLimits(shutdown_grace=5)))
+        url = await nursery.start(
+            functools.partial(
+                serve_http,
+                sleepy_app(),
+                port=0,
+                shutdown_trigger=stop.wait,
+                limits=mcptrio.SessionLimits(shutdown_grace=5),
+            )
+        )
         base = url.rsplit("/", 1)[0]
         answers: list[httpx.Response] = []
         async with new_client() as http:
+
             async def call() -> None:
                 body, headers = modern_tool("nap", {"seconds": 1.0}, 1)
                 answers.append(await http.post(url, json=body, headers=headers))
@@ -89,7 +98,9 @@ async def test_during_the_drain_readyz_is_503_new_work_is_refused_and_work_in_fl
             stop.set()
             await trio.sleep(0.1)
             ready = await http.get(f"{base}/readyz")
-            assert ready.status_code == 503 and ready.json() == {"status": "draining"} and "retry-after" in ready.headers
+            assert (
+                ready.status_code == 503 and ready.json() == {"status": "draining"} and "retry-after" in ready.headers
+            )
             assert (await http.get(f"{base}/healthz")).status_code == 200
             body, headers = modern_tool("nap", {"seconds": 0}, 2)
             late = await http.post(url, json=body, headers=headers)
@@ -104,8 +115,15 @@ async def test_during_the_drain_readyz_is_503_new_work_is_refused_and_work_in_fl
 async def test_websocket_drain_refuses_new_connections_and_finishes_work_in_flight():
     stop = trio.Event()
     async with trio.open_nursery() as nursery:
-        url = await nursery.start(functools.partial(serve_websocket, sleepy_app(), port=0, shutdown_trigger=stop.wait,
-                                                    limits=mcptrio.SessionLimits(shutdown_grace=5)))
+        url = await nursery.start(
+            functools.partial(
+                serve_websocket,
+                sleepy_app(),
+                port=0,
+                shutdown_trigger=stop.wait,
+                limits=mcptrio.SessionLimits(shutdown_grace=5),
+            )
+        )
         with trio.fail_after(10):
             async with open_websocket_url(url, subprotocols=["mcp"]) as ws:
                 params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT_INFO}
@@ -125,12 +143,28 @@ async def test_websocket_drain_refuses_new_connections_and_finishes_work_in_flig
 
 # -- the command, with SIGTERM ----------------------------------------------------------------------
 
+
 async def start_server(tmp_path: Path, drain_timeout: float) -> tuple[trio.Process, str, Path]:
     stderr_path = tmp_path / "stderr.log"
     with open(stderr_path, "wb") as err:
         process = await trio.lowlevel.open_process(
-            MCPTRIO + ["serve", "--plugins", "bench", "--transport", "http", "--port", "0", "--log-format", "json",
-                       "--drain-timeout", str(drain_timeout)], stderr=err, stdin=subprocess.DEVNULL)
+            MCPTRIO
+            + [
+                "serve",
+                "--plugins",
+                "bench",
+                "--transport",
+                "http",
+                "--port",
+                "0",
+                "--log-format",
+                "json",
+                "--drain-timeout",
+                str(drain_timeout),
+            ],
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+        )
     with trio.fail_after(20):
         while True:
             found = re.search(r"serving bench at (\S+?)\"", stderr_path.read_text())
@@ -147,6 +181,7 @@ async def twenty_calls_then_sigterm(tmp_path: Path, drain_timeout: float, ms: in
     ready_during: list[int] = []
     try:
         async with new_client() as http, trio.open_nursery() as nursery:
+
             async def call(n: int) -> None:
                 body, headers = modern_tool("sleep", {"ms": ms}, n)
                 answers.append(final_of(await http.post(url, json=body, headers=headers), n))

@@ -15,11 +15,11 @@ from trio_websocket import open_websocket_url
 
 import mcptrio
 from mcptrio import McpError, ToolError
-from mcptrio.cli import logs
 from mcptrio.app.access_log import reference
+from mcptrio.cli import logs
 from mcptrio.testing import open_client
 
-from ..http.client import (
+from ..transports.http.client import (
     CLIENT_INFO,
     LEGACY,
     call_tool,
@@ -66,8 +66,7 @@ def access():
 def configured():
     """``logs.configure`` for a test, the root and third-party loggers restored afterwards."""
     names = ("", "httpx", "httpcore")
-    saved = [(logger, logger.handlers[:], logger.level, logger.propagate)
-             for logger in map(logging.getLogger, names)]
+    saved = [(logger, logger.handlers[:], logger.level, logger.propagate) for logger in map(logging.getLogger, names)]
     yield logs.configure
     for logger, handlers, level, propagate in saved:
         logger.handlers, logger.propagate = handlers, propagate
@@ -151,8 +150,13 @@ async def test_one_line_per_request_with_its_outcome(era, access, autojump_clock
         await client.notify("notifications/cancelled", {"requestId": request_id})
         await client.request("tools/list")
     assert [(line["name"] if "name" in line else None, line["outcome"], line.get("code")) for line in access] == [
-        ("echo", "ok", None), ("refuse", "tool_error", None), ("invalid", "error", -32602),
-        ("nap", "timeout", None), ("nap", "cancelled", None), (None, "ok", None)]
+        ("echo", "ok", None),
+        ("refuse", "tool_error", None),
+        ("invalid", "error", -32602),
+        ("nap", "timeout", None),
+        ("nap", "cancelled", None),
+        (None, "ok", None),
+    ]
     first = access[0]
     assert first["method"] == "tools/call" and first["era"] == era and first["transport"] == "memory"
     assert first["duration_ms"] >= 0 and "id" in first
@@ -183,7 +187,9 @@ async def test_over_websocket_both_eras_on_one_connection(access):
                 body, _headers = modern_tool("echo", {"text": SECRET}, "m1")
                 await ws_exchange(ws, body, "m1")
     assert [(line["era"], line["name"], line["outcome"], line["transport"]) for line in access] == [
-        ("legacy", "refuse", "tool_error", "websocket"), ("modern", "echo", "ok", "websocket")]
+        ("legacy", "refuse", "tool_error", "websocket"),
+        ("modern", "echo", "ok", "websocket"),
+    ]
     assert [line["id"] for line in access] == [1, "m1"]
     assert SECRET not in json.dumps(access)
 
@@ -198,16 +204,36 @@ async def ws_exchange(ws: Any, message: dict[str, Any], request_id: Any) -> dict
 
 
 def serve_stdio(*flags: str, stdin: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(MCPTRIO + ["serve", "--plugins", "bench", *flags], input=stdin, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        MCPTRIO + ["serve", "--plugins", "bench", *flags], input=stdin, capture_output=True, text=True, timeout=60
+    )
 
 
-SESSION = "\n".join(json.dumps(m) for m in [
-    {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
-    {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": SECRET}}},
-]) + "\n"
+SESSION = (
+    "\n".join(
+        json.dumps(m)
+        for m in [
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            },
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": SECRET}},
+            },
+        ]
+    )
+    + "\n"
+)
 
 
 def test_the_command_writes_json_access_lines_on_stderr():
@@ -226,14 +252,31 @@ def test_log_level_and_no_access_log_silence_the_access_lines():
     assert "mcptrio.access" in serve_stdio("--access-log", stdin=SESSION).stderr
 
 
-@pytest.mark.parametrize("setting, says", [('log_format = "xml"', "log format"), ("log_level = 3", "serve.log_level must be a string, got 3"),
-                                           ('log_level = "loud"', "log level"), ('access_log = "yes"', "access_log")])
+@pytest.mark.parametrize(
+    "setting, says",
+    [
+        ('log_format = "xml"', "log format"),
+        ("log_level = 3", "serve.log_level must be a string, got 3"),
+        ('log_level = "loud"', "log level"),
+        ('access_log = "yes"', "access_log"),
+    ],
+)
 def test_bad_log_settings_are_one_line_errors(setting, says, tmp_path):
     config = tmp_path / "logs.toml"
     config.write_text(f'[serve]\nplugins = ["bench"]\n{setting}\n')
-    done = subprocess.run(MCPTRIO + ["serve", "--config", str(config)], capture_output=True, text=True,
-                          timeout=60, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        MCPTRIO + ["serve", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and says in done.stderr, done.stderr
-    flag = subprocess.run(MCPTRIO + ["serve", "--plugins", "bench", "--log-level", "loud"], capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    flag = subprocess.run(
+        MCPTRIO + ["serve", "--plugins", "bench", "--log-level", "loud"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert flag.returncode == 2 and "invalid choice" in flag.stderr

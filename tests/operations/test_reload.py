@@ -9,10 +9,19 @@ import sys
 
 import trio
 
-from ..http.client import (LEGACY, SseReader, call_tool, initialize, legacy_headers, modern, new_client, rpc,
-                           text_of)
+from ..transports.http.client import (
+    LEGACY,
+    SseReader,
+    call_tool,
+    initialize,
+    legacy_headers,
+    modern,
+    new_client,
+    rpc,
+    text_of,
+)
 
-VERSION_1 = '''
+VERSION_1 = """
 import mcptrio
 
 plugin = mcptrio.Registry("reloadme")
@@ -21,14 +30,17 @@ plugin = mcptrio.Registry("reloadme")
 @plugin.tool()
 async def first() -> str:
     return "first, version 1"
-'''
+"""
 
-VERSION_2 = VERSION_1.replace("version 1", "version 2") + '''
+VERSION_2 = (
+    VERSION_1.replace("version 1", "version 2")
+    + """
 
 @plugin.tool()
 async def second() -> str:
     return "second, new in version 2"
-'''
+"""
+)
 
 
 def install_plugin(root):
@@ -54,8 +66,23 @@ async def test_an_edit_is_served_at_once_and_a_broken_edit_keeps_the_last_good_v
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "PYTHONDONTWRITEBYTECODE": "1"}
     with open(stderr, "wb") as sink:
         process = await trio.lowlevel.open_process(
-            [sys.executable, "-m", "mcptrio", "serve", "--plugins", "reloadme", "--transport", "http", "--port", "0",
-             "--reload"], stdin=subprocess.DEVNULL, stderr=sink, env=env)
+            [
+                sys.executable,
+                "-m",
+                "mcptrio",
+                "serve",
+                "--plugins",
+                "reloadme",
+                "--transport",
+                "http",
+                "--port",
+                "0",
+                "--reload",
+            ],
+            stdin=subprocess.DEVNULL,
+            stderr=sink,
+            env=env,
+        )
     try:
         with trio.fail_after(30):
             while not (found := re.search(r"serving reloadme at (\S+/mcp)", stderr.read_text())):
@@ -67,8 +94,10 @@ async def test_an_edit_is_served_at_once_and_a_broken_edit_keeps_the_last_good_v
                 assert await tool_names(client, url, session_id, 1) == ["first"]
                 get = {"accept": "text/event-stream", "mcp-session-id": session_id, "mcp-protocol-version": LEGACY}
                 listen, headers = modern("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, "l")
-                async with get_client.stream("GET", url, headers=get) as get_stream, \
-                        listen_client.stream("POST", url, json=listen, headers=headers) as listen_stream:
+                async with (
+                    get_client.stream("GET", url, headers=get) as get_stream,
+                    listen_client.stream("POST", url, json=listen, headers=headers) as listen_stream,
+                ):
                     on_get, on_listen = SseReader(get_stream), SseReader(listen_stream)
                     await on_get.next()  # the priming event: the GET stream is attached
                     assert (await on_listen.next_message())["method"] == "notifications/subscriptions/acknowledged"
@@ -97,6 +126,22 @@ async def test_an_edit_is_served_at_once_and_a_broken_edit_keeps_the_last_good_v
 
 
 def test_reload_and_workers_together_are_refused():
-    done = subprocess.run([sys.executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
-                           "--workers", "2", "--stateless-only", "--reload"], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mcptrio",
+            "serve",
+            "--plugins",
+            "bench",
+            "--transport",
+            "http",
+            "--workers",
+            "2",
+            "--stateless-only",
+            "--reload",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 2 and "--reload is for one process" in done.stderr

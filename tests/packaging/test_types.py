@@ -15,8 +15,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def mypy(*args):
     """``python -m mypy`` from the repository root, with its configuration from pyproject.toml."""
-    return subprocess.run([sys.executable, "-m", "mypy", "--config-file", "pyproject.toml", *map(str, args)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", "pyproject.toml", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_the_package_is_clean_under_strict_mypy():
@@ -26,7 +31,8 @@ def test_the_package_is_clean_under_strict_mypy():
 
 def test_misusing_the_public_api_fails_the_check(tmp_path):
     user = tmp_path / "user_module.py"
-    user.write_text(textwrap.dedent("""\
+    user.write_text(
+        textwrap.dedent("""\
         import mcptrio
 
         app = mcptrio.App(123)
@@ -43,7 +49,8 @@ def test_misusing_the_public_api_fails_the_check(tmp_path):
 
         def version() -> int:
             return mcptrio.__version__
-        """))
+        """)
+    )
     done = mypy(user)
     output = done.stdout + done.stderr
     assert done.returncode == 1, output

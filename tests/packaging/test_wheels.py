@@ -34,9 +34,13 @@ def test_the_wheels_install_and_serve_without_the_checkout(tmp_path):
     listing = run(sys.executable, "-m", "zipfile", "-l", wheel).stdout
     assert "mcptrio/py.typed" in listing
     assert "licenses/LICENSE" in listing
-    metadata = run(sys.executable, "-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); "
-                   "print(z.read(next(n for n in z.namelist() if n.endswith('.dist-info/METADATA'))).decode())",
-                   wheel).stdout
+    metadata = run(
+        sys.executable,
+        "-c",
+        "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); "
+        "print(z.read(next(n for n in z.namelist() if n.endswith('.dist-info/METADATA'))).decode())",
+        wheel,
+    ).stdout
     assert "License-Expression: MIT" in metadata
     assert "Classifier: Framework :: Trio" in metadata and "Classifier: Typing :: Typed" in metadata
     assert "Project-URL: Documentation, " in metadata and "Project-URL: Source, " in metadata
@@ -47,8 +51,18 @@ def test_the_wheels_install_and_serve_without_the_checkout(tmp_path):
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
     clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
-    run(python, "-m", "pip", "install", "-q", "-c", ROOT / "constraints.txt", *sorted(dist.glob("*.whl")),
-        cwd=tmp_path, env=clean)
+    run(
+        python,
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "-c",
+        ROOT / "constraints.txt",
+        *sorted(dist.glob("*.whl")),
+        cwd=tmp_path,
+        env=clean,
+    )
     where = run(python, "-c", "import mcptrio; print(mcptrio.__file__)", cwd=tmp_path, env=clean).stdout
     assert str(env_dir) in where and str(ROOT) not in where, where
 
@@ -59,22 +73,58 @@ def test_the_wheels_install_and_serve_without_the_checkout(tmp_path):
     listed = {line.split()[0]: line.split()[1:3] for line in plugins.splitlines()}
     assert listed.keys() >= {"bench", "everything", "filesystem"}
     assert listed["everything"] == ["mcptrio-everything", version("mcptrio-everything")]  # distribution, version
-    discover = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "smoke", "version": "1"}}}}
-    initialize = {"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "smoke", "version": "1"}}}
-    served = run(mcptrio, "serve", "--plugins", "everything", cwd=tmp_path, env=clean,
-                 input=json.dumps(discover) + "\n" + json.dumps(initialize) + "\n")
+    discover = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "server/discover",
+        "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "smoke", "version": "1"},
+            }
+        },
+    }
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "smoke", "version": "1"},
+        },
+    }
+    served = run(
+        mcptrio,
+        "serve",
+        "--plugins",
+        "everything",
+        cwd=tmp_path,
+        env=clean,
+        input=json.dumps(discover) + "\n" + json.dumps(initialize) + "\n",
+    )
     answers = {message["id"]: message for message in map(json.loads, served.stdout.splitlines())}
     assert "2026-07-28" in answers[1]["result"]["supportedVersions"]
     assert answers[2]["result"]["protocolVersion"] == "2025-11-25"
     assert answers[2]["result"]["serverInfo"]["name"] == "mcptrio"
 
     # The client commands are the `cli` extra (rich), which a plain install lacks: one line says so.
-    assert run(python, "-c", "import importlib.util; print(importlib.util.find_spec('rich'))",
-               cwd=tmp_path, env=clean).stdout.strip() == "None"
-    listed = subprocess.run([str(mcptrio), "list", "--plugins", "bench"], capture_output=True, text=True,
-                            timeout=600, cwd=tmp_path, env=clean)
+    assert (
+        run(
+            python, "-c", "import importlib.util; print(importlib.util.find_spec('rich'))", cwd=tmp_path, env=clean
+        ).stdout.strip()
+        == "None"
+    )
+    listed = subprocess.run(
+        [str(mcptrio), "list", "--plugins", "bench"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env=clean,
+    )
     assert (listed.returncode, listed.stderr.strip()) == (
-        2, "mcptrio: error: the client commands need rich: pip install 'mcptrio[cli]'")
+        2,
+        "mcptrio: error: the client commands need rich: pip install 'mcptrio[cli]'",
+    )

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import jsonschema
 import referencing
@@ -117,15 +118,18 @@ class Spec:
         lines = [f"{list(best.absolute_path)}: {best.message[:300]}"]
         for error in sorted(found, key=lambda e: list(map(str, e.absolute_path)))[:4]:
             context = sorted(error.context or [], key=lambda e: -len(e.absolute_path))[:3]
-            lines.append(f"{list(error.absolute_path)}: {error.message[:200]}"
-                         + "".join(f"\n      · {list(c.absolute_path)}: {c.message[:160]}" for c in context))
+            lines.append(
+                f"{list(error.absolute_path)}: {error.message[:200]}"
+                + "".join(f"\n      · {list(c.absolute_path)}: {c.message[:160]}" for c in context)
+            )
         return lines
 
     def check(self, definition: str, instance: Any, what: str) -> None:
         problems = self.errors(definition, instance)
         if problems:
             raise SchemaViolation(
-                f"[{self.revision}] {what} is not a valid {definition}:\n  " + "\n  ".join(problems)
+                f"[{self.revision}] {what} is not a valid {definition}:\n  "
+                + "\n  ".join(problems)
                 + f"\n  instance: {json.dumps(instance, ensure_ascii=False)[:1500]}"
             )
 
@@ -134,8 +138,11 @@ class Spec:
 
     # -- generation -----------------------------------------------------------------------
 
-    def generator(self, hooks: dict[str, Callable[[st.SearchStrategy[Any]], st.SearchStrategy[Any]]] | None = None,
-                  max_depth: int = 3) -> Generator:
+    def generator(
+        self,
+        hooks: dict[str, Callable[[st.SearchStrategy[Any]], st.SearchStrategy[Any]]] | None = None,
+        max_depth: int = 3,
+    ) -> Generator:
         return Generator(self.defs, self.defs_key, hooks=hooks, max_depth=max_depth)
 
 
@@ -146,11 +153,44 @@ def spec(revision: str) -> Spec:
 
 # -- generation ---------------------------------------------------------------------------------
 
-ANNOTATIONS = frozenset({"description", "title", "default", "examples", "$comment", "deprecated",
-                         "readOnly", "writeOnly", "$schema", "$id", "$anchor", "$defs", "definitions"})
-SUPPORTED = frozenset({"type", "properties", "required", "additionalProperties", "items", "minItems",
-                       "maxItems", "minimum", "maximum", "enum", "const", "anyOf", "oneOf", "$ref", "format",
-                       "minLength", "maxLength"})
+ANNOTATIONS = frozenset(
+    {
+        "description",
+        "title",
+        "default",
+        "examples",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$schema",
+        "$id",
+        "$anchor",
+        "$defs",
+        "definitions",
+    }
+)
+SUPPORTED = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "enum",
+        "const",
+        "anyOf",
+        "oneOf",
+        "$ref",
+        "format",
+        "minLength",
+        "maxLength",
+    }
+)
 
 keys = st.text(min_size=0, max_size=8)
 texts = st.text(max_size=16)
@@ -162,8 +202,11 @@ json_values = st.recursive(
     max_leaves=8,
 )
 uris = st.one_of(
-    st.builds("{}:{}".format, st.sampled_from(["test", "file", "https", "urn", "x-y.z+w"]),
-              st.text(st.characters(codec="ascii", exclude_characters="\x00"), max_size=24)),
+    st.builds(
+        "{}:{}".format,
+        st.sampled_from(["test", "file", "https", "urn", "x-y.z+w"]),
+        st.text(st.characters(codec="ascii", exclude_characters="\x00"), max_size=24),
+    ),
     st.builds("test://{}".format, st.text(max_size=12)),
     texts,  # "format" is an annotation to the validators: any string is valid
 )
@@ -178,9 +221,15 @@ class Generator:
     returns the one to use (to mix in the names and URIs a real server knows).
     """
 
-    def __init__(self, defs: dict[str, Any], defs_key: str = "$defs", *,
-                 hooks: dict[str, Callable[[st.SearchStrategy[Any]], st.SearchStrategy[Any]]] | None = None,
-                 max_depth: int = 3, strict: bool = True) -> None:
+    def __init__(
+        self,
+        defs: dict[str, Any],
+        defs_key: str = "$defs",
+        *,
+        hooks: dict[str, Callable[[st.SearchStrategy[Any]], st.SearchStrategy[Any]]] | None = None,
+        max_depth: int = 3,
+        strict: bool = True,
+    ) -> None:
         self.defs = defs
         self.defs_key = defs_key
         self.hooks = hooks or {}
@@ -209,7 +258,7 @@ class Generator:
             ref = schema["$ref"]
             for prefix in ("#/$defs/", "#/definitions/"):
                 if ref.startswith(prefix):
-                    return self.definition(ref[len(prefix):], depth)
+                    return self.definition(ref[len(prefix) :], depth)
             raise NotImplementedError(f"$ref {ref}")
         if "const" in schema:
             return st.just(schema["const"])
@@ -218,8 +267,12 @@ class Generator:
         branches = schema.get("anyOf") or schema.get("oneOf")
         if branches:
             rest = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf") and k not in ANNOTATIONS}
-            return st.one_of([self.schema({**rest, **branch} if rest and isinstance(branch, dict) else branch, depth)
-                              for branch in branches])
+            return st.one_of(
+                [
+                    self.schema({**rest, **branch} if rest and isinstance(branch, dict) else branch, depth)
+                    for branch in branches
+                ]
+            )
         kinds = schema.get("type")
         if kinds is None:
             if "properties" in schema or "required" in schema:
@@ -258,8 +311,9 @@ class Generator:
             return st.integers(int(low), int(high))
         if kind == "number":
             low, high = schema.get("minimum"), schema.get("maximum")
-            ints = st.integers(int(low) if low is not None else -MAX_SAFE_INT,
-                               int(high) if high is not None else MAX_SAFE_INT)
+            ints = st.integers(
+                int(low) if low is not None else -MAX_SAFE_INT, int(high) if high is not None else MAX_SAFE_INT
+            )
             return st.floats(low, high, allow_nan=False, allow_infinity=False) | ints
         if kind == "boolean":
             return st.booleans()
@@ -272,8 +326,9 @@ class Generator:
         required = list(schema.get("required") or [])
         deep = depth >= self.max_depth
         mandatory = {name: self.schema(props.get(name, {}), depth + 1) for name in required}
-        optional = {} if deep else {name: self.schema(sub, depth + 1)
-                                    for name, sub in props.items() if name not in required}
+        optional = (
+            {} if deep else {name: self.schema(sub, depth + 1) for name, sub in props.items() if name not in required}
+        )
         base = st.fixed_dictionaries(mandatory, optional=optional)
         extra = schema.get("additionalProperties", True)
         if extra is False or deep:

@@ -44,13 +44,13 @@ import trio
 import trio.testing
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from mcptrio_everything import plugin
+from mcptrio_everything.prompts import ARG1_SUGGESTIONS
+from mcptrio_everything.resources import TEMPLATE_IDS
 
 import mcptrio
 from mcptrio.app.pagination import encode_cursor
 from mcptrio.testing import open_client
-from mcptrio_everything import plugin
-from mcptrio_everything.prompts import ARG1_SUGGESTIONS
-from mcptrio_everything.resources import TEMPLATE_IDS
 
 from ._mcp_schema import Generator, SchemaViolation, json_values, keys, spec, texts
 
@@ -65,11 +65,15 @@ ANSWER_TIMEOUT = 3600.0  # virtual seconds; longer than any server-side timeout 
 
 # No shrink phase: an example is a whole served session, and shrinking one took minutes per failing
 # test; the violation text names the exact request and answer anyway.
-SETTINGS = dict(deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target],
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = dict(
+    deadline=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 # -- choosing evenly ------------------------------------------------------------------------------
+
 
 def pick(options: Any) -> st.SearchStrategy[Any]:
     """Like ``sampled_from``, but as even as a wide integer draw.  Hypothesis's generation leans
@@ -86,6 +90,7 @@ def mix(generic: st.SearchStrategy[Any], real: st.SearchStrategy[Any]) -> st.Sea
 
 # -- what the everything plugin really has ---------------------------------------------------------
 
+
 def make_app(page_size: int = 100) -> mcptrio.App:
     app = mcptrio.App("schema-properties", "0.1.0", page_size=page_size)
     app.include(plugin)
@@ -97,8 +102,14 @@ TOOLS = {name: entry.definition() for name, entry in _APP.tools.items()}
 RESOURCE_URIS = sorted(_APP.resources)
 TEMPLATES = {entry.uri_template: entry for entry in _APP.templates.values()}
 PROMPTS = {name: entry for name, entry in _APP.prompts.items()}
-MISSING_URIS = ["test://nonexistent-resource-for-conformance-testing", "test://static-text/", "test://template//data",
-                "test://template/1/data/extra", "file:///etc/passwd", ""]
+MISSING_URIS = [
+    "test://nonexistent-resource-for-conformance-testing",
+    "test://static-text/",
+    "test://template//data",
+    "test://template/1/data/extra",
+    "file:///etc/passwd",
+    "",
+]
 ALL_NAMES = sorted(TOOLS) + sorted(PROMPTS)
 
 template_uris = st.one_of(
@@ -120,7 +131,8 @@ def _tool_arguments(definition: dict[str, Any]) -> st.SearchStrategy[Any]:
 TOOL_ARGUMENTS = {name: _tool_arguments(definition) for name, definition in TOOLS.items()}
 TOOL_VALIDATORS = {  # a tool's inputSchema is 2020-12 unless it names another dialect
     name: jsonschema.validators.validator_for(d["inputSchema"], default=jsonschema.Draft202012Validator)(
-        d["inputSchema"])
+        d["inputSchema"]
+    )
     for name, d in TOOLS.items()
 }
 
@@ -144,6 +156,7 @@ def _hook_tool(generic: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         elif how == "empty":
             params["arguments"] = {}
         return params
+
     return mix(generic, real())
 
 
@@ -163,6 +176,7 @@ def _hook_prompt(generic: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         else:
             params.pop("arguments", None)
         return params
+
     return mix(generic, real())
 
 
@@ -182,15 +196,18 @@ def _hook_complete(generic: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         if draw(st.booleans()):
             params["context"] = {"arguments": draw(_string_map(["arg1", "arg2", "id"]))}
         return params
+
     return mix(generic, real())
 
 
 def _hook_listen(generic: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    flags = st.fixed_dictionaries({}, optional={k: st.booleans() for k in
-                                                ("toolsListChanged", "promptsListChanged", "resourcesListChanged")})
+    flags = st.fixed_dictionaries(
+        {}, optional={k: st.booleans() for k in ("toolsListChanged", "promptsListChanged", "resourcesListChanged")}
+    )
     subscriptions = st.lists(real_uris, max_size=3)
-    filters = st.builds(lambda f, s, keep: {**f, "resourceSubscriptions": s} if keep else f,
-                        flags, subscriptions, st.booleans())
+    filters = st.builds(
+        lambda f, s, keep: {**f, "resourceSubscriptions": s} if keep else f, flags, subscriptions, st.booleans()
+    )
     return mix(generic, st.builds(lambda params, f: {**params, "notifications": f}, generic, filters))
 
 
@@ -234,6 +251,7 @@ def params_strategy(revision: str, method: str) -> st.SearchStrategy[dict[str, A
 
 # -- the mock client's answers to server→client requests --------------------------------------------
 
+
 def fill_form(requested: dict[str, Any]) -> dict[str, Any]:
     """A filled-in form.  A number field gets an integer: ``ElicitResult.content`` values may be
     strings, integers, booleans or string arrays, but not fractions (2025-11-25 and 2026-07-28)."""
@@ -254,8 +272,11 @@ def fill_form(requested: dict[str, Any]) -> dict[str, Any]:
     return content
 
 
-ANSWER_DEFINITIONS = {"elicitation/create": "ElicitResult", "sampling/createMessage": "CreateMessageResult",
-                      "roots/list": "ListRootsResult"}
+ANSWER_DEFINITIONS = {
+    "elicitation/create": "ElicitResult",
+    "sampling/createMessage": "CreateMessageResult",
+    "roots/list": "ListRootsResult",
+}
 
 
 def client_answer(method: str, params: Any, style: str) -> dict[str, Any]:
@@ -266,14 +287,19 @@ def client_answer(method: str, params: Any, style: str) -> dict[str, Any]:
             return {"action": "accept"}
         return {"action": "accept", "content": fill_form(params.get("requestedSchema") or {})}
     if method == "sampling/createMessage":
-        return {"role": "assistant", "content": {"type": "text", "text": "Paris."}, "model": "mock",
-                "stopReason": "endTurn"}
+        return {
+            "role": "assistant",
+            "content": {"type": "text", "text": "Paris."},
+            "model": "mock",
+            "stopReason": "endTurn",
+        }
     if method == "roots/list":
         return {"roots": [{"uri": "file:///test/root", "name": "Test Root"}]}
     raise AssertionError(f"no answer for {method}")
 
 
 # -- running one example ----------------------------------------------------------------------------
+
 
 def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=repr)[:1500]
@@ -315,7 +341,9 @@ class Exchange:
                 if ANSWER_DEFINITIONS[method] in self.spec.defs:  # the harness's own promise
                     self.spec.check(ANSWER_DEFINITIONS[method], answer, "the mock client's answer")
                 return answer
+
             return handle
+
         return {m: handler(m) for m in ("elicitation/create", "sampling/createMessage", "roots/list")}
 
     # -- checking answers -----------------------------------------------------------------------------
@@ -339,12 +367,14 @@ class Exchange:
             if not isinstance(message, dict) or ("result" in message) == ("error" in message):
                 raise SchemaViolation(f"[{schema.revision}] {what} is neither a result nor an error: {dumps(message)}")
             if message.get("id") != request["id"]:
-                raise SchemaViolation(f"[{schema.revision}] {what} has id {message.get('id')!r}, "
-                                      f"not {request['id']!r}")
+                raise SchemaViolation(f"[{schema.revision}] {what} has id {message.get('id')!r}, not {request['id']!r}")
             if "error" in message:
                 self.check_error(schema, message, what)
-            elif method == "tools/call" and isinstance(message.get("result"), dict) and (
-                    "task" in message["result"] or message["result"].get("resultType") == "task"):
+            elif (
+                method == "tools/call"
+                and isinstance(message.get("result"), dict)
+                and ("task" in message["result"] or message["result"].get("resultType") == "task")
+            ):
                 self.check_task_created(schema, message["result"], what)
             elif method in schema.requests:
                 definition, whole = schema.result_definition(method)
@@ -354,8 +384,10 @@ class Exchange:
                     schema.check(schema.result_response, message, what)
                     schema.check(definition, message["result"], what)
             else:
-                raise SchemaViolation(f"[{schema.revision}] {what}: {method} is not a request of this revision, "
-                                      f"yet it got a result: {dumps(message)}")
+                raise SchemaViolation(
+                    f"[{schema.revision}] {what}: {method} is not a request of this revision, "
+                    f"yet it got a result: {dumps(message)}"
+                )
             if method == "tools/call" and "result" in message:
                 self.check_tool_crash(schema, request["params"], message["result"], what)
         except SchemaViolation as exc:
@@ -373,8 +405,10 @@ class Exchange:
             return
         name, arguments = params.get("name"), params.get("arguments", {})
         if name in TOOL_VALIDATORS and isinstance(arguments, dict) and TOOL_VALIDATORS[name].is_valid(arguments):
-            raise SchemaViolation(f"[{schema.revision}] {what}: arguments valid against the tool's inputSchema "
-                                  f"crashed the tool: {dumps(result)}")
+            raise SchemaViolation(
+                f"[{schema.revision}] {what}: arguments valid against the tool's inputSchema "
+                f"crashed the tool: {dumps(result)}"
+            )
 
     @staticmethod
     def check_error(schema: Any, message: dict[str, Any], what: str) -> None:
@@ -391,13 +425,17 @@ class Exchange:
             params = notification.get("params") or {}
             meta = params.get("_meta") if isinstance(params, dict) else None
             # A listen stream's notifications (subscriptionId) belong to the 2026-07-28 wire.
-            schema = self.modern if (self.era == "modern" or (isinstance(meta, dict) and SUBSCRIPTION_ID in meta)) \
+            schema = (
+                self.modern
+                if (self.era == "modern" or (isinstance(meta, dict) and SUBSCRIPTION_ID in meta))
                 else self.spec
+            )
             method = notification.get("method")
             what = f"the notification {method}"
             if method not in schema.server_notifications:
-                self.violation(f"[{schema.revision}] {what} is not a ServerNotification of this revision: "
-                               f"{dumps(notification)}")
+                self.violation(
+                    f"[{schema.revision}] {what} is not a ServerNotification of this revision: {dumps(notification)}"
+                )
                 continue
             try:
                 schema.check(schema.server_notifications[method], notification, what)
@@ -407,14 +445,17 @@ class Exchange:
 
     def check_server_requests(self) -> None:
         if self.era == "modern" and self.server_requests:
-            self.violation(f"[{MODERN}] the server sent requests on a stateless 2026-07-28 exchange: "
-                           f"{dumps(self.server_requests)}")
+            self.violation(
+                f"[{MODERN}] the server sent requests on a stateless 2026-07-28 exchange: {dumps(self.server_requests)}"
+            )
             return
         for method, params in self.server_requests:
             request = {"jsonrpc": "2.0", "id": 0, "method": method, "params": params}
             if method not in self.spec.server_requests:
-                self.violation(f"[{self.spec.revision}] the server→client request {method} is not a ServerRequest "
-                               f"of this revision: {dumps(request)}")
+                self.violation(
+                    f"[{self.spec.revision}] the server→client request {method} is not a ServerRequest "
+                    f"of this revision: {dumps(request)}"
+                )
                 continue
             try:
                 self.spec.check(self.spec.server_requests[method], request, f"the server→client request {method}")
@@ -423,8 +464,9 @@ class Exchange:
 
     # -- valid requests (property 1) ----------------------------------------------------------------
 
-    async def valid_request(self, method: str, params: dict[str, Any], meta: dict[str, Any] | None,
-                            rounds: int, cancel_listen: bool) -> None:
+    async def valid_request(
+        self, method: str, params: dict[str, Any], meta: dict[str, Any] | None, rounds: int, cancel_listen: bool
+    ) -> None:
         schema = self.spec if self.era == "legacy" else self.modern
         for _ in range(rounds + 1):
             body = self.client.envelope(params, meta) if self.era == "modern" else copy.deepcopy(params)
@@ -445,9 +487,11 @@ class Exchange:
                 return
             # Answer the InputRequiredResult as a client would, and retry.
             params = dict(params)
-            params["inputResponses"] = {key: client_answer(r["method"], r.get("params") or {}, self.answer_style)
-                                        for key, r in result["inputRequests"].items()
-                                        if isinstance(r, dict) and r.get("method")}
+            params["inputResponses"] = {
+                key: client_answer(r["method"], r.get("params") or {}, self.answer_style)
+                for key, r in result["inputRequests"].items()
+                if isinstance(r, dict) and r.get("method")
+            }
             if "requestState" in result:
                 params["requestState"] = result["requestState"]
             else:
@@ -459,6 +503,7 @@ class Exchange:
         outcome: dict[str, Any] = {}
         with trio.move_on_after(ANSWER_TIMEOUT):
             async with trio.open_nursery() as nursery:
+
                 async def answer() -> None:
                     outcome["message"] = await channel.receive()
                     nursery.cancel_scope.cancel()
@@ -477,15 +522,17 @@ class Exchange:
             ack = [n for n in self.client.notifications if n.get("method") == ACK][-1]
             ack_id = ((ack.get("params") or {}).get("_meta") or {}).get(SUBSCRIPTION_ID)
             if ack_id != request["id"]:
-                self.violation(f"the acknowledgement {dumps(ack)} names subscription {ack_id!r}, "
-                               f"not the request id {request['id']!r}")
+                self.violation(
+                    f"the acknowledgement {dumps(ack)} names subscription {ack_id!r}, "
+                    f"not the request id {request['id']!r}"
+                )
             return None
         self.violation(f"no answer within {ANSWER_TIMEOUT:g} s (virtual) to {dumps(request)}")
         return None
 
     def check_closed_listens(self) -> None:
         """After end of input: a listen stream left open is closed with a SubscriptionsListenResult."""
-        for request_id, channel, request in self.open_listens:
+        for _request_id, channel, request in self.open_listens:
             try:
                 message = channel.receive_nowait()
             except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
@@ -503,6 +550,7 @@ class Exchange:
         outcome: dict[str, Any] = {}
         with trio.move_on_after(ANSWER_TIMEOUT):
             async with trio.open_nursery() as nursery:
+
                 async def answer() -> None:
                     await self.client.wait_for_unmatched(answered_before + 1)
                     outcome["message"] = self.client.unmatched[answered_before]
@@ -523,14 +571,20 @@ class Exchange:
             self.violation(f"no answer within {ANSWER_TIMEOUT:g} s (virtual) to {dumps(request)}")
 
 
-def run_example(era: str, revision: str, capabilities: dict[str, Any], page_size: int, answer_style: str,
-                body: Any) -> None:
+def run_example(
+    era: str, revision: str, capabilities: dict[str, Any], page_size: int, answer_style: str, body: Any
+) -> None:
     """Serve a fresh App in memory, run ``body(exchange)``, check what came back, raise on a violation."""
 
     async def main() -> list[str]:
         exchange = Exchange(None, era, revision, answer_style)
-        async with open_client(make_app(page_size), era=era, version=revision if era == "legacy" else MODERN,
-                               capabilities=capabilities, handlers=exchange.handlers()) as client:
+        async with open_client(
+            make_app(page_size),
+            era=era,
+            version=revision if era == "legacy" else MODERN,
+            capabilities=capabilities,
+            handlers=exchange.handlers(),
+        ) as client:
             exchange.client = client
             if era == "legacy":
                 try:
@@ -556,6 +610,7 @@ def run_example(era: str, revision: str, capabilities: dict[str, Any], page_size
 
 # -- property 1: valid requests --------------------------------------------------------------------
 
+
 def capability_sets(revision: str) -> st.SearchStrategy[dict[str, Any]]:
     """What a client of ``revision`` may declare: only the capabilities that revision defines (a
     2024-11-05 client knows no ``elicitation``), chosen whole, one by one, or generated."""
@@ -564,8 +619,15 @@ def capability_sets(revision: str) -> st.SearchStrategy[dict[str, Any]]:
     if revision < "2025-11-25":
         everything = {**everything, "elicitation": {}} if "elicitation" in known else everything
     singles = [{k: v} for k, v in everything.items()]
-    return pick([st.just(everything), st.just(everything), st.just({}), pick(singles),
-                 spec(revision).generator().definition("ClientCapabilities")]).flatmap(lambda chosen: chosen)
+    return pick(
+        [
+            st.just(everything),
+            st.just(everything),
+            st.just({}),
+            pick(singles),
+            spec(revision).generator().definition("ClientCapabilities"),
+        ]
+    ).flatmap(lambda chosen: chosen)
 
 
 def targets(revision: str) -> list[tuple[str, str | None]]:
@@ -595,16 +657,26 @@ class Steps:
         self.by_method = {m: params_strategy(revision, m) for m in self.methods}
         # 2026-07-28: the generated _meta is valid but names a random protocolVersion; mostly pin
         # the version (else every answer is -32022) and often the capabilities too (MRTR tools).
-        self.meta = pick(
-            [{META_VERSION: MODERN}] * 4 + [{META_VERSION: MODERN, META_CAPABILITIES: ALL_CAPABILITIES}] * 4 + [{}]
-        ) if era == "modern" else st.none()
+        self.meta = (
+            pick(
+                [{META_VERSION: MODERN}] * 4 + [{META_VERSION: MODERN, META_CAPABILITIES: ALL_CAPABILITIES}] * 4 + [{}]
+            )
+            if era == "modern"
+            else st.none()
+        )
 
     def _step(self, method: str, params: dict[str, Any], draw: Any) -> dict[str, Any]:
-        return {"method": method, "params": params, "meta": draw(self.meta),
-                "rounds": draw(pick([3, 3, 1, 0])), "cancel_listen": draw(pick([True, False]))}
+        return {
+            "method": method,
+            "params": params,
+            "meta": draw(self.meta),
+            "rounds": draw(pick([3, 3, 1, 0])),
+            "cancel_listen": draw(pick([True, False])),
+        }
 
     def aimed(self, method: str, target: str | None) -> st.SearchStrategy[dict[str, Any]]:
         """A request of ``method`` at ``target`` (a tool or prompt name, a resource URI, or None)."""
+
         @st.composite
         def build(draw: Any) -> dict[str, Any]:
             params = draw(self.by_method[method])
@@ -619,6 +691,7 @@ class Steps:
             elif method == "resources/read":
                 params = {**params, "uri": target}
             return self._step(method, params, draw)
+
         return build()
 
     def anywhere(self) -> st.SearchStrategy[dict[str, Any]]:
@@ -626,6 +699,7 @@ class Steps:
         def build(draw: Any) -> dict[str, Any]:
             method = draw(pick(self.methods))
             return self._step(method, draw(self.by_method[method]), draw)
+
         return build()
 
 
@@ -638,6 +712,7 @@ def _valid_body(steps: list[dict[str, Any]]) -> Any:
     async def body(exchange: Exchange) -> None:
         for s in steps:
             await exchange.valid_request(s["method"], s["params"], s["meta"], s["rounds"], s["cancel_listen"])
+
     return body
 
 
@@ -649,15 +724,19 @@ def _run_valid(era: str, revision: str, steps: list[dict[str, Any]], data: st.Da
 
 
 SESSIONS = [("legacy", "2025-11-25"), ("modern", MODERN)] + [("legacy", r) for r in LEGACY_REVISIONS[1:]]
-TARGETED = [pytest.param(era, revision, method, target, id=f"{revision}-{method}-{target or ''}".rstrip("-"))
-            for era, revision in SESSIONS for method, target in targets(revision)]
+TARGETED = [
+    pytest.param(era, revision, method, target, id=f"{revision}-{method}-{target or ''}".rstrip("-"))
+    for era, revision in SESSIONS
+    for method, target in targets(revision)
+]
 
 
 @pytest.mark.parametrize(("era", "revision", "method", "target"), TARGETED)
 @settings(max_examples=5, **SETTINGS)
 @given(data=st.data())
-def test_valid_request_per_target(era: str, revision: str, method: str, target: str | None,
-                                  data: st.DataObject) -> None:
+def test_valid_request_per_target(
+    era: str, revision: str, method: str, target: str | None, data: st.DataObject
+) -> None:
     """Property 1, aimed: each request type at each tool, prompt and resource (and a missing one),
     with whatever else the schema allows in its params, then a few random requests on the same session."""
     steps = steps_for(revision, era)
@@ -677,6 +756,7 @@ def test_valid_request_sequences(era: str, revision: str, data: st.DataObject) -
 
 
 # -- property 2: random params ---------------------------------------------------------------------
+
 
 def _property_names() -> list[str]:
     """Every property name any request's params may carry, at any depth, in any revision."""
@@ -709,8 +789,12 @@ KNOWN_METHODS = sorted(set(spec("2025-11-25").requests) | set(spec(MODERN).reque
 bias_keys = pick([pick(PROPERTY_NAMES), pick(PROPERTY_NAMES), keys]).flatmap(lambda chosen: chosen)
 leaves = st.one_of(
     json_values,
-    st.sampled_from(ALL_NAMES + RESOURCE_URIS + sorted(TEMPLATES) + ["ref/prompt", "ref/resource", "arg1", "id",
-                                                                     "info", "2026-07-28", "2025-11-25"]),
+    st.sampled_from(
+        ALL_NAMES
+        + RESOURCE_URIS
+        + sorted(TEMPLATES)
+        + ["ref/prompt", "ref/resource", "arg1", "id", "info", "2026-07-28", "2025-11-25"]
+    ),
     real_uris,
     cursors,
 )
@@ -777,8 +861,17 @@ def random_step(draw: Any, era: str) -> dict[str, Any]:
             if how == "extra":
                 meta = {**meta, **draw(st.dictionaries(bias_keys, random_objects, max_size=3))}
             elif how == "fields":  # one envelope field of any JSON type
-                field = draw(pick([META_VERSION, META_CAPABILITIES, "io.modelcontextprotocol/clientInfo",
-                                   "io.modelcontextprotocol/logLevel", "progressToken"]))
+                field = draw(
+                    pick(
+                        [
+                            META_VERSION,
+                            META_CAPABILITIES,
+                            "io.modelcontextprotocol/clientInfo",
+                            "io.modelcontextprotocol/logLevel",
+                            "progressToken",
+                        ]
+                    )
+                )
                 meta = {**meta, field: draw(random_objects)}
         params = {**params, "_meta": meta}
     return {"method": method, "params": params}
@@ -805,35 +898,68 @@ def test_random_params_never_internal_error(era: str, revision: str, data: st.Da
 # non-boolean acknowledged flag).  Hypothesis finds such cases only now and then; these make the
 # same checks on the exact requests every run.
 
+
 def _one(method: str, params: dict[str, Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"method": method, "params": params, "meta": meta, "rounds": 0, "cancel_listen": True}
 
 
-FOUND = [
-    pytest.param("legacy", revision, {}, [_one("prompts/get", {"name": "test_input_required_result_prompt"})],
-                 id=f"{revision}-prompt-that-elicits-without-the-capability")
-    for revision in LEGACY_REVISIONS
-] + [
-    pytest.param("legacy", revision, ALL_CAPABILITIES,
-                 [_one("tools/call", {"name": "test_custom_header", "arguments": {"region": "eu", "extra": 1}})],
-                 id=f"{revision}-verbatim-input-schema-extra-argument")
-    for revision in ("2025-11-25", "2024-11-05")
-] + [
-    pytest.param("modern", MODERN, ALL_CAPABILITIES,
-                 [_one("tools/call", {"name": "test_custom_header", "arguments": {"region": "eu", "extra": 1}},
-                       {META_VERSION: MODERN})],
-                 id="2026-07-28-verbatim-input-schema-extra-argument"),
-    pytest.param("legacy", "2024-11-05", {}, [_one("tools/call", {"name": "test_audio_content"})],
-                 id="2024-11-05-audio-content"),
-    pytest.param("legacy", "2025-06-18", ALL_CAPABILITIES,
-                 [_one("tools/call", {"name": "test_elicitation_sep1330_enums"})],
-                 id="2025-06-18-multi-select-elicitation"),
-]
+FOUND = (
+    [
+        pytest.param(
+            "legacy",
+            revision,
+            {},
+            [_one("prompts/get", {"name": "test_input_required_result_prompt"})],
+            id=f"{revision}-prompt-that-elicits-without-the-capability",
+        )
+        for revision in LEGACY_REVISIONS
+    ]
+    + [
+        pytest.param(
+            "legacy",
+            revision,
+            ALL_CAPABILITIES,
+            [_one("tools/call", {"name": "test_custom_header", "arguments": {"region": "eu", "extra": 1}})],
+            id=f"{revision}-verbatim-input-schema-extra-argument",
+        )
+        for revision in ("2025-11-25", "2024-11-05")
+    ]
+    + [
+        pytest.param(
+            "modern",
+            MODERN,
+            ALL_CAPABILITIES,
+            [
+                _one(
+                    "tools/call",
+                    {"name": "test_custom_header", "arguments": {"region": "eu", "extra": 1}},
+                    {META_VERSION: MODERN},
+                )
+            ],
+            id="2026-07-28-verbatim-input-schema-extra-argument",
+        ),
+        pytest.param(
+            "legacy",
+            "2024-11-05",
+            {},
+            [_one("tools/call", {"name": "test_audio_content"})],
+            id="2024-11-05-audio-content",
+        ),
+        pytest.param(
+            "legacy",
+            "2025-06-18",
+            ALL_CAPABILITIES,
+            [_one("tools/call", {"name": "test_elicitation_sep1330_enums"})],
+            id="2025-06-18-multi-select-elicitation",
+        ),
+    ]
+)
 
 
 @pytest.mark.parametrize(("era", "revision", "capabilities", "steps"), FOUND)
-def test_found_by_the_properties(era: str, revision: str, capabilities: dict[str, Any],
-                                 steps: list[dict[str, Any]]) -> None:
+def test_found_by_the_properties(
+    era: str, revision: str, capabilities: dict[str, Any], steps: list[dict[str, Any]]
+) -> None:
     run_example(era, revision, capabilities, 100, "accept", _valid_body(steps))
 
 
@@ -841,6 +967,7 @@ def test_found_by_the_properties(era: str, revision: str, capabilities: dict[str
 def test_found_non_string_protocol_version(version: Any) -> None:
     """Property 2's find: a non-string ``_meta`` protocolVersion was echoed as
     ``UnsupportedProtocolVersionError.data.requested``, which the schema requires to be a string."""
+
     async def body(exchange: Exchange) -> None:
         await exchange.raw_request("tools/list", {"_meta": {META_VERSION: version, META_CAPABILITIES: {}}})
 
@@ -851,8 +978,11 @@ def test_found_non_string_protocol_version(version: Any) -> None:
 def test_found_listen_filter_flags_echoed(flag: Any) -> None:
     """Property 2's find: a truthy non-boolean ``notifications`` flag of ``subscriptions/listen`` was
     echoed in ``notifications/subscriptions/acknowledged``, where the schema requires a boolean."""
+
     async def body(exchange: Exchange) -> None:
-        await exchange.raw_request("subscriptions/listen", {"_meta": {META_VERSION: MODERN, META_CAPABILITIES: {}},
-                                                            "notifications": {"toolsListChanged": flag}})
+        await exchange.raw_request(
+            "subscriptions/listen",
+            {"_meta": {META_VERSION: MODERN, META_CAPABILITIES: {}}, "notifications": {"toolsListChanged": flag}},
+        )
 
     run_example("modern", MODERN, ALL_CAPABILITIES, 100, "accept", body)

@@ -62,8 +62,14 @@ def test_input_required_and_cache_hints_are_where_the_2026_schema_puts_them():
 
 def test_the_mcp_name_header_mirrors_what_the_transport_page_and_the_tasks_extension_name():
     named = {spec.name: spec.mcp_name for spec in TABLE if spec.mcp_name is not None}
-    assert named == {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
-                     "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
+    assert named == {
+        "tools/call": "name",
+        "prompts/get": "name",
+        "resources/read": "uri",
+        "tasks/get": "taskId",
+        "tasks/update": "taskId",
+        "tasks/cancel": "taskId",
+    }
     assert {spec.name for spec in TABLE if spec.mcp_params is not None} == {"tools/call"}
 
 

@@ -16,23 +16,44 @@ json_values = st.recursive(
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
     max_leaves=20,
 )
-methods = st.sampled_from(["initialize", "ping", "tools/call", "tools/list", "server/discover", "logging/setLevel",
-                           "notifications/cancelled", "notifications/initialized", "resources/read", "x/y"])
+methods = st.sampled_from(
+    [
+        "initialize",
+        "ping",
+        "tools/call",
+        "tools/list",
+        "server/discover",
+        "logging/setLevel",
+        "notifications/cancelled",
+        "notifications/initialized",
+        "resources/read",
+        "x/y",
+    ]
+)
 messages = st.fixed_dictionaries(
     {},
     optional={
         "jsonrpc": st.sampled_from(["2.0", "1.0", 2]),
         "id": st.one_of(st.integers(), st.text(max_size=5), st.none(), st.booleans()),
         "method": methods | json_values,
-        "params": json_values | st.fixed_dictionaries({}, optional={
-            "_meta": json_values | st.fixed_dictionaries({}, optional={
-                "io.modelcontextprotocol/protocolVersion": st.sampled_from(["2026-07-28", "1999-01-01"]) | json_values,
-                "io.modelcontextprotocol/clientCapabilities": json_values,
-                "progressToken": json_values,
-            }),
-            "protocolVersion": st.sampled_from(["2025-11-25", "2025-03-26"]) | json_values,
-            "name": json_values,
-        }),
+        "params": json_values
+        | st.fixed_dictionaries(
+            {},
+            optional={
+                "_meta": json_values
+                | st.fixed_dictionaries(
+                    {},
+                    optional={
+                        "io.modelcontextprotocol/protocolVersion": st.sampled_from(["2026-07-28", "1999-01-01"])
+                        | json_values,
+                        "io.modelcontextprotocol/clientCapabilities": json_values,
+                        "progressToken": json_values,
+                    },
+                ),
+                "protocolVersion": st.sampled_from(["2025-11-25", "2025-03-26"]) | json_values,
+                "name": json_values,
+            },
+        ),
         "result": json_values,
         "error": json_values,
     },

@@ -15,13 +15,16 @@ def test_round_trip_ignores_round_parameters():
     assert unseal(KEY, state, "tools/call", retry, now=1000) == {"e-1": {"action": "accept"}}
 
 
-@pytest.mark.parametrize("mangle", [
-    lambda s: s[:-2] + ("AA" if s[-2:] != "AA" else "BB"),
-    lambda s: "x" + s,
-    lambda s: s.replace(".", ""),
-    lambda s: 42,
-    lambda s: "a.b.c",
-])
+@pytest.mark.parametrize(
+    "mangle",
+    [
+        lambda s: s[:-2] + ("AA" if s[-2:] != "AA" else "BB"),
+        lambda s: "x" + s,
+        lambda s: s.replace(".", ""),
+        lambda s: 42,
+        lambda s: "a.b.c",
+    ],
+)
 def test_tampered_state_is_refused(mangle):
     state = seal(KEY, "tools/call", PARAMS, {}, expires_at=2000)
     with pytest.raises(McpError) as info:

@@ -42,9 +42,19 @@ def error_code(events):
 
 def initialized(version="2025-11-25", capabilities=None):
     protocol = make_protocol()
-    result = only_send(protocol.receive(request(0, "initialize", {
-        "protocolVersion": version, "capabilities": capabilities or {}, "clientInfo": {"name": "c", "version": "1"},
-    })))["result"]
+    result = only_send(
+        protocol.receive(
+            request(
+                0,
+                "initialize",
+                {
+                    "protocolVersion": version,
+                    "capabilities": capabilities or {},
+                    "clientInfo": {"name": "c", "version": "1"},
+                },
+            )
+        )
+    )["result"]
     assert protocol.receive(frame({"jsonrpc": "2.0", "method": "notifications/initialized"})) == []
     return protocol, result
 
@@ -103,6 +113,7 @@ def test_modern_only_methods_are_unknown_to_legacy_sessions():
 
 # -- JSON-RPC envelope errors --------------------------------------------------------------------
 
+
 def test_parse_error_has_null_id_and_session_continues():
     protocol, _ = initialized()
     message = only_send(protocol.receive(b'{"jsonrpc": "2.0", "id": 1, "method": '))
@@ -151,7 +162,10 @@ def test_a_request_without_method_is_refused_with_its_own_id(request_id):
 
 def test_non_object_params_are_invalid_params():
     protocol, _ = initialized()
-    assert error_code(protocol.receive(frame({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": [1]}))) == -32602
+    assert (
+        error_code(protocol.receive(frame({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": [1]})))
+        == -32602
+    )
 
 
 def test_method_must_be_a_string():
@@ -171,6 +185,7 @@ def test_oversize_gets_a_clear_error():
 
 
 # -- in-flight table and cancellation -------------------------------------------------------------
+
 
 def test_duplicate_in_flight_id_is_refused_and_freed_after_finish():
     protocol, _ = initialized()
@@ -209,11 +224,16 @@ def test_client_response_is_routed():
 
 # -- batches ---------------------------------------------------------------------------------------
 
+
 def test_batch_accepted_on_2025_03_26_only():
     protocol, _ = initialized("2025-03-26")
-    batch = frame([{"jsonrpc": "2.0", "id": 1, "method": "ping"},
-                   {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-                   {"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}])
+    batch = frame(
+        [
+            {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            {"jsonrpc": "2.0", "method": "notifications/progress", "params": {}},
+        ]
+    )
     events = protocol.receive(batch)
     dispatched = [e for e in events if isinstance(e, Dispatch)]
     assert len(dispatched) == 1 and dispatched[0].request.batch is not None
@@ -240,6 +260,7 @@ def test_batch_refused_before_initialize_and_initialize_not_in_batch():
 
 
 # -- modern era ------------------------------------------------------------------------------------
+
 
 def test_discover_answers_without_initialize():
     protocol = make_protocol(instructions="be nice", cache_ttl_ms=1000)
@@ -287,7 +308,10 @@ def test_modern_results_get_result_type_server_info_and_cache_hints():
     [event] = protocol.receive(request(1, "tools/list", {"_meta": MODERN_META}))
     message = protocol.result_message(event.request, {"tools": []})
     assert message["result"] == {
-        "tools": [], "resultType": "complete", "ttlMs": 5, "cacheScope": "private",
+        "tools": [],
+        "resultType": "complete",
+        "ttlMs": 5,
+        "cacheScope": "private",
         "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "srv", "version": "1.2.3"}},
     }
     [call] = protocol.receive(request(2, "tools/call", {"name": "x", "_meta": MODERN_META}))

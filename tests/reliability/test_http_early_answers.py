@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 import trio
+from mcptrio_bench import plugin, stats
 
 import mcptrio
 from mcptrio import SessionLimits
 from mcptrio.transports.http import serve_http
-from mcptrio_bench import plugin, stats
 
-from ..http.client import ACCEPT, modern, new_client
+from ..transports.http.client import ACCEPT, modern, new_client
 
 LIMIT = 65536
 
@@ -70,8 +70,9 @@ async def test_refusal_before_the_body_keeps_or_closes_the_connection_explicitly
     then be answered, unless the refusal said ``Connection: close``."""
     app = bench_app()
     async with trio.open_nursery() as nursery:
-        url = await nursery.start(functools.partial(serve_http, app, host="127.0.0.1", port=0,
-                                                    limits=SessionLimits(max_message_size=LIMIT)))
+        url = await nursery.start(
+            functools.partial(serve_http, app, host="127.0.0.1", port=0, limits=SessionLimits(max_message_size=LIMIT))
+        )
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         headers = {"Content-Type": "application/json", "Accept": ACCEPT}
         method, path, first = "POST", "/mcp", 0  # first: body bytes sent before the answer is read
@@ -117,7 +118,8 @@ async def test_refusal_before_the_body_keeps_or_closes_the_connection_explicitly
                     assert next_answer is not None, (
                         f"the server closed the connection after its {status} answer, which did not say "
                         f"'Connection: close' (headers {answer_headers}): a keep-alive client's next request "
-                        f"on it is lost")
+                        f"on it is lost"
+                    )
                     assert next_answer[0] == 200, next_answer
         nursery.cancel_scope.cancel()
 
@@ -128,10 +130,18 @@ async def test_request_refused_during_shutdown_is_answered_with_its_id():
     stats.update(started=0, completed=0, cancelled=0)
     stop = trio.Event()
     async with trio.open_nursery() as nursery:
-        url = await nursery.start(functools.partial(serve_http, app, host="127.0.0.1", port=0,
-                                                    limits=SessionLimits(shutdown_grace=1.0),
-                                                    shutdown_trigger=stop.wait))
+        url = await nursery.start(
+            functools.partial(
+                serve_http,
+                app,
+                host="127.0.0.1",
+                port=0,
+                limits=SessionLimits(shutdown_grace=1.0),
+                shutdown_trigger=stop.wait,
+            )
+        )
         async with new_client() as client:
+
             async def long_request() -> None:
                 body, headers = modern("tools/call", {"name": "sleep", "arguments": {"ms": 60000}}, "long")
                 await client.post(url, json=body, headers=headers)

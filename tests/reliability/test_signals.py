@@ -22,7 +22,7 @@ import pytest
 import trio
 from trio_websocket import ConnectionClosed, open_websocket_url
 
-from ..http.client import (
+from ..transports.http.client import (
     CLIENT_INFO,
     is_sse,
     legacy_headers,
@@ -45,10 +45,14 @@ SIGNALS = {"SIGTERM": signal.SIGTERM, "SIGINT": signal.SIGINT}
 
 # -- the server process ---------------------------------------------------------------------------------
 
+
 def serve_command(transport: str, config: Path) -> list[str]:
     script = Path(sys.executable).parent / "mcptrio"
-    head = [str(script)] if script.exists() else [
-        sys.executable, "-c", "import sys; from mcptrio.cli import main; sys.exit(main())"]
+    head = (
+        [str(script)]
+        if script.exists()
+        else [sys.executable, "-c", "import sys; from mcptrio.cli import main; sys.exit(main())"]
+    )
     command = head + ["serve", "--plugins", "bench", "--transport", transport, "--config", str(config)]
     if transport != "stdio":
         command += ["--host", "127.0.0.1", "--port", "0"]
@@ -84,7 +88,8 @@ class Served:
             await self.process.wait()
         elapsed = time.monotonic() - started
         assert self.process.returncode is not None, (
-            f"still running {EXIT_WITHIN} s after {signal.Signals(signum).name}; stderr:\n{self.stderr()}")
+            f"still running {EXIT_WITHIN} s after {signal.Signals(signum).name}; stderr:\n{self.stderr()}"
+        )
         return elapsed
 
 
@@ -99,8 +104,12 @@ async def start(transport: str, config: Path, tmp_path: Path, **pipes: Any) -> S
     stderr_path = tmp_path / f"{transport}-stderr.log"
     with open(stderr_path, "wb") as stderr:
         process = await trio.lowlevel.open_process(
-            serve_command(transport, config), stderr=stderr, cwd=str(ROOT),
-            stdin=pipes.get("stdin", subprocess.DEVNULL), stdout=pipes.get("stdout", subprocess.DEVNULL))
+            serve_command(transport, config),
+            stderr=stderr,
+            cwd=str(ROOT),
+            stdin=pipes.get("stdin", subprocess.DEVNULL),
+            stdout=pipes.get("stdout", subprocess.DEVNULL),
+        )
     return Served(process, stderr_path)
 
 
@@ -110,6 +119,7 @@ def kill(served: Served | None) -> None:
 
 
 # -- checks shared by every transport ----------------------------------------------------------------
+
 
 def check_jsonrpc(message: Any) -> None:
     """A complete, well-formed JSON-RPC message from the server."""
@@ -155,6 +165,7 @@ async def both_in_flight(get_stats: Any) -> None:
 
 # -- stdio --------------------------------------------------------------------------------------------------
 
+
 class StdioPeer:
     """Newline-delimited JSON over the subprocess's pipes, keeping every byte it wrote."""
 
@@ -196,8 +207,9 @@ async def test_stdio_signal_drains_then_exits_zero(signame, config_file, tmp_pat
         served = await start("stdio", config_file, tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         peer = StdioPeer(served.process)
         with trio.fail_after(START_WITHIN):
-            await peer.send(rpc("initialize", {"protocolVersion": LEGACY, "capabilities": {},
-                                               "clientInfo": CLIENT_INFO}, "init"))
+            await peer.send(
+                rpc("initialize", {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}, "init")
+            )
             assert (await peer.answer("init"))["result"]["protocolVersion"] == LEGACY
             await peer.send(notification("notifications/initialized"))
             await peer.send(sleep_call(LONG_MS, "long"))
@@ -232,6 +244,7 @@ async def test_stdio_signal_drains_then_exits_zero(signame, config_file, tmp_pat
 
 # -- WebSocket ----------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
 async def test_websocket_signal_drains_then_exits_zero(signame, config_file, tmp_path):
     served = None
@@ -239,6 +252,7 @@ async def test_websocket_signal_drains_then_exits_zero(signame, config_file, tmp
         served = await start("ws", config_file, tmp_path)
         url = await served.wait_for_url()
         async with open_websocket_url(url, subprotocols=["mcp"]) as ws:
+
             async def answer(request_id: str) -> dict[str, Any]:
                 while True:
                     message = json.loads(await ws.get_message())
@@ -247,8 +261,15 @@ async def test_websocket_signal_drains_then_exits_zero(signame, config_file, tmp
                         return message
 
             with trio.fail_after(START_WITHIN):
-                await ws.send_message(json.dumps(rpc("initialize", {
-                    "protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}, "init")))
+                await ws.send_message(
+                    json.dumps(
+                        rpc(
+                            "initialize",
+                            {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO},
+                            "init",
+                        )
+                    )
+                )
                 assert (await answer("init"))["result"]["protocolVersion"] == LEGACY
                 await ws.send_message(json.dumps(notification("notifications/initialized")))
                 await ws.send_message(json.dumps(sleep_call(LONG_MS, "long")))
@@ -257,8 +278,9 @@ async def test_websocket_signal_drains_then_exits_zero(signame, config_file, tmp
 
                 async def get_stats() -> dict[str, int]:
                     request_id = f"stats-{next(polls)}"
-                    await ws.send_message(json.dumps(rpc("tools/call", {"name": "sleep_stats", "arguments": {}},
-                                                         request_id)))
+                    await ws.send_message(
+                        json.dumps(rpc("tools/call", {"name": "sleep_stats", "arguments": {}}, request_id))
+                    )
                     return stats_of(await answer(request_id))
 
                 await both_in_flight(get_stats)
@@ -289,8 +311,10 @@ async def test_websocket_signal_drains_then_exits_zero(signame, config_file, tmp
 
 # -- Streamable HTTP ---------------------------------------------------------------------------------------
 
-async def read_whole(client: httpx.AsyncClient, url: str, body: dict[str, Any], headers: dict[str, str],
-                     into: dict[str, Any]) -> None:
+
+async def read_whole(
+    client: httpx.AsyncClient, url: str, body: dict[str, Any], headers: dict[str, str], into: dict[str, Any]
+) -> None:
     """POST and keep the raw response (status, headers, every body byte, or the error)."""
     try:
         async with client.stream("POST", url, json=body, headers=headers) as response:
@@ -331,17 +355,20 @@ async def test_http_signal_drains_then_exits_zero(era, signame, config_file, tmp
         async with new_client() as client:
             if era == "legacy":
                 with trio.fail_after(START_WITHIN):
-                    init = rpc("initialize", {"protocolVersion": LEGACY, "capabilities": {},
-                                              "clientInfo": CLIENT_INFO}, "init")
+                    init = rpc(
+                        "initialize", {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}, "init"
+                    )
                     response = await client.post(url, json=init, headers=legacy_headers(version=None))
                     session_id = response.headers["mcp-session-id"]
-                    done = await client.post(url, json=notification("notifications/initialized"),
-                                             headers=legacy_headers(session_id))
+                    done = await client.post(
+                        url, json=notification("notifications/initialized"), headers=legacy_headers(session_id)
+                    )
                     assert done.status_code == 202
 
                 def request(ms: int, request_id: str) -> tuple[dict[str, Any], dict[str, str]]:
                     return sleep_call(ms, request_id), legacy_headers(session_id)
             else:
+
                 def request(ms: int, request_id: str) -> tuple[dict[str, Any], dict[str, str]]:
                     return modern("tools/call", {"name": "sleep", "arguments": {"ms": ms}}, request_id)
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,8 +18,13 @@ RUN_WITHIN = SECONDS + 120
 
 async def test_soak_30_seconds_has_no_unexpected_errors():
     with trio.fail_after(RUN_WITHIN):
-        run = await trio.run_process([sys.executable, str(SOAK), "--seconds", str(SECONDS), "--json", "--quiet"],
-                                     cwd=str(ROOT), capture_stdout=True, capture_stderr=True, check=False)
+        run = await trio.run_process(
+            [sys.executable, str(SOAK), "--seconds", str(SECONDS), "--json", "--quiet"],
+            cwd=str(ROOT),
+            capture_stdout=True,
+            capture_stderr=True,
+            check=False,
+        )
     summary = run.stderr.decode(errors="replace")  # the human-readable summary
     report = json.loads(run.stdout)
     assert report["requests"] > 0, summary

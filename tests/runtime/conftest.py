@@ -8,4 +8,3 @@ from .apps import build_app
 @pytest.fixture
 def app() -> App:
     return build_app()
-

@@ -104,8 +104,9 @@ async def test_the_runtime_builds_no_tool_result_a_host_does_not_give_it(autojum
 @pytest.mark.parametrize("token", [7, "tok-1"])
 async def test_progress_echoes_the_token_exactly(app, token):
     async with open_client(app) as client:
-        result = await client.request("tools/call", {"name": "count", "arguments": {"steps": 3}},
-                                      meta={"progressToken": token})
+        result = await client.request(
+            "tools/call", {"name": "count", "arguments": {"steps": 3}}, meta={"progressToken": token}
+        )
         assert text_of(result) == "counted"
         progress = [n["params"] for n in client.notifications if n["method"] == "notifications/progress"]
         assert [p["progress"] for p in progress] == [1, 2, 3]
@@ -142,6 +143,7 @@ async def test_modern_logs_only_with_a_level(app):
 
 
 # -- server→client requests -------------------------------------------------------------------------
+
 
 async def answer_name(params):
     assert params["message"] == "Your name?" and params["requestedSchema"]["type"] == "object"
@@ -199,8 +201,12 @@ async def test_modern_elicitation_is_multi_round_trip(app):
         [(key, request)] = first["inputRequests"].items()
         assert request["method"] == "elicitation/create" and request["params"]["message"] == "Your name?"
         assert isinstance(first["requestState"], str)
-        retry = {"name": "ask_name", "arguments": {}, "requestState": first["requestState"],
-                 "inputResponses": {key: {"action": "accept", "content": {"name": "Bo"}}}}
+        retry = {
+            "name": "ask_name",
+            "arguments": {},
+            "requestState": first["requestState"],
+            "inputResponses": {key: {"action": "accept", "content": {"name": "Bo"}}},
+        }
         final = await client.request("tools/call", retry)
         assert final["resultType"] == "complete" and text_of(final) == "hello Bo"
 
@@ -226,8 +232,9 @@ async def test_modern_tampered_state_is_an_error(app):
         state = first["requestState"]
         forged = state[:-3] + ("AAA" if not state.endswith("AAA") else "BBB")
         with pytest.raises(McpError) as info:
-            await client.request("tools/call", {"name": "ask_name", "arguments": {}, "requestState": forged,
-                                                "inputResponses": {}})
+            await client.request(
+                "tools/call", {"name": "ask_name", "arguments": {}, "requestState": forged, "inputResponses": {}}
+            )
         assert info.value.code == -32602 and "verification" in info.value.message
 
 
@@ -240,6 +247,7 @@ async def test_modern_missing_capability_is_32021(app):
 
 
 # -- errors -----------------------------------------------------------------------------------------
+
 
 async def test_handler_errors_stay_in_their_request(app):
     async with open_client(app) as client:
@@ -264,13 +272,16 @@ async def test_bad_arguments_are_an_is_error_result_naming_the_field(app):
         assert result["isError"] and "text" in text_of(result)
 
 
-@pytest.mark.parametrize("raw, code", [
-    (b'{"jsonrpc":"2.0","id":1,"method":', -32700),
-    (b'{"jsonrpc":"2.0","id":1,"method":"ping","x":"\xff"}', -32700),
-    (b"[1, 2]", -32600),
-    (b"17", -32600),
-    (b'{"id": 3, "method": "ping"}', -32600),
-])
+@pytest.mark.parametrize(
+    "raw, code",
+    [
+        (b'{"jsonrpc":"2.0","id":1,"method":', -32700),
+        (b'{"jsonrpc":"2.0","id":1,"method":"ping","x":"\xff"}', -32700),
+        (b"[1, 2]", -32600),
+        (b"17", -32600),
+        (b'{"id": 3, "method": "ping"}', -32600),
+    ],
+)
 async def test_bad_input_gets_an_error_and_the_session_continues(app, raw, code):
     async with open_client(app, version="2025-06-18") as client:
         await client.send_raw(raw)
@@ -290,7 +301,12 @@ async def test_oversize_message_gets_an_error_and_the_session_continues():
 
 async def test_duplicate_in_flight_id_never_cross_wires(app, autojump_clock):
     async with open_client(app) as client:
-        call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "sleep", "arguments": {"seconds": 1}}}
+        call = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "sleep", "arguments": {"seconds": 1}},
+        }
         await client.send(call)
         await client.send(dict(call, params={"name": "echo", "arguments": {"text": "dup"}}))
         await trio.sleep(2)
@@ -314,8 +330,10 @@ async def test_in_flight_limit(autojump_clock):
 
 
 async def test_batch_only_on_2025_03_26(app):
-    batch = [{"jsonrpc": "2.0", "id": 1, "method": "ping"},
-             {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "b"}}}]
+    batch = [
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "b"}}},
+    ]
     async with open_client(app, version="2025-03-26") as client:
         await client.send(batch)
         [reply] = await client.wait_for_unmatched(1)
@@ -328,6 +346,7 @@ async def test_batch_only_on_2025_03_26(app):
 
 
 # -- shutdown ---------------------------------------------------------------------------------------
+
 
 async def test_end_of_input_drains_in_flight_requests(autojump_clock):
     app = build_app(limits=SessionLimits(shutdown_grace=2))

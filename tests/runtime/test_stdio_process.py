@@ -1,11 +1,9 @@
 """A real subprocess served over stdio: both eras, bad input, drain on EOF and on SIGTERM."""
 
-import os
 import signal
 import sys
 from pathlib import Path
 
-import orjson
 import pytest
 import trio
 
@@ -47,8 +45,9 @@ async def test_legacy_session_each_version(version):
 
 async def test_modern_requests_over_stdio():
     handlers = {"elicitation/create": _accept_name}
-    async with open_process_client(server_command(), era="modern", capabilities={"elicitation": {}},
-                                   handlers=handlers) as client:
+    async with open_process_client(
+        server_command(), era="modern", capabilities={"elicitation": {}}, handlers=handlers
+    ) as client:
         discovered = await client.request("server/discover")
         assert "2026-07-28" in discovered["supportedVersions"]
         result = await client.call_tool("echo", {"text": "modern"})

@@ -34,12 +34,19 @@ def line(message) -> bytes:
 
 
 def call(request_id, name, arguments) -> bytes:
-    return line({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-                 "params": {"name": name, "arguments": arguments}})
+    return line(
+        {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    )
 
 
-INITIALIZE = line({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                   "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+INITIALIZE = line(
+    {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+)
 INITIALIZED = line({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
 
@@ -167,7 +174,9 @@ async def test_a_request_cancelled_before_a_worker_took_it_is_not_answered(autoj
     async with serve_lines(app) as client:
         # One read carries the request and its cancel: the reader handles both before any worker runs.
         cancel = line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
-        await client.send(call(1, "sleep", {"seconds": 1000}) + cancel + line({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+        await client.send(
+            call(1, "sleep", {"seconds": 1000}) + cancel + line({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        )
         assert await client.answers(1) == {2: {"jsonrpc": "2.0", "id": 2, "result": {}}}
         await trio.sleep(2000)
         await client.send(call(3, "echo", {"text": "after"}))

@@ -10,7 +10,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from typing import Iterator
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
@@ -54,8 +54,9 @@ def haproxy_binary() -> str:
 def haproxy(backend_urls: list[str]) -> Iterator[tuple[str, str]]:
     """Yields (the MCP URL through HAProxy, the path of its log)."""
     port = free_port()
-    servers = "\n".join(f"    server w{n} {urlsplit(url).netloc} check inter 500ms"
-                        for n, url in enumerate(backend_urls, 1))
+    servers = "\n".join(
+        f"    server w{n} {urlsplit(url).netloc} check inter 500ms" for n, url in enumerate(backend_urls, 1)
+    )
     path = urlsplit(backend_urls[0]).path
     with tempfile.TemporaryDirectory(prefix="mcptrio-haproxy-") as directory:
         config = os.path.join(directory, "haproxy.cfg")

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import trio
 
-from ..http.client import SseReader, call_tool, initialize, legacy_headers, resume_headers
+from ..transports.http.client import SseReader, call_tool, initialize, legacy_headers, resume_headers
 
 RETRYABLE = (httpx.TransportError,)
 
@@ -37,7 +37,7 @@ async def calling_client(url: str, counts: Counts, name: str, calls: int, ms: in
     """One legacy session making ``calls`` slow calls one after another, through anything."""
     async with httpx.AsyncClient(timeout=10, trust_env=False) as http:
         session_id = None
-        for attempt in range(100):
+        for _attempt in range(100):
             try:
                 session_id = await initialize(http, url)
                 break
@@ -47,7 +47,7 @@ async def calling_client(url: str, counts: Counts, name: str, calls: int, ms: in
         for n in range(calls):
             request_id = f"{name}-{n}"
             counts.c["sent"] += 1
-            for tries in itertools.count():
+            for _tries in itertools.count():
                 outcome = await _one(http, url, session_id, request_id, ms, counts)
                 if outcome != "retry":
                     break
@@ -59,8 +59,9 @@ async def calling_client(url: str, counts: Counts, name: str, calls: int, ms: in
 async def _one(http: httpx.AsyncClient, url: str, session_id: str, request_id: str, ms: int, counts: Counts) -> str:
     last = None
     try:
-        async with http.stream("POST", url, json=call_tool("sleep", {"ms": ms}, request_id),
-                               headers=legacy_headers(session_id)) as response:
+        async with http.stream(
+            "POST", url, json=call_tool("sleep", {"ms": ms}, request_id), headers=legacy_headers(session_id)
+        ) as response:
             if response.status_code in (503, 404):
                 return "retry"  # (404: a worker adopting a session that Redis lost is not expected here)
             assert response.status_code == 200, response.status_code

@@ -8,12 +8,12 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import AsyncIterator
 
 import trio
 
-SERVING = re.compile(r"serving [\w, ]+ at (http://\S+?/mcp)")
+SERVING = re.compile(r"serving [\w, ]+ at (https?://\S+?/mcp)")
 
 
 class Server:
@@ -64,13 +64,26 @@ class Server:
 
 
 @contextlib.asynccontextmanager
-async def mcptrio_serve(tmp_path: Path, *flags: str, name: str = "server",
-                        plugins: str = "bench") -> AsyncIterator[Server]:
+async def mcptrio_serve(
+    tmp_path: Path, *flags: str, name: str = "server", plugins: str = "bench"
+) -> AsyncIterator[Server]:
     """``mcptrio serve --plugins bench --transport http --port 0 FLAGS``; yields once it serves.
     On exit: SIGTERM, 20 s to exit, then killed."""
     stderr = tmp_path / f"{name}.stderr"
-    command = [sys.executable, "-m", "mcptrio", "serve", "--plugins", plugins, "--transport", "http", "--port", "0",
-               "--no-access-log", *flags]
+    command = [
+        sys.executable,
+        "-m",
+        "mcptrio",
+        "serve",
+        "--plugins",
+        plugins,
+        "--transport",
+        "http",
+        "--port",
+        "0",
+        "--no-access-log",
+        *flags,
+    ]
     with open(stderr, "wb") as sink:
         process = await trio.lowlevel.open_process(command, stdin=subprocess.DEVNULL, stderr=sink)
     try:

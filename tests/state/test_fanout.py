@@ -10,9 +10,22 @@ import pytest
 import trio
 
 from mcptrio.state import parse_state_url
-from mcptrio.state.fanout import (ClientReplied, FanoutMessage, KeysRotated, ListChanged, RequestCancelled,
-                                  ResourceUpdated, SessionChanged, SessionEnded, StreamCarried, TaskCancelRequested,
-                                  TaskChanged, TaskInputDelivered, decode, encode)
+from mcptrio.state.fanout import (
+    ClientReplied,
+    FanoutMessage,
+    KeysRotated,
+    ListChanged,
+    RequestCancelled,
+    ResourceUpdated,
+    SessionChanged,
+    SessionEnded,
+    StreamCarried,
+    TaskCancelRequested,
+    TaskChanged,
+    TaskInputDelivered,
+    decode,
+    encode,
+)
 from mcptrio.state.redis import open_redis_state
 
 EXAMPLES = [
@@ -45,9 +58,19 @@ def test_every_kind_round_trips_with_its_sender(message):
 def test_the_wire_is_short_and_leaves_out_what_is_none():
     assert orjson.loads(encode(RequestCancelled("s1", 7), "w1")) == {"k": "cancel", "w": "w1", "s": "s1", "id": 7}
     assert orjson.loads(encode(ClientReplied("s1", 4, {"x": 1}), "w1")) == {
-        "k": "reply", "w": "w1", "s": "s1", "id": 4, "result": {"x": 1}}
+        "k": "reply",
+        "w": "w1",
+        "s": "s1",
+        "id": 4,
+        "result": {"x": 1},
+    }
     assert orjson.loads(encode(StreamCarried("s1", 2, True), "w1")) == {
-        "k": "carried", "w": "w1", "s": "s1", "stream": 2, "on": True}
+        "k": "carried",
+        "w": "w1",
+        "s": "s1",
+        "stream": 2,
+        "on": True,
+    }
 
 
 def test_a_field_it_does_not_know_is_ignored():
@@ -62,20 +85,30 @@ def test_a_kind_it_does_not_know_is_skipped_with_a_debug_line(caplog):
     assert "does not know" in caplog.records[0].getMessage()
 
 
-@pytest.mark.parametrize("data", [
-    b"", b"not json", b"[1, 2]", b'"text"', b"null", b'{"w": "w2"}', b'{"k": ["list"], "w": "w2"}',
-    b'{"k": "ended", "s": "s1"}',  # no sender
-    b'{"k": "ended", "w": 5, "s": "s1"}',
-    b'{"k": "ended", "w": "w2"}',  # a field missing
-    b'{"k": "ended", "w": "w2", "s": null}',
-    b'{"k": "cancel", "w": "w2", "s": "s1", "id": 1.5}',
-    b'{"k": "cancel", "w": "w2", "s": "s1", "id": true}',
-    b'{"k": "cancel", "w": "w2", "s": "s1", "id": [1]}',
-    b'{"k": "carried", "w": "w2", "s": "s1", "stream": "3", "on": true}',
-    b'{"k": "carried", "w": "w2", "s": "s1", "stream": 3, "on": 1}',
-    b'{"k": "reply", "w": "w2", "s": "s1", "id": 1, "result": [1]}',
-    b'{"k": "task", "w": "w2", "record": "not an object"}',
-], ids=repr)
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"not json",
+        b"[1, 2]",
+        b'"text"',
+        b"null",
+        b'{"w": "w2"}',
+        b'{"k": ["list"], "w": "w2"}',
+        b'{"k": "ended", "s": "s1"}',  # no sender
+        b'{"k": "ended", "w": 5, "s": "s1"}',
+        b'{"k": "ended", "w": "w2"}',  # a field missing
+        b'{"k": "ended", "w": "w2", "s": null}',
+        b'{"k": "cancel", "w": "w2", "s": "s1", "id": 1.5}',
+        b'{"k": "cancel", "w": "w2", "s": "s1", "id": true}',
+        b'{"k": "cancel", "w": "w2", "s": "s1", "id": [1]}',
+        b'{"k": "carried", "w": "w2", "s": "s1", "stream": "3", "on": true}',
+        b'{"k": "carried", "w": "w2", "s": "s1", "stream": 3, "on": 1}',
+        b'{"k": "reply", "w": "w2", "s": "s1", "id": 1, "result": [1]}',
+        b'{"k": "task", "w": "w2", "record": "not an object"}',
+    ],
+    ids=repr,
+)
 def test_a_malformed_message_is_skipped_with_a_debug_line(data, caplog):
     caplog.set_level(logging.DEBUG, logger="mcptrio.state")
     assert decode(data) is None
@@ -98,6 +131,8 @@ async def test_other_workers_subscribers_get_a_message_not_its_sender_and_what_c
         await a.publish(SessionEnded("s1"))
         await b.publish(SessionEnded("s2"))
         with trio.fail_after(10):  # (each reads in stream order, its own messages kept to itself)
-            assert [await at_b.receive(), await at_b.receive()] == [ResourceUpdated("file:///a.txt"),
-                                                                    SessionEnded("s1")]
+            assert [await at_b.receive(), await at_b.receive()] == [
+                ResourceUpdated("file:///a.txt"),
+                SessionEnded("s1"),
+            ]
             assert [await at_a.receive(), await at_a.receive()] == [TaskCancelRequested("t1"), SessionEnded("s2")]

@@ -16,13 +16,16 @@ PLUGINS = "everything,bench"
 
 async def test_the_official_sdk_client_through_haproxy_over_two_workers(redis, tmp_path):
     flags = ("--state", redis.url, "--log-level", "debug")
-    async with mcptrio_serve(tmp_path, *flags, name="w1", plugins=PLUGINS) as w1, \
-            mcptrio_serve(tmp_path, *flags, name="w2", plugins=PLUGINS) as w2:
+    async with (
+        mcptrio_serve(tmp_path, *flags, name="w1", plugins=PLUGINS) as w1,
+        mcptrio_serve(tmp_path, *flags, name="w2", plugins=PLUGINS) as w2,
+    ):
         with haproxy([w1.url, w2.url]) as (url, haproxy_log):
             answers = Answers()
             with trio.fail_after(60):
-                async with Client(streamable_http_client(url), mode="legacy", read_timeout_seconds=20,
-                                  **answers.callbacks()) as client:
+                async with Client(
+                    streamable_http_client(url), mode="legacy", read_timeout_seconds=20, **answers.callbacks()
+                ) as client:
                     pids = {text_of(await client.call_tool("whoami", {})) for _ in range(30)}
                     for n in range(8):
                         elicited = await client.call_tool("test_elicitation", {"message": f"Who are you ({n})?"})
@@ -37,5 +40,9 @@ async def test_the_official_sdk_client_through_haproxy_over_two_workers(redis, t
     logs = w1.log() + w2.log()
     assert "relayed a reply of session" in logs, "no elicitation answer landed on the other worker"
     assert "resuming a stream of session" in logs, "no reconnection landed on the other worker"
-    print("relayed answers:", logs.count("relayed a reply"), "streams resumed on the other worker:",
-          logs.count("resuming a stream of session"))
+    print(
+        "relayed answers:",
+        logs.count("relayed a reply"),
+        "streams resumed on the other worker:",
+        logs.count("resuming a stream of session"),
+    )

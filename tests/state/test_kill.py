@@ -27,6 +27,7 @@ async def ten_clients_then(server, counts, failure):
 async def test_sigkill_a_worker_while_ten_clients_stream(redis, tmp_path):
     counts = Counts()
     async with mcptrio_serve(tmp_path, "--workers", "2", "--state", redis.url, "--response-mode", "sse") as server:
+
         async def kill_one():
             os.kill(server.busiest_child(), signal.SIGKILL)  # (a worker with requests in flight)
 
@@ -41,8 +42,10 @@ async def test_sigkill_a_worker_while_ten_clients_stream(redis, tmp_path):
 
 async def test_restart_redis_while_ten_clients_call(durable_redis, tmp_path):
     counts = Counts()
-    async with mcptrio_serve(tmp_path, "--workers", "2", "--state", durable_redis.url, "--response-mode",
-                             "sse") as server:
+    async with mcptrio_serve(
+        tmp_path, "--workers", "2", "--state", durable_redis.url, "--response-mode", "sse"
+    ) as server:
+
         async def restart():
             durable_redis.stop()
             await trio.sleep(1.0)

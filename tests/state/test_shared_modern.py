@@ -6,7 +6,7 @@ import contextlib
 
 import trio
 
-from ..http.client import (
+from ..transports.http.client import (
     SseReader,
     call_tool,
     final_of,
@@ -21,10 +21,16 @@ from ..http.client import (
 from .test_shared_sessions import worker_app, workers
 
 CAPS = {"elicitation": {}, "sampling": {}, "roots": {}}
-ANSWERS = {"elicitation/create": {"action": "accept", "content": {"name": "Ada"}},
-           "sampling/createMessage": {"role": "assistant", "content": {"type": "text", "text": "hi"},
-                                      "model": "m", "stopReason": "endTurn"},
-           "roots/list": {"roots": [{"uri": "file:///tmp", "name": "tmp"}]}}
+ANSWERS = {
+    "elicitation/create": {"action": "accept", "content": {"name": "Ada"}},
+    "sampling/createMessage": {
+        "role": "assistant",
+        "content": {"type": "text", "text": "hi"},
+        "model": "m",
+        "stopReason": "endTurn",
+    },
+    "roots/list": {"roots": [{"uri": "file:///tmp", "name": "tmp"}]},
+}
 
 
 async def rounds_alternating(client, urls):
@@ -40,7 +46,12 @@ async def rounds_alternating(client, urls):
         if result.get("resultType") != "input_required":
             return final
         answers = {key: ANSWERS[ask["method"]] for key, ask in result["inputRequests"].items()}
-        params = {"name": "ask_twice", "arguments": {}, "inputResponses": answers, "requestState": result["requestState"]}
+        params = {
+            "name": "ask_twice",
+            "arguments": {},
+            "inputResponses": answers,
+            "requestState": result["requestState"],
+        }
     raise AssertionError("ask_twice never completed")
 
 
@@ -87,9 +98,10 @@ async def test_redis_away_then_back(durable_redis):
             stateless = await client.post(b, json=body, headers=headers)
             assert stateless.status_code == 200 and text_of(final_of(stateless, 2)) == "stateless"
             durable_redis.start()
-            for attempt in range(50):  # the client retries as Retry-After says (sooner here)
-                again = await client.post(b, json=call_tool("echo", {"text": "back"}, 3),
-                                          headers=legacy_headers(session_id))
+            for _attempt in range(50):  # the client retries as Retry-After says (sooner here)
+                again = await client.post(
+                    b, json=call_tool("echo", {"text": "back"}, 3), headers=legacy_headers(session_id)
+                )
                 if again.status_code != 503:
                     break
                 await trio.sleep(0.1)
@@ -101,8 +113,12 @@ async def test_rotating_the_sealing_key_keeps_state_sealed_before_it_until_the_n
     import sys
 
     def rotate():
-        done = subprocess.run([sys.executable, "-m", "mcptrio", "rotate-key", "--state", redis.url],
-                              capture_output=True, text=True, timeout=30)
+        done = subprocess.run(
+            [sys.executable, "-m", "mcptrio", "rotate-key", "--state", redis.url],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert done.returncode == 0 and done.stdout.startswith("rotated the requestState sealing key at redis://")
 
     async def rotated(apps, before):

@@ -7,7 +7,8 @@ import functools
 
 import trio
 
-from ..http.client import (
+from ..runtime.apps import add_slow_steps, build_app
+from ..transports.http.client import (
     LEGACY,
     SseReader,
     call_tool,
@@ -21,7 +22,6 @@ from ..http.client import (
     text_of,
     wait_until,
 )
-from ..runtime.apps import add_slow_steps, build_app
 
 
 def worker_app():
@@ -48,15 +48,17 @@ async def workers(redis, count=2, **kwargs):
         yield apps, urls
 
 
-
 async def test_a_session_opened_on_one_worker_is_served_by_another(redis):
     async with workers(redis) as (apps, (a, b)), new_client() as client:
         with trio.fail_after(20):
             session_id = await initialize(client, a)  # notifications/initialized went to a as well
-            answer = await client.post(b, json=call_tool("echo", {"text": "on b"}, 2), headers=legacy_headers(session_id))
+            answer = await client.post(
+                b, json=call_tool("echo", {"text": "on b"}, 2), headers=legacy_headers(session_id)
+            )
             assert answer.status_code == 200 and text_of(answer.json()) == "on b"
-            level = await client.post(b, json=rpc("logging/setLevel", {"level": "error"}, 3),
-                                      headers=legacy_headers(session_id))
+            level = await client.post(
+                b, json=rpc("logging/setLevel", {"level": "error"}, 3), headers=legacy_headers(session_id)
+            )
             assert level.status_code == 200 and level.json()["result"] == {}
             # a reads the level b stored: an info log is no longer sent, only the answer
             chatty = await client.post(a, json=call_tool("chatty", {}, 4), headers=legacy_headers(session_id))
@@ -68,8 +70,9 @@ async def test_a_session_opened_on_one_worker_is_served_by_another(redis):
             # shared_session_check (1 s) in any case
             with trio.fail_after(1.5):
                 while True:
-                    after = await client.post(a, json=call_tool("echo", {"text": "x"}, 5),
-                                              headers=legacy_headers(session_id))
+                    after = await client.post(
+                        a, json=call_tool("echo", {"text": "x"}, 5), headers=legacy_headers(session_id)
+                    )
                     if after.status_code == 404:
                         break
                     assert after.status_code == 200
@@ -88,8 +91,9 @@ async def test_an_elicitation_answered_on_another_worker_reaches_the_waiting_too
     async with workers(redis) as (apps, (a, b)), new_client() as client, new_client() as other:
         with trio.fail_after(20):
             session_id = await initialize(client, a, capabilities={"elicitation": {}})
-            async with client.stream("POST", a, json=call_tool("ask_name", {}, "q"),
-                                     headers=legacy_headers(session_id)) as response:
+            async with client.stream(
+                "POST", a, json=call_tool("ask_name", {}, "q"), headers=legacy_headers(session_id)
+            ) as response:
                 reader = SseReader(response)
                 ask = await reader.next_message()
                 assert ask["method"] == "elicitation/create"
@@ -105,8 +109,14 @@ async def test_a_cancel_sent_to_another_worker_cancels_the_request_where_it_runs
         with trio.fail_after(20):
             session_id = await initialize(client, a)
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(functools.partial(client.post, a, json=call_tool("slow_steps", {"seconds": 30}, "long"),
-                                                     headers=legacy_headers(session_id)))
+                nursery.start_soon(
+                    functools.partial(
+                        client.post,
+                        a,
+                        json=call_tool("slow_steps", {"seconds": 30}, "long"),
+                        headers=legacy_headers(session_id),
+                    )
+                )
                 await wait_until(lambda: apps[0].stats["started"] == 1, 5, "the call starts on a")
                 cancel = notification("notifications/cancelled", {"requestId": "long", "reason": "no"})
                 posted = await other.post(b, json=cancel, headers=legacy_headers(session_id))
@@ -161,22 +171,24 @@ async def test_a_list_change_on_one_worker_reaches_the_get_stream_on_another(red
             async with other.stream("GET", b, headers=headers) as response:
                 assert response.status_code == 200
                 reader = SseReader(response)
-                changed = await client.post(a, json=call_tool("change_tools", {}, 1), headers=legacy_headers(session_id))
+                changed = await client.post(
+                    a, json=call_tool("change_tools", {}, 1), headers=legacy_headers(session_id)
+                )
                 assert text_of(changed.json()) == "changed"
                 message = await reader.next_message()
     assert message["method"] == "notifications/tools/list_changed"
 
 
 def _messages(response):
-    from ..http.client import messages_of
+    from ..transports.http.client import messages_of
+
     return messages_of(response)
 
 
 async def test_idle_expiry_holds_across_workers_and_use_on_any_renews_it(redis):
     from mcptrio.transports.http import HttpConfig
 
-    async with workers(redis, config=HttpConfig(session_idle_timeout=0.6)) as (apps, (a, b)), \
-            new_client() as client:
+    async with workers(redis, config=HttpConfig(session_idle_timeout=0.6)) as (apps, (a, b)), new_client() as client:
         with trio.fail_after(20):
             session_id = await initialize(client, a)
             for _ in range(4):  # used on b every 0.3 s: it stays alive past a's own idle time
@@ -192,20 +204,23 @@ async def test_idle_expiry_holds_across_workers_and_use_on_any_renews_it(redis):
 async def test_a_resource_update_on_one_worker_reaches_subscribers_on_another(redis):
     """A legacy session subscribed on a, its GET stream on b; a 2026-07-28 listen stream on b;
     the change is made on a."""
-    from ..http.client import final_of, modern, modern_tool
+    from ..transports.http.client import final_of, modern, modern_tool
 
-    async with workers(redis) as (apps, (a, b)), new_client() as client, new_client() as other, \
-            new_client() as third:
+    async with workers(redis) as (apps, (a, b)), new_client() as client, new_client() as other, new_client() as third:
         with trio.fail_after(20):
             session_id = await initialize(client, a)
-            subscribed = await client.post(a, json=rpc("resources/subscribe", {"uri": "test://hello"}, 2),
-                                           headers=legacy_headers(session_id))
+            subscribed = await client.post(
+                a, json=rpc("resources/subscribe", {"uri": "test://hello"}, 2), headers=legacy_headers(session_id)
+            )
             assert subscribed.status_code == 200 and subscribed.json()["result"] == {}
             get = {"accept": "text/event-stream", "mcp-session-id": session_id, "mcp-protocol-version": LEGACY}
-            listen, headers = modern("subscriptions/listen",
-                                     {"notifications": {"resourceSubscriptions": ["test://hello"]}}, "sub")
-            async with other.stream("GET", b, headers=get) as legacy_stream, \
-                    third.stream("POST", b, json=listen, headers=headers) as modern_stream:
+            listen, headers = modern(
+                "subscriptions/listen", {"notifications": {"resourceSubscriptions": ["test://hello"]}}, "sub"
+            )
+            async with (
+                other.stream("GET", b, headers=get) as legacy_stream,
+                third.stream("POST", b, json=listen, headers=headers) as modern_stream,
+            ):
                 legacy_reader, modern_reader = SseReader(legacy_stream), SseReader(modern_stream)
                 await legacy_reader.next()  # the priming event: the GET stream is attached on b
                 assert (await modern_reader.next_message())["method"] == "notifications/subscriptions/acknowledged"
@@ -213,5 +228,9 @@ async def test_a_resource_update_on_one_worker_reaches_subscribers_on_another(re
                 assert text_of(final_of(await client.post(a, json=body, headers=headers), 3)) == "updated"
                 on_legacy = await legacy_reader.next_message()
                 on_modern = await modern_reader.next_message()
-    assert on_legacy == {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "test://hello"}}
+    assert on_legacy == {
+        "jsonrpc": "2.0",
+        "method": "notifications/resources/updated",
+        "params": {"uri": "test://hello"},
+    }
     assert on_modern["method"] == "notifications/resources/updated" and on_modern["params"]["uri"] == "test://hello"

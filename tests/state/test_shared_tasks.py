@@ -7,8 +7,8 @@ import time
 
 import trio
 
-from ..http.client import final_of, http_server, modern, new_client
-from ..tasks.apps import MODERN_CAPS, Trail, make_app
+from ..app.tasks.apps import MODERN_CAPS, Trail, make_app
+from ..transports.http.client import final_of, http_server, modern, new_client
 from .processes import mcptrio_serve
 
 
@@ -41,9 +41,13 @@ async def test_a_task_made_on_one_worker_is_followed_answered_and_cancelled_on_a
             assert created["resultType"] == "task"
             waiting = await until_status(client, b, created["taskId"], "input_required")
             (key,) = waiting["inputRequests"]
-            ack = await call(client, b, "tasks/update", {"taskId": created["taskId"],
-                                                         "inputResponses": {key: {"action": "accept",
-                                                                                  "content": {"ok": True}}}}, 2)
+            ack = await call(
+                client,
+                b,
+                "tasks/update",
+                {"taskId": created["taskId"], "inputResponses": {key: {"action": "accept", "content": {"ok": True}}}},
+                2,
+            )
             assert ack["resultType"] == "complete"
             done = await until_status(client, b, created["taskId"], "completed")
             assert done["result"]["content"][0]["text"] == "answer: accept {'ok': True}"
@@ -57,8 +61,11 @@ async def test_a_task_made_on_one_worker_is_followed_answered_and_cancelled_on_a
 
 async def test_a_task_whose_worker_was_killed_is_failed_not_rerun(redis, tmp_path):
     plugins = "bench,bench_tasks"
-    async with mcptrio_serve(tmp_path, "--state", redis.url, name="a", plugins=plugins) as a, \
-            mcptrio_serve(tmp_path, "--state", redis.url, name="b", plugins=plugins) as b, new_client() as client:
+    async with (
+        mcptrio_serve(tmp_path, "--state", redis.url, name="a", plugins=plugins) as a,
+        mcptrio_serve(tmp_path, "--state", redis.url, name="b", plugins=plugins) as b,
+        new_client() as client,
+    ):
         with trio.fail_after(40):
             created = await call(client, a.url, "tools/call", {"name": "sleep_task", "arguments": {"ms": 60000}}, 1)
             await until_status(client, b.url, created["taskId"], "working")
@@ -67,7 +74,6 @@ async def test_a_task_whose_worker_was_killed_is_failed_not_rerun(redis, tmp_pat
             failed = await until_status(client, b.url, created["taskId"], "failed", timeout=30)
     assert "it was not re-run" in failed["statusMessage"]
     assert failed["error"]["code"] == -32603
-
 
 
 async def test_a_poll_that_read_the_task_just_before_it_ended_does_not_fail_it(redis):

@@ -2,13 +2,14 @@
 
 import os
 import signal
+import ssl
 import sys
 
 import httpx
 import pytest
 import trio
 
-from ..http.client import LEGACY, call_tool, initialize, legacy_headers, modern_tool, text_of
+from ..transports.http.client import LEGACY, call_tool, initialize, legacy_headers, modern_tool, text_of
 from .processes import mcptrio_serve
 from .redis_server import free_port
 
@@ -84,10 +85,58 @@ async def test_sigterm_to_one_worker_leaves_the_other_serving(redis, tmp_path):
     assert retried <= 2, f"{retried} requests had to be sent again"
 
 
+async def test_workers_on_hypercorn_serve_https_and_http2_on_the_inherited_socket(tmp_path):
+    """--http-server hypercorn with TLS and two workers: each serves on the socket the supervisor
+    bound, speaks HTTP/2 to a client that offers it, and drains on SIGTERM."""
+    from ..client.tls import make_certificates
+
+    certificates = make_certificates(tmp_path / "tls")
+    flags = (
+        "--workers",
+        "2",
+        "--stateless-only",
+        "--http-server",
+        "hypercorn",
+        "--certfile",
+        str(certificates.cert),
+        "--keyfile",
+        str(certificates.key),
+    )
+    async with mcptrio_serve(tmp_path, *flags) as server:
+        assert server.url.startswith("https://127.0.0.1:")
+        verify = ssl.create_default_context(cafile=certificates.ca)
+        async with httpx.AsyncClient(timeout=10, trust_env=False, limits=FRESH, http2=True, verify=verify) as http:
+            with trio.fail_after(30):
+                for n in range(6):  # fresh connections: the kernel hands them to either worker
+                    body, headers = modern_tool("echo", {"text": f"tls {n}"}, n)
+                    answer = await http.post(server.url, json=body, headers=headers)
+                    assert (answer.status_code, answer.http_version) == (200, "HTTP/2"), answer.text
+                    assert text_of(answer.json()) == f"tls {n}"
+        server.process.send_signal(signal.SIGTERM)
+        with trio.fail_after(20):
+            assert await server.process.wait() == 0
+    assert server.log().count("worker serving") == 2 and "Traceback" not in server.log()
+
+
 async def test_several_workers_without_shared_state_are_refused(tmp_path):
     done = await trio.run_process(
-        [sys.executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
-         "--port", "0", "--workers", "2"], capture_stderr=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "mcptrio",
+            "serve",
+            "--plugins",
+            "bench",
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--workers",
+            "2",
+        ],
+        capture_stderr=True,
+        check=False,
+    )
     assert done.returncode == 2
     lines = done.stderr.decode().strip().splitlines()
     assert len(lines) == 1 and "without --state would not share legacy sessions" in lines[0]
@@ -101,8 +150,11 @@ async def test_stateless_only_workers_need_no_state_and_refuse_initialize(tmp_pa
             answer = await http.post(server.url, json=body, headers=headers)
             assert answer.status_code == 200 and text_of(answer.json()) == "stateless"
             params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
-            refused = await http.post(server.url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                                                        "params": params}, headers=legacy_headers(version=None))
+            refused = await http.post(
+                server.url,
+                json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params},
+                headers=legacy_headers(version=None),
+            )
             assert refused.status_code == 400
             assert "only the stateless 2026-07-28 protocol" in refused.json()["error"]["message"]
 
@@ -111,16 +163,20 @@ async def test_stateless_only_workers_seal_request_state_with_one_key(tmp_path):
     """A multi-round-trip retry may reach the other worker: without --state the supervisor gives
     every worker the same sealing key (unless MCPTRIO_STATE_KEY already does)."""
     caps = {"elicitation": {"form": {}}}
-    async with mcptrio_serve(tmp_path, "--workers", "2", "--stateless-only", plugins="everything") as server, \
-            client() as http:
+    async with (
+        mcptrio_serve(tmp_path, "--workers", "2", "--stateless-only", plugins="everything") as server,
+        client() as http,
+    ):
         with trio.fail_after(60):
             for round in range(12):  # fresh connections: the kernel hands them to either worker
                 body, headers = modern_tool("test_input_required_result_elicitation", {}, 1, capabilities=caps)
                 asked = (await http.post(server.url, json=body, headers=headers)).json()["result"]
                 assert asked["resultType"] == "input_required", asked
                 (key,) = asked["inputRequests"]
-                retry = {"inputResponses": {key: {"action": "accept", "content": {"name": f"Ada{round}"}}},
-                         "requestState": asked["requestState"]}
+                retry = {
+                    "inputResponses": {key: {"action": "accept", "content": {"name": f"Ada{round}"}}},
+                    "requestState": asked["requestState"],
+                }
                 body, headers = modern_tool("test_input_required_result_elicitation", {}, 2, capabilities=caps)
                 body["params"].update(retry)
                 answer = await http.post(server.url, json=body, headers=headers)
@@ -132,8 +188,25 @@ async def test_stateless_only_workers_seal_request_state_with_one_key(tmp_path):
 async def test_unreachable_state_is_one_line_and_exit_2_without_the_password(tmp_path, workers):
     url = f"redis://:hunter2secret@127.0.0.1:{free_port()}/0"
     done = await trio.run_process(
-        [sys.executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
-         "--port", "0", "--workers", workers, "--state", url], capture_stderr=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "mcptrio",
+            "serve",
+            "--plugins",
+            "bench",
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--workers",
+            workers,
+            "--state",
+            url,
+        ],
+        capture_stderr=True,
+        check=False,
+    )
     err = done.stderr.decode()
     assert done.returncode == 2, err
     assert len(err.strip().splitlines()) == 1, err
@@ -143,8 +216,21 @@ async def test_unreachable_state_is_one_line_and_exit_2_without_the_password(tmp
 
 async def test_a_bad_state_url_is_a_usage_error(tmp_path):
     done = await trio.run_process(
-        [sys.executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
-         "--state", "http://:pw@example/0"], capture_stderr=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "mcptrio",
+            "serve",
+            "--plugins",
+            "bench",
+            "--transport",
+            "http",
+            "--state",
+            "http://:pw@example/0",
+        ],
+        capture_stderr=True,
+        check=False,
+    )
     assert done.returncode == 2
     assert "state URL must start with redis://" in done.stderr.decode() and ":pw@" not in done.stderr.decode()
 
@@ -152,8 +238,40 @@ async def test_a_bad_state_url_is_a_usage_error(tmp_path):
 def test_a_workers_command_line_keeps_everything_but_the_worker_count():
     from mcptrio.cli.workers import child_argv
 
-    argv = ["serve", "--plugins", "bench", "--transport", "http", "--host", "10.0.0.5", "--port", "0",
-            "--workers=4", "--state", "redis://h:1/0", "--config", "x.toml"]
-    assert child_argv(argv, 7)[1:] == ["-m", "mcptrio", "serve", "--plugins", "bench", "--transport", "http",
-                                          "--host", "10.0.0.5", "--port", "0", "--state", "redis://h:1/0",
-                                          "--config", "x.toml", "--workers", "1", "--listen-fd", "7"]
+    argv = [
+        "serve",
+        "--plugins",
+        "bench",
+        "--transport",
+        "http",
+        "--host",
+        "10.0.0.5",
+        "--port",
+        "0",
+        "--workers=4",
+        "--state",
+        "redis://h:1/0",
+        "--config",
+        "x.toml",
+    ]
+    assert child_argv(argv, 7)[1:] == [
+        "-m",
+        "mcptrio",
+        "serve",
+        "--plugins",
+        "bench",
+        "--transport",
+        "http",
+        "--host",
+        "10.0.0.5",
+        "--port",
+        "0",
+        "--state",
+        "redis://h:1/0",
+        "--config",
+        "x.toml",
+        "--workers",
+        "1",
+        "--listen-fd",
+        "7",
+    ]

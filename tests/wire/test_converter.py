@@ -343,8 +343,10 @@ def test_objects_built_in_python_are_schema_valid() -> None:
         message="m", requested_schema=wire.RequestedSchema(properties={"n": wire.StringSchema()})
     )
     assert_valid(wire.InputRequiredResult(input_requests={"x": wire.ElicitRequest(params=form)}), "InputRequiredResult")
-    assert_valid(wire.SubscriptionsListenResult(meta=wire.SubscriptionsListenResultMeta(subscription_id=1)),
-                 "SubscriptionsListenResult")
+    assert_valid(
+        wire.SubscriptionsListenResult(meta=wire.SubscriptionsListenResultMeta(subscription_id=1)),
+        "SubscriptionsListenResult",
+    )
 
 
 # -- the method maps --------------------------------------------------------------------------------------
@@ -362,7 +364,10 @@ PARAMS = {
     "resources/unsubscribe": {"uri": "file:///a"},
     "prompts/list": {},
     "prompts/get": {"name": "p", "arguments": {"a": "b"}},
-    "completion/complete": {"ref": {"type": "ref/resource", "uri": "file:///{p}"}, "argument": {"name": "p", "value": ""}},
+    "completion/complete": {
+        "ref": {"type": "ref/resource", "uri": "file:///{p}"},
+        "argument": {"name": "p", "value": ""},
+    },
     "logging/setLevel": {"level": "info"},
     "subscriptions/listen": {"notifications": {}, "_meta": META},
     "notifications/cancelled": {"requestId": 1},
@@ -374,7 +379,11 @@ RESULTS = {
     "initialize": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}},
     "ping": {},
     "server/discover": {
-        "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {}, "ttlMs": 0, "cacheScope": "private",
+        "resultType": "complete",
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": {},
+        "ttlMs": 0,
+        "cacheScope": "private",
     },
     "tools/list": {"tools": []},
     "tools/call": {"content": []},
@@ -422,7 +431,11 @@ def test_every_method_has_a_minimal_example() -> None:
     + [("server params", m, d) for m, d in SERVER_PARAMS.items()],
 )
 def test_method_maps_structure_a_minimal_example(table: str, method: str, data: dict[str, Any]) -> None:
-    cls = {"params": wire.PARAMS_BY_METHOD, "result": wire.RESULT_BY_METHOD, "server params": wire.SERVER_PARAMS_BY_METHOD}
+    cls = {
+        "params": wire.PARAMS_BY_METHOD,
+        "result": wire.RESULT_BY_METHOD,
+        "server params": wire.SERVER_PARAMS_BY_METHOD,
+    }
     obj = structure(data, cls[table][method])
     assert attrs.has(type(obj))
     assert unstructure(obj) == data

@@ -40,18 +40,45 @@ LEGACY_META = {
 # Definitions with no class of their own, and why.
 NOT_MODELLED = {
     # abstract bases: their properties are checked on the concrete types
-    "BaseMetadata", "Icons", "CacheableResult", "PaginatedResult", "PaginatedRequest", "Request",
-    "Notification", "ResourceRequestParams", "InputResponseRequestParams",
+    "BaseMetadata",
+    "Icons",
+    "CacheableResult",
+    "PaginatedResult",
+    "PaginatedRequest",
+    "Request",
+    "Notification",
+    "ResourceRequestParams",
+    "InputResponseRequestParams",
     # unions of whole messages: the method maps stand for them
-    "ClientRequest", "ClientNotification", "ClientResult", "ServerRequest", "ServerNotification", "ServerResult",
+    "ClientRequest",
+    "ClientNotification",
+    "ClientResult",
+    "ServerRequest",
+    "ServerNotification",
+    "ServerResult",
     # free JSON and plain strings
-    "JSONValue", "JSONArray", "ResultType",
+    "JSONValue",
+    "JSONArray",
+    "ResultType",
     # legacy (2025-11-25) tasks, an experimental feature this server does not offer:
     # ``task`` params, the ``tasks`` capability and ``Tool.execution`` are kept verbatim in ``extra``
-    "CancelTaskRequest", "CancelTaskResult", "CreateTaskResult", "GetTaskPayloadRequest", "GetTaskPayloadResult",
-    "GetTaskRequest", "GetTaskResult", "ListTasksRequest", "ListTasksResult", "RelatedTaskMetadata", "Task",
-    "TaskAugmentedRequestParams", "TaskMetadata", "TaskStatus", "TaskStatusNotification",
-    "TaskStatusNotificationParams", "ToolExecution",
+    "CancelTaskRequest",
+    "CancelTaskResult",
+    "CreateTaskResult",
+    "GetTaskPayloadRequest",
+    "GetTaskPayloadResult",
+    "GetTaskRequest",
+    "GetTaskResult",
+    "ListTasksRequest",
+    "ListTasksResult",
+    "RelatedTaskMetadata",
+    "Task",
+    "TaskAugmentedRequestParams",
+    "TaskMetadata",
+    "TaskStatus",
+    "TaskStatusNotification",
+    "TaskStatusNotificationParams",
+    "ToolExecution",
 }
 TASK_KEYS = {"task", "tasks", "execution"}
 ALL_PARAMS = {**wire.SERVER_PARAMS_BY_METHOD, **wire.PARAMS_BY_METHOD}
@@ -165,7 +192,9 @@ def test_definition_is_covered(name: str) -> None:
             assert len(result_types) == 1 and result_types <= set(wire.RESULT_BY_METHOD.values()), name
         else:
             code = next(part["properties"]["code"]["const"] for part in props["error"]["allOf"] if "properties" in part)
-            data = next((part["properties"].get("data") for part in props["error"]["allOf"] if "properties" in part), None)
+            data = next(
+                (part["properties"].get("data") for part in props["error"]["allOf"] if "properties" in part), None
+            )
             if data is not None:
                 check(wire.ERROR_DATA_BY_CODE[code], [data], [defs], f"{name}.error.data", set())
 

@@ -1,7 +1,7 @@
 """mcptrio-notes: an example plugin.  Notes live in memory while the server runs.
 
-    pip install -e examples/plugin_package
-    mcptrio serve --plugins notes
+pip install -e examples/plugin_package
+mcptrio serve --plugins notes
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ READ_ONLY_ENV = "MCPTRIO_NOTES_READ_ONLY"
 
 # -- a policy the package ships: middleware around every request -------------------------------
 
+
 @plugin.use
 async def read_only_policy(request: mcptrio.Request, call_next: Any) -> dict[str, Any]:
     """With MCPTRIO_NOTES_READ_ONLY=1 in the server's environment, tools that change notes are refused."""
@@ -35,11 +36,15 @@ async def read_only_policy(request: mcptrio.Request, call_next: Any) -> dict[str
 
 # -- tools -------------------------------------------------------------------------------------
 
-@plugin.tool(annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False,
-                          "openWorldHint": False})
-async def add_note(title: Annotated[str, "A short title; it also makes the note's id"],
-                   text: Annotated[str, "The note, in Markdown"],
-                   tags: list[str] | None = None) -> Note:
+
+@plugin.tool(
+    annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
+)
+async def add_note(
+    title: Annotated[str, "A short title; it also makes the note's id"],
+    text: Annotated[str, "The note, in Markdown"],
+    tags: list[str] | None = None,
+) -> Note:
     """Add a note. Returns it, with the id to read it as the resource notes://{id}."""
     if not title.strip():
         raise mcptrio.ToolError("the title must not be empty")
@@ -61,8 +66,9 @@ async def search_notes(query: Annotated[str, "Words that must all appear (any ca
     return notebook.search(query)
 
 
-@plugin.tool(annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True,
-                          "openWorldHint": False})
+@plugin.tool(
+    annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}
+)
 async def delete_note(id: str) -> str:
     """Delete a note by id."""
     if notebook.remove(id) is None:
@@ -71,6 +77,7 @@ async def delete_note(id: str) -> str:
 
 
 # -- resources ---------------------------------------------------------------------------------
+
 
 async def complete_note_id(value: str, context: dict[str, str]) -> list[str]:
     """Completion for ``notes://{id}``: the ids that start with what was typed."""
@@ -88,6 +95,7 @@ async def note_resource(id: str) -> str:
 
 # -- prompts -----------------------------------------------------------------------------------
 
+
 async def complete_tag(value: str, context: dict[str, str]) -> list[str]:
     return [tag for tag in notebook.tags() if tag.startswith(value)]
 
@@ -101,7 +109,6 @@ async def summarize_notes(tag: str | None = None) -> list[Any]:
         return [f"There are no notes{scope}. Say so in one sentence."]
     request = f"Summarise these {len(notes)} notes{scope} in a few bullet points, grouping related ones."
     return [request] + [
-        {"type": "resource",
-         "resource": {"uri": f"notes://{n.id}", "mimeType": "text/markdown", "text": n.markdown()}}
+        {"type": "resource", "resource": {"uri": f"notes://{n.id}", "mimeType": "text/markdown", "text": n.markdown()}}
         for n in notes
     ]

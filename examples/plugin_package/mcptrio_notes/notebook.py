@@ -40,7 +40,7 @@ class Notebook:
         while note_id in self._notes:
             n += 1
             note_id = f"{base}-{n}"
-        created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         note = Note(note_id, title, text, sorted(set(tags)), created)
         self._notes[note_id] = note
         return note
@@ -57,8 +57,11 @@ class Notebook:
     def search(self, query: str) -> list[Note]:
         """Notes whose title, text or tags hold every word of ``query`` (case-insensitive)."""
         words = query.lower().split()
-        return [note for note in self._notes.values()
-                if all(w in f"{note.title}\n{note.text}\n{' '.join(note.tags)}".lower() for w in words)]
+        return [
+            note
+            for note in self._notes.values()
+            if all(w in f"{note.title}\n{note.text}\n{' '.join(note.tags)}".lower() for w in words)
+        ]
 
     def ids(self) -> list[str]:
         return list(self._notes)

@@ -3,10 +3,10 @@
 from importlib.metadata import entry_points
 
 import pytest
+from mcptrio_notes import notebook, plugin
 
 import mcptrio
 from mcptrio.testing import open_client
-from mcptrio_notes import notebook, plugin
 
 
 @pytest.fixture(autouse=True)
@@ -40,9 +40,15 @@ async def test_add_list_search_delete():
         await add(client, "Trio nurseries", "Structured concurrency", ["python", "trio"])
 
         listing = text_of(await client.call_tool("list_notes"))
-        assert listing.splitlines() == ["buy-milk: Buy milk! [shopping]", "buy-milk-2: Buy milk",
-                                        "trio-nurseries: Trio nurseries [python, trio]"]
-        assert text_of(await client.call_tool("list_notes", {"tag": "trio"})) == "trio-nurseries: Trio nurseries [python, trio]"
+        assert listing.splitlines() == [
+            "buy-milk: Buy milk! [shopping]",
+            "buy-milk-2: Buy milk",
+            "trio-nurseries: Trio nurseries [python, trio]",
+        ]
+        assert (
+            text_of(await client.call_tool("list_notes", {"tag": "trio"}))
+            == "trio-nurseries: Trio nurseries [python, trio]"
+        )
 
         found = (await client.call_tool("search_notes", {"query": "OAT litres"}))["structuredContent"]
         assert [note["id"] for note in found["result"]] == ["buy-milk"]
@@ -75,18 +81,27 @@ async def test_note_resource_and_id_completion():
         await add(client, "Groceries", "eggs", ["home"])
         await add(client, "Garden", "water the roses")
         templates = (await client.request("resources/templates/list"))["resourceTemplates"]
-        assert templates == [{"uriTemplate": "notes://{id}", "name": "note", "description": "One note as Markdown.",
-                              "mimeType": "text/markdown"}]
+        assert templates == [
+            {
+                "uriTemplate": "notes://{id}",
+                "name": "note",
+                "description": "One note as Markdown.",
+                "mimeType": "text/markdown",
+            }
+        ]
 
         contents = (await client.request("resources/read", {"uri": "notes://groceries"}))["contents"]
-        assert contents == [{"uri": "notes://groceries", "mimeType": "text/markdown",
-                             "text": "# Groceries\n\neggs\n\nTags: home\n"}]
+        assert contents == [
+            {"uri": "notes://groceries", "mimeType": "text/markdown", "text": "# Groceries\n\neggs\n\nTags: home\n"}
+        ]
         with pytest.raises(mcptrio.McpError) as missing:
             await client.request("resources/read", {"uri": "notes://nothing"})
         assert "resource not found" in missing.value.message
 
-        completion = await client.request("completion/complete", {
-            "ref": {"type": "ref/resource", "uri": "notes://{id}"}, "argument": {"name": "id", "value": "g"}})
+        completion = await client.request(
+            "completion/complete",
+            {"ref": {"type": "ref/resource", "uri": "notes://{id}"}, "argument": {"name": "id", "value": "g"}},
+        )
         assert completion["completion"] == {"values": ["groceries", "garden"], "total": 2, "hasMore": False}
 
 
@@ -103,10 +118,13 @@ async def test_summarize_prompt():
         assert [m["content"]["resource"]["uri"] for m in embedded] == ["notes://standup"]
 
         described = (await client.request("prompts/list"))["prompts"][0]
-        assert described["arguments"] == [{"name": "tag", "description": "only summarise notes with this tag",
-                                           "required": False}]
-        tags = await client.request("completion/complete", {
-            "ref": {"type": "ref/prompt", "name": "summarize_notes"}, "argument": {"name": "tag", "value": "h"}})
+        assert described["arguments"] == [
+            {"name": "tag", "description": "only summarise notes with this tag", "required": False}
+        ]
+        tags = await client.request(
+            "completion/complete",
+            {"ref": {"type": "ref/prompt", "name": "summarize_notes"}, "argument": {"name": "tag", "value": "h"}},
+        )
         assert tags["completion"]["values"] == ["home"]
 
 

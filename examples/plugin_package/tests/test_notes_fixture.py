@@ -3,7 +3,6 @@ named by ``mcp_plugins`` (or pyproject.toml's ``mcptrio_plugins``), once per era
 over every transport."""
 
 import pytest
-
 from mcptrio_notes import notebook
 
 pytestmark = pytest.mark.mcp_plugins("notes")  # (the ini option too, when run from this folder)

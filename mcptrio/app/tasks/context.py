@@ -81,8 +81,10 @@ class TaskContext(Context):
         await self._runner.state_changed(self._live)
         meta = {RELATED_TASK: {"taskId": record.task_id}}
         try:
-            return {key: await self._session.call_client(r["method"], {**r["params"], "_meta": meta}, None)
-                    for key, r in requests.items()}
+            return {
+                key: await self._session.call_client(r["method"], {**r["params"], "_meta": meta}, None)
+                for key, r in requests.items()
+            }
         finally:
             if record.status == "input_required":
                 record.status = WORKING

@@ -16,13 +16,13 @@ unknown id gets.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
 from ...protocol import errors
 from ...protocol.errors import McpError
-from ..errors import StartTask
 from .context import TaskContext
 from .records import RELATED_TASK
 from .runner import LiveTask, TaskRunner
@@ -61,9 +61,11 @@ def wants_task(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> bool:
         if client_declares(ctx):
             return True
         if entry.task == "required":
-            raise McpError(errors.MISSING_REQUIRED_CLIENT_CAPABILITY,
-                           f"tool {entry.name!r} runs only as a task: declare the {EXTENSION} extension",
-                           {"requiredCapabilities": {"extensions": {EXTENSION: {}}}})
+            raise McpError(
+                errors.MISSING_REQUIRED_CLIENT_CAPABILITY,
+                f"tool {entry.name!r} runs only as a task: declare the {EXTENSION} extension",
+                {"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
+            )
         return False
     asked = legacy_tasks(ctx) and isinstance(params.get("task"), dict)
     if asked and entry.task == "never":
@@ -83,8 +85,13 @@ def owner_of(ctx: Context) -> str:
     return owner
 
 
-async def start(runner: TaskRunner, ctx: Context, entry: ToolEntry, params: dict[str, Any],
-                run: Callable[[Context], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+async def start(
+    runner: TaskRunner,
+    ctx: Context,
+    entry: ToolEntry,
+    params: dict[str, Any],
+    run: Callable[[Context], Awaitable[dict[str, Any]]],
+) -> dict[str, Any]:
     """Create the task (durably), start ``run`` in it, and answer with ``CreateTaskResult``."""
     requested = params.get("task")
     ttl = requested.get("ttl") if ctx.era == "legacy" and isinstance(requested, dict) else None
@@ -95,8 +102,15 @@ async def start(runner: TaskRunner, ctx: Context, entry: ToolEntry, params: dict
         deadline = trio.current_time() + entry.task_timeout if entry.task_timeout else float("inf")
         return await run(TaskContext(ctx, live, runner, deadline))
 
-    record = await runner.create(owner=owner_of(ctx), era=ctx.era, method="tools/call", name=entry.name, work=work,
-                                 ttl_ms=ttl, timeout=entry.task_timeout)
+    record = await runner.create(
+        owner=owner_of(ctx),
+        era=ctx.era,
+        method="tools/call",
+        name=entry.name,
+        work=work,
+        ttl_ms=ttl,
+        timeout=entry.task_timeout,
+    )
     if ctx.era == "modern":
         return {"resultType": "task", **record.modern(detailed=False)}
     return {"task": record.legacy()}
@@ -104,9 +118,13 @@ async def start(runner: TaskRunner, ctx: Context, entry: ToolEntry, params: dict
 
 # -- the methods ------------------------------------------------------------------------------------
 
+
 def _missing_extension() -> McpError:
-    return McpError(errors.MISSING_REQUIRED_CLIENT_CAPABILITY, f"the tasks methods need the {EXTENSION} extension",
-                    {"requiredCapabilities": {"extensions": {EXTENSION: {}}}})
+    return McpError(
+        errors.MISSING_REQUIRED_CLIENT_CAPABILITY,
+        f"the tasks methods need the {EXTENSION} extension",
+        {"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
+    )
 
 
 def _runner(app: App, ctx: Context) -> TaskRunner:
@@ -165,5 +183,10 @@ async def tasks_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str
     return result
 
 
-METHODS = {"tasks/get": tasks_get, "tasks/update": tasks_update, "tasks/cancel": tasks_cancel,
-           "tasks/result": tasks_result, "tasks/list": tasks_list}
+METHODS = {
+    "tasks/get": tasks_get,
+    "tasks/update": tasks_update,
+    "tasks/cancel": tasks_cancel,
+    "tasks/result": tasks_result,
+    "tasks/list": tasks_list,
+}

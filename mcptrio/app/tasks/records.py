@@ -20,7 +20,7 @@ RELATED_TASK = "io.modelcontextprotocol/related-task"  # 2025-11-25 _meta key
 
 def iso(epoch: float) -> str:
     """ISO 8601 in UTC with milliseconds, e.g. ``2026-11-25T10:30:00.000Z``."""
-    moment = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc)
+    moment = datetime.datetime.fromtimestamp(epoch, datetime.UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
@@ -63,9 +63,14 @@ class TaskRecord:
 
     def modern(self, *, detailed: bool = True) -> dict[str, Any]:
         """The extension's ``Task`` (``DetailedTask`` when ``detailed``: with the status's payload)."""
-        task: dict[str, Any] = {"taskId": self.task_id, "status": self.status, "createdAt": iso(self.created_at),
-                                "lastUpdatedAt": iso(self.updated_at), "ttlMs": self.ttl_ms,
-                                "pollIntervalMs": self.poll_interval_ms}
+        task: dict[str, Any] = {
+            "taskId": self.task_id,
+            "status": self.status,
+            "createdAt": iso(self.created_at),
+            "lastUpdatedAt": iso(self.updated_at),
+            "ttlMs": self.ttl_ms,
+            "pollIntervalMs": self.poll_interval_ms,
+        }
         if self.status_message is not None:
             task["statusMessage"] = self.status_message
         if detailed:
@@ -79,9 +84,14 @@ class TaskRecord:
 
     def legacy(self) -> dict[str, Any]:
         """The 2025-11-25 ``Task``."""
-        task: dict[str, Any] = {"taskId": self.task_id, "status": self.status, "createdAt": iso(self.created_at),
-                                "lastUpdatedAt": iso(self.updated_at), "ttl": self.ttl_ms,
-                                "pollInterval": self.poll_interval_ms}
+        task: dict[str, Any] = {
+            "taskId": self.task_id,
+            "status": self.status,
+            "createdAt": iso(self.created_at),
+            "lastUpdatedAt": iso(self.updated_at),
+            "ttl": self.ttl_ms,
+            "pollInterval": self.poll_interval_ms,
+        }
         if self.status_message is not None:
             task["statusMessage"] = self.status_message
         return task

@@ -27,10 +27,14 @@ if TYPE_CHECKING:
 LEASE_SECONDS = 10.0  # a runner renews its leases every third of this
 
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
-_RENEW = ("local n = 0 for i, key in ipairs(KEYS) do if redis.call('GET', key) == ARGV[1] then "
-          "redis.call('PEXPIRE', key, ARGV[2]) n = n + 1 end end return n")
-_CLAIM = ("local held = redis.call('GET', KEYS[1]) if held and held ~= ARGV[1] then return 0 end "
-          "redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1")
+_RENEW = (
+    "local n = 0 for i, key in ipairs(KEYS) do if redis.call('GET', key) == ARGV[1] then "
+    "redis.call('PEXPIRE', key, ARGV[2]) n = n + 1 end end return n"
+)
+_CLAIM = (
+    "local held = redis.call('GET', KEYS[1]) if held and held ~= ARGV[1] then return 0 end "
+    "redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1"
+)
 
 
 class RedisTaskStore:
@@ -51,11 +55,17 @@ class RedisTaskStore:
         expires = record.expires_at()
 
         def build(pipe: Any) -> list[Any]:
-            out = [pipe.set(key, orjson.dumps(record.to_dict()), condition=PureToken.NX,
-                            pxat=int(expires * 1000) if math.isfinite(expires) else None),
-                   pipe.set(self._key("tl", record.task_id), self.runner, px=self.lease_ms),
-                   pipe.zadd(self._key("tx"), {record.task_id: expires if math.isfinite(expires) else 2**52}),
-                   pipe.zadd(self._owner_key(record.owner), {record.task_id: record.created_at})]
+            out = [
+                pipe.set(
+                    key,
+                    orjson.dumps(record.to_dict()),
+                    condition=PureToken.NX,
+                    pxat=int(expires * 1000) if math.isfinite(expires) else None,
+                ),
+                pipe.set(self._key("tl", record.task_id), self.runner, px=self.lease_ms),
+                pipe.zadd(self._key("tx"), {record.task_id: expires if math.isfinite(expires) else 2**52}),
+                pipe.zadd(self._owner_key(record.owner), {record.task_id: record.created_at}),
+            ]
             return out
 
         created, *_ = await self.shared.pipelined(build, transaction=True)
@@ -68,12 +78,19 @@ class RedisTaskStore:
 
     async def save(self, record: TaskRecord) -> None:
         # XX: a reaped task stays gone; KEEPTTL: it still expires with its TTL.
-        await self.shared.execute(self.client.set(self._key("t", record.task_id), orjson.dumps(record.to_dict()),
-                                                  condition=PureToken.XX, keepttl=True))
+        await self.shared.execute(
+            self.client.set(
+                self._key("t", record.task_id), orjson.dumps(record.to_dict()), condition=PureToken.XX, keepttl=True
+            )
+        )
 
     async def delete(self, task_id: str) -> None:
-        await self.shared.pipelined(lambda pipe: [pipe.delete([self._key("t", task_id), self._key("tl", task_id)]),
-                                                  pipe.zrem(self._key("tx"), [task_id])])
+        await self.shared.pipelined(
+            lambda pipe: [
+                pipe.delete([self._key("t", task_id), self._key("tl", task_id)]),
+                pipe.zrem(self._key("tx"), [task_id]),
+            ]
+        )
 
     async def owned_by(self, owner: str) -> list[TaskRecord]:
         index = self._owner_key(owner)

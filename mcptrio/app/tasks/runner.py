@@ -17,16 +17,17 @@ import logging
 import math
 import secrets
 import time
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import trio
 
 from ...protocol import errors
 from ...protocol.errors import McpError
-from .records import CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING, TaskRecord
 from ...state import StateUnavailable
 from ...state.fanout import FanoutMessage, TaskCancelRequested, TaskChanged, TaskInputDelivered
+from .records import CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING, TaskRecord
 from .store import MemoryTaskStore, TaskStore
 
 if TYPE_CHECKING:
@@ -55,9 +56,16 @@ class LiveTask:
 class TaskRunner:
     """Creates, runs, cancels and reaps tasks; answers what the task methods ask of it."""
 
-    def __init__(self, store: TaskStore | None = None, *, max_running: int = 10_000, ttl_ms: int | None = 3_600_000,
-                 poll_interval_ms: int = 1000, reap_interval: float = 60.0,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        store: TaskStore | None = None,
+        *,
+        max_running: int = 10_000,
+        ttl_ms: int | None = 3_600_000,
+        poll_interval_ms: int = 1000,
+        reap_interval: float = 60.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         """``clock``: seconds since the epoch (tests pass one that follows Trio's MockClock)."""
         if max_running < 1:
             raise ValueError(f"max_running must be at least 1, got {max_running!r}")
@@ -136,15 +144,33 @@ class TaskRunner:
 
     # -- creating ---------------------------------------------------------------------------
 
-    async def create(self, *, owner: str, era: str, method: str, name: str | None, work: Work,
-                     ttl_ms: int | None = None, timeout: float | None = None) -> TaskRecord:
+    async def create(
+        self,
+        *,
+        owner: str,
+        era: str,
+        method: str,
+        name: str | None,
+        work: Work,
+        ttl_ms: int | None = None,
+        timeout: float | None = None,
+    ) -> TaskRecord:
         """Record a task durably, start ``work`` on it, and return the record (status ``working``)."""
         if len(self.live) + self._creating >= self.max_running:
             raise errors.unavailable(f"server busy: {self.max_running} tasks running; retry later")
         now = self.clock()
         ttl = self.ttl_ms if ttl_ms is None else min(ttl_ms, self.ttl_ms or ttl_ms)
-        record = TaskRecord(task_id=secrets.token_urlsafe(24), owner=owner, era=era, method=method, name=name,
-                            created_at=now, updated_at=now, ttl_ms=ttl, poll_interval_ms=self.poll_interval_ms)
+        record = TaskRecord(
+            task_id=secrets.token_urlsafe(24),
+            owner=owner,
+            era=era,
+            method=method,
+            name=name,
+            created_at=now,
+            updated_at=now,
+            ttl_ms=ttl,
+            poll_interval_ms=self.poll_interval_ms,
+        )
         self._creating += 1  # (the awaits below must not let others past the bound meanwhile)
         try:
             await self.store.create(record)
@@ -181,8 +207,11 @@ class TaskRunner:
                     nursery.start_soon(self._keep_leases)
                 await trio.sleep_forever()
         except BaseException as exc:  # the run is ending (Cancelled), or a bug: never take the run down
-            _, other = exc.split(trio.Cancelled) if isinstance(exc, BaseExceptionGroup) else (
-                None, None if isinstance(exc, trio.Cancelled) else exc)
+            _, other = (
+                exc.split(trio.Cancelled)
+                if isinstance(exc, BaseExceptionGroup)
+                else (None, None if isinstance(exc, trio.Cancelled) else exc)
+            )
             if other is not None:
                 log.error("the task runner failed", exc_info=other)
         finally:

@@ -14,10 +14,20 @@ resource indicators, RFC 9207 issuer checks, refresh, step-up on ``insufficient_
 from .enterprise import EnterpriseLogin
 from .errors import AuthorizationError, LoginRequired
 from .flow import OAuthFlow
-from .loopback import open_browser
 from .login import OAuth
+from .loopback import open_browser
 from .machine import ClientCredentials
 from .store import FileTokenStore, MemoryTokenStore, TokenStore
 
-__all__ = ["AuthorizationError", "ClientCredentials", "EnterpriseLogin", "FileTokenStore", "LoginRequired", "MemoryTokenStore", "OAuth",
-           "OAuthFlow", "TokenStore", "open_browser"]
+__all__ = [
+    "AuthorizationError",
+    "ClientCredentials",
+    "EnterpriseLogin",
+    "FileTokenStore",
+    "LoginRequired",
+    "MemoryTokenStore",
+    "OAuth",
+    "OAuthFlow",
+    "TokenStore",
+    "open_browser",
+]

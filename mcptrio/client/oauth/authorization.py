@@ -33,22 +33,38 @@ def pkce_pair() -> tuple[str, str]:
     return verifier, challenge
 
 
-def authorization_request(server: ServerMetadata, *, client_id: str, redirect_uri: str, resource: str,
-                          scope: str | None) -> AuthorizationRequest:
+def authorization_request(
+    server: ServerMetadata, *, client_id: str, redirect_uri: str, resource: str, scope: str | None
+) -> AuthorizationRequest:
     if server.authorization_endpoint is None:
         raise AuthorizationError(f"{server.issuer} has no authorization endpoint")
     if server.discovered and "S256" not in (server.code_challenge_methods_supported or []):
-        raise AuthorizationError(f"{server.issuer} does not say it supports PKCE with S256 "
-                                 "(code_challenge_methods_supported): refusing to authorize without it")
+        raise AuthorizationError(
+            f"{server.issuer} does not say it supports PKCE with S256 "
+            "(code_challenge_methods_supported): refusing to authorize without it"
+        )
     verifier, challenge = pkce_pair()
     state = secrets.token_urlsafe(24)
-    query = {"response_type": "code", "client_id": client_id, "redirect_uri": redirect_uri, "state": state,
-             "code_challenge": challenge, "code_challenge_method": "S256", "resource": resource}
+    query = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": redirect_uri,
+        "state": state,
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+        "resource": resource,
+    }
     if scope:
         query["scope"] = scope
     separator = "&" if urlsplit(server.authorization_endpoint).query else "?"
-    return AuthorizationRequest(server.authorization_endpoint + separator + urlencode(query), redirect_uri, state,
-                                verifier, server.issuer, server.iss_parameter_supported)
+    return AuthorizationRequest(
+        server.authorization_endpoint + separator + urlencode(query),
+        redirect_uri,
+        state,
+        verifier,
+        server.issuer,
+        server.iss_parameter_supported,
+    )
 
 
 def code_of(request: AuthorizationRequest, callback_url: str) -> str:
@@ -57,17 +73,21 @@ def code_of(request: AuthorizationRequest, callback_url: str) -> str:
     params = {key: values[0] for key, values in parse_qs(urlsplit(callback_url).query).items()}
     iss = params.get("iss")
     if iss is not None and iss != request.issuer:
-        raise AuthorizationError(f"the authorization response came from issuer {iss!r}, not {request.issuer!r}: "
-                                 "refusing it (RFC 9207)")
+        raise AuthorizationError(
+            f"the authorization response came from issuer {iss!r}, not {request.issuer!r}: refusing it (RFC 9207)"
+        )
     if iss is None and request.iss_required:
-        raise AuthorizationError(f"{request.issuer} says it sends iss in its authorization responses, and this one "
-                                 "has none: refusing it (RFC 9207)")
+        raise AuthorizationError(
+            f"{request.issuer} says it sends iss in its authorization responses, and this one "
+            "has none: refusing it (RFC 9207)"
+        )
     if params.get("state") != request.state:
         raise AuthorizationError("the authorization response's state is not the one sent: refusing it")
     if "error" in params:
         description = params.get("error_description")
-        raise AuthorizationError(f"the authorization was refused: {params['error']}"
-                                 f"{f' ({description})' if description else ''}")
+        raise AuthorizationError(
+            f"the authorization was refused: {params['error']}{f' ({description})' if description else ''}"
+        )
     code = params.get("code")
     if not code:
         raise AuthorizationError("the authorization response has no code")

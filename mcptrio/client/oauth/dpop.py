@@ -40,22 +40,29 @@ class DPoPKey:
         self.nonces: dict[str, str] = {}
 
     def pem(self) -> str:
-        return self.key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                      serialization.NoEncryption()).decode()
+        return self.key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        ).decode()
 
     def proof(self, method: str, url: str, *, access_token: str | None = None) -> str:
         """A proof for one request: ``htm``, ``htu`` (no query or fragment), ``iat``, a unique
         ``jti``, the server's last nonce, and ``ath`` when it carries a token."""
         parts = urlsplit(url)
-        claims: dict[str, Any] = {"htm": method.upper(), "htu": urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")),
-                                  "iat": int(time.time()), "jti": str(uuid.uuid4())}
+        claims: dict[str, Any] = {
+            "htm": method.upper(),
+            "htu": urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")),
+            "iat": int(time.time()),
+            "jti": str(uuid.uuid4()),
+        }
         nonce = self.nonces.get(_origin(url))
         if nonce is not None:
             claims["nonce"] = nonce
         if access_token is not None:
             digest = hashlib.sha256(access_token.encode()).digest()
             claims["ath"] = base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
-        proof: str = pyjwt().encode(claims, self.key, algorithm=ALGORITHM, headers={"typ": "dpop+jwt", "jwk": self.public_jwk})
+        proof: str = pyjwt().encode(
+            claims, self.key, algorithm=ALGORITHM, headers={"typ": "dpop+jwt", "jwk": self.public_jwk}
+        )
         return proof
 
     def remember_nonce(self, url: str, nonce: str | None) -> bool:

@@ -29,19 +29,35 @@ class EnterpriseLogin(ClientCredentials):
     ``idp_token_endpoint`` and which knows this client as ``idp_client_id``; ``client_id`` and
     ``client_secret``: the client at the MCP server's authorization server."""
 
-    def __init__(self, client_id: str, *, client_secret: str | None = None, id_token: str,
-                 idp_token_endpoint: str, idp_client_id: str, scope: str | None = None,
-                 store: TokenStore | None = None, verify: Verify = True) -> None:
+    def __init__(
+        self,
+        client_id: str,
+        *,
+        client_secret: str | None = None,
+        id_token: str,
+        idp_token_endpoint: str,
+        idp_client_id: str,
+        scope: str | None = None,
+        store: TokenStore | None = None,
+        verify: Verify = True,
+    ) -> None:
         super().__init__(client_id, client_secret=client_secret, scope=scope, store=store, verify=verify)
         self.id_token = id_token
         self.idp_token_endpoint = idp_token_endpoint
         self.idp_client_id = idp_client_id
 
-    async def obtain(self, http: httpx.AsyncClient, server: ServerMetadata, resource: str,
-                     scopes: list[str], dpop: DPoPKey | None) -> Tokens:
-        form = {"grant_type": TOKEN_EXCHANGE, "requested_token_type": ID_JAG, "audience": server.issuer,
-                "resource": resource, "subject_token": self.id_token, "subject_token_type": ID_TOKEN,
-                "client_id": self.idp_client_id}
+    async def obtain(
+        self, http: httpx.AsyncClient, server: ServerMetadata, resource: str, scopes: list[str], dpop: DPoPKey | None
+    ) -> Tokens:
+        form = {
+            "grant_type": TOKEN_EXCHANGE,
+            "requested_token_type": ID_JAG,
+            "audience": server.issuer,
+            "resource": resource,
+            "subject_token": self.id_token,
+            "subject_token_type": ID_TOKEN,
+            "client_id": self.idp_client_id,
+        }
         if scopes:
             form["scope"] = " ".join(scopes)
         try:
@@ -52,7 +68,8 @@ class EnterpriseLogin(ClientCredentials):
         grant = answer.get("access_token") if isinstance(answer, dict) else None
         if response.status_code != 200 or not isinstance(grant, str):
             error = answer.get("error_description") or answer.get("error") if isinstance(answer, dict) else None
-            raise AuthorizationError(f"the identity provider refused the token exchange: "
-                                     f"{error or f'HTTP {response.status_code}'}")
+            raise AuthorizationError(
+                f"the identity provider refused the token exchange: {error or f'HTTP {response.status_code}'}"
+            )
         self.assertion = grant
         return await super().obtain(http, server, resource, scopes, dpop)

@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, AsyncGenerator
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING
 
 import attrs
 import httpx
@@ -49,8 +50,15 @@ class Session:
     dpop_key: str | None = attrs.field(default=None, repr=False)
 
     def to_json(self) -> str:
-        return json.dumps({"issuer": self.issuer, "resource": self.resource, "tokens": json.loads(self.tokens.to_json()),
-                           "scopes": self.scopes, "dpop_key": self.dpop_key})
+        return json.dumps(
+            {
+                "issuer": self.issuer,
+                "resource": self.resource,
+                "tokens": json.loads(self.tokens.to_json()),
+                "scopes": self.scopes,
+                "dpop_key": self.dpop_key,
+            }
+        )
 
     @classmethod
     def from_json(cls, text: str) -> Session | None:
@@ -59,7 +67,9 @@ class Session:
             tokens = Tokens.from_json(json.dumps(value["tokens"]))
             if tokens is None:
                 return None
-            return cls(value["issuer"], value["resource"], tokens, list(value.get("scopes") or []), value.get("dpop_key"))
+            return cls(
+                value["issuer"], value["resource"], tokens, list(value.get("scopes") or []), value.get("dpop_key")
+            )
         except (ValueError, TypeError, KeyError):
             return None
 
@@ -75,8 +85,9 @@ def client_key(issuer: str) -> str:
 class OAuthFlow(httpx.Auth):
     """Base of ``OAuth`` and ``ClientCredentials``; see the module's docstring."""
 
-    def __init__(self, *, store: TokenStore | None = None, scope: str | None = None, dpop: bool = False,
-                 verify: Verify = True) -> None:
+    def __init__(
+        self, *, store: TokenStore | None = None, scope: str | None = None, dpop: bool = False, verify: Verify = True
+    ) -> None:
         self.store: TokenStore = store if store is not None else MemoryTokenStore()
         self.scope = scope  # scopes the caller asks for besides what the server says it needs
         self.dpop = dpop
@@ -90,8 +101,9 @@ class OAuthFlow(httpx.Auth):
 
     # -- what a subclass provides ------------------------------------------------------------------
 
-    async def obtain(self, http: httpx.AsyncClient, server: ServerMetadata, resource: str,
-                     scopes: list[str], dpop: DPoPKey | None) -> Tokens:
+    async def obtain(
+        self, http: httpx.AsyncClient, server: ServerMetadata, resource: str, scopes: list[str], dpop: DPoPKey | None
+    ) -> Tokens:
         """A new token for ``resource`` with ``scopes`` from this authorization server."""
         raise NotImplementedError
 
@@ -116,8 +128,12 @@ class OAuthFlow(httpx.Auth):
                 await response.aread()
             challenge = challenge_of(response.headers.get_list("www-authenticate"))
             if response.status_code == 401:
-                if self._dpop_key is not None and challenge is not None and challenge.error == "use_dpop_nonce" \
-                        and self._dpop_key.remember_nonce(str(request.url), response.headers.get("dpop-nonce")):
+                if (
+                    self._dpop_key is not None
+                    and challenge is not None
+                    and challenge.error == "use_dpop_nonce"
+                    and self._dpop_key.remember_nonce(str(request.url), response.headers.get("dpop-nonce"))
+                ):
                     pass  # (RFC 9449 §9: the same request again with the server's nonce)
                 else:
                     unauthorized += 1
@@ -127,8 +143,12 @@ class OAuthFlow(httpx.Auth):
                     await self._refresh_or_obtain(used, challenge, refresh=unauthorized == 1)
             elif response.status_code == 403 and challenge is not None and challenge.error == "insufficient_scope":
                 if not self._may_step_up(challenge):
-                    log.warning("%s still refuses the token after %d wider authorizations for %s: giving up",
-                                self.server_url, MAX_STEP_UPS, " ".join(challenge.scopes) or "its scopes")
+                    log.warning(
+                        "%s still refuses the token after %d wider authorizations for %s: giving up",
+                        self.server_url,
+                        MAX_STEP_UPS,
+                        " ".join(challenge.scopes) or "its scopes",
+                    )
                     return
                 await self._step_up(challenge)
             else:
@@ -156,8 +176,9 @@ class OAuthFlow(httpx.Auth):
             return None
         if tokens.token_type.lower() == "dpop" and self._dpop_key is not None:
             request.headers["authorization"] = f"DPoP {tokens.access_token}"
-            request.headers["dpop"] = self._dpop_key.proof(request.method, str(request.url),
-                                                           access_token=tokens.access_token)
+            request.headers["dpop"] = self._dpop_key.proof(
+                request.method, str(request.url), access_token=tokens.access_token
+            )
         else:
             request.headers["authorization"] = f"Bearer {tokens.access_token}"
         return tokens
@@ -183,11 +204,16 @@ class OAuthFlow(httpx.Auth):
             await self.store.set(tokens_key(self.server_url), self.session.to_json())
 
     def _client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(timeout=30, trust_env=False, verify=ssl_context(self.verify),
-                                 limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY))
+        return httpx.AsyncClient(
+            timeout=30,
+            trust_env=False,
+            verify=ssl_context(self.verify),
+            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY),
+        )
 
-    async def _refresh_or_obtain(self, failed: Tokens | None, challenge: Challenge | None, *,
-                                 refresh: bool = True) -> None:
+    async def _refresh_or_obtain(
+        self, failed: Tokens | None, challenge: Challenge | None, *, refresh: bool = True
+    ) -> None:
         async with self._lock:
             current = self.session.tokens if self.session is not None else None
             if current is not None and current is not failed:
@@ -204,11 +230,19 @@ class OAuthFlow(httpx.Auth):
         async with self._client() as http:
             server = await discover_server(http, session.issuer, fallback=True)
             registration = await self._stored_registration(server.issuer)
-            grant = {"grant_type": "refresh_token", "refresh_token": session.tokens.refresh_token or "",
-                     "resource": session.resource}
-            tokens = await request_tokens(http, server, registration.client if registration else None, grant,
-                                          dpop=self._dpop_key if session.tokens.token_type.lower() == "dpop" else None,
-                                          previous=session.tokens)
+            grant = {
+                "grant_type": "refresh_token",
+                "refresh_token": session.tokens.refresh_token or "",
+                "resource": session.resource,
+            }
+            tokens = await request_tokens(
+                http,
+                server,
+                registration.client if registration else None,
+                grant,
+                dpop=self._dpop_key if session.tokens.token_type.lower() == "dpop" else None,
+                previous=session.tokens,
+            )
         self.session = attrs.evolve(session, tokens=tokens)
         await self._save()
         log.info("refreshed the token for %s", self.server_url)
@@ -221,20 +255,32 @@ class OAuthFlow(httpx.Auth):
         """Discover, choose the scopes, and get a token (under the lock)."""
         assert self.server_url is not None
         async with self._client() as http:
-            resource = await discover_resource(http, self.server_url,
-                                               challenge.resource_metadata if challenge else None)
+            resource = await discover_resource(
+                http, self.server_url, challenge.resource_metadata if challenge else None
+            )
             if resource is None:  # a 2025-03-26 server: its origin is its authorization server
                 resource = ResourceMetadata(canonical(self.server_url), [origin_of(self.server_url)])
                 server = await discover_server(http, resource.authorization_servers[0], fallback=True)
             else:
                 server = await self._first_server(http, resource)
             previous = self.session.scopes if widen and self.session is not None else []
-            scopes = choose_scopes(challenge, resource, server, previous=previous, extra=self.scope,
-                                   offline_access=self.wants_offline_access())
+            scopes = choose_scopes(
+                challenge,
+                resource,
+                server,
+                previous=previous,
+                extra=self.scope,
+                offline_access=self.wants_offline_access(),
+            )
             dpop = self._dpop_for(server)
             tokens = await self.obtain(http, server, resource.resource, scopes, dpop)
-        self.session = Session(server.issuer, resource.resource, tokens, scopes,
-                               dpop.pem() if dpop is not None and tokens.token_type.lower() == "dpop" else None)
+        self.session = Session(
+            server.issuer,
+            resource.resource,
+            tokens,
+            scopes,
+            dpop.pem() if dpop is not None and tokens.token_type.lower() == "dpop" else None,
+        )
         await self._save()
 
     async def _first_server(self, http: httpx.AsyncClient, resource: ResourceMetadata) -> ServerMetadata:
@@ -276,8 +322,15 @@ class OAuthFlow(httpx.Auth):
         return found
 
 
-def choose_scopes(challenge: Challenge | None, resource: ResourceMetadata, server: ServerMetadata, *,
-                  previous: list[str], extra: str | None, offline_access: bool) -> list[str]:
+def choose_scopes(
+    challenge: Challenge | None,
+    resource: ResourceMetadata,
+    server: ServerMetadata,
+    *,
+    previous: list[str],
+    extra: str | None,
+    offline_access: bool,
+) -> list[str]:
     """The spec's scope selection: the challenge's ``scope``, else the resource's
     ``scopes_supported``, else none; on step-up, with what was asked before (SEP-2350); the
     caller's own; ``offline_access`` when the authorization server lists it (SEP-2207)."""

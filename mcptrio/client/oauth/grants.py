@@ -12,10 +12,8 @@ import base64
 import json
 import time
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
-
-from typing import TYPE_CHECKING
 
 import attrs
 import httpx
@@ -77,8 +75,14 @@ def authenticate(client: ClientAuth, server: ServerMetadata, form: dict[str, str
     elif client.method == "private_key_jwt" and client.private_key is not None:
         jwt = pyjwt()
         now = int(time.time())
-        claims = {"iss": client.client_id, "sub": client.client_id, "aud": server.issuer, "iat": now,
-                  "exp": now + 300, "jti": str(uuid.uuid4())}
+        claims = {
+            "iss": client.client_id,
+            "sub": client.client_id,
+            "aud": server.issuer,
+            "iat": now,
+            "exp": now + 300,
+            "jti": str(uuid.uuid4()),
+        }
         form["client_id"] = client.client_id
         form["client_assertion_type"] = ASSERTION_TYPE
         form["client_assertion"] = jwt.encode(claims, client.private_key, algorithm=client.algorithm)
@@ -92,9 +96,15 @@ def _b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode("ascii")
 
 
-async def request_tokens(http: httpx.AsyncClient, server: ServerMetadata, client: ClientAuth | None,
-                         grant: dict[str, str], *, dpop: DPoPKey | None = None,
-                         previous: Tokens | None = None) -> Tokens:
+async def request_tokens(
+    http: httpx.AsyncClient,
+    server: ServerMetadata,
+    client: ClientAuth | None,
+    grant: dict[str, str],
+    *,
+    dpop: DPoPKey | None = None,
+    previous: Tokens | None = None,
+) -> Tokens:
     """POST a grant to the token endpoint.  ``previous``: the tokens being refreshed (a refresh
     answer without a new refresh token keeps the old one)."""
     for attempt in range(2):
@@ -109,23 +119,33 @@ async def request_tokens(http: httpx.AsyncClient, server: ServerMetadata, client
         except httpx.HTTPError as exc:
             raise AuthorizationError(f"the token endpoint {server.token_endpoint} failed: {exc}") from exc
         answer = _json(response)
-        if dpop is not None and response.status_code in (400, 401) and answer.get("error") == "use_dpop_nonce" \
-                and dpop.remember_nonce(server.token_endpoint, response.headers.get("dpop-nonce")) and attempt == 0:
+        if (
+            dpop is not None
+            and response.status_code in (400, 401)
+            and answer.get("error") == "use_dpop_nonce"
+            and dpop.remember_nonce(server.token_endpoint, response.headers.get("dpop-nonce"))
+            and attempt == 0
+        ):
             continue  # (RFC 9449 §8: the same request again, its proof carrying the server's nonce)
         if dpop is not None:
             dpop.remember_nonce(server.token_endpoint, response.headers.get("dpop-nonce"))
         if response.status_code != 200 or not isinstance(answer.get("access_token"), str):
             error = answer.get("error") or f"HTTP {response.status_code}"
             description = answer.get("error_description")
-            raise AuthorizationError(f"the authorization server refused the {grant.get('grant_type')} grant: "
-                                     f"{error}{f' ({description})' if description else ''}")
+            raise AuthorizationError(
+                f"the authorization server refused the {grant.get('grant_type')} grant: "
+                f"{error}{f' ({description})' if description else ''}"
+            )
         expires_in = answer.get("expires_in")
         scope = answer.get("scope") if isinstance(answer.get("scope"), str) else grant.get("scope")
         refresh = answer.get("refresh_token")
-        return Tokens(access_token=answer["access_token"], token_type=str(answer.get("token_type") or "Bearer"),
-                      refresh_token=refresh if isinstance(refresh, str) else (previous.refresh_token if previous else None),
-                      expires_at=time.time() + expires_in if isinstance(expires_in, (int, float)) else None,
-                      scope=scope)
+        return Tokens(
+            access_token=answer["access_token"],
+            token_type=str(answer.get("token_type") or "Bearer"),
+            refresh_token=refresh if isinstance(refresh, str) else (previous.refresh_token if previous else None),
+            expires_at=time.time() + expires_in if isinstance(expires_in, (int, float)) else None,
+            scope=scope,
+        )
     raise AssertionError("unreachable")  # (the loop returns or raises)
 
 

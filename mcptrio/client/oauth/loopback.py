@@ -13,15 +13,17 @@ import contextlib
 import os
 import sys
 import webbrowser
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import h11
 import trio
 
 from .errors import AuthorizationError
 
-PAGE = (b"<!doctype html><meta charset=utf-8><title>mcptrio</title>"
-        b"<p>Done: you can close this window and go back to the program.</p>")
+PAGE = (
+    b"<!doctype html><meta charset=utf-8><title>mcptrio</title>"
+    b"<p>Done: you can close this window and go back to the program.</p>"
+)
 MAX_HEAD = 16 * 1024
 
 
@@ -57,14 +59,18 @@ class Loopback:
                     ours = event.method == b"GET" and target.split("?", 1)[0] == "/callback"
                     first = ours and self._url is None
                     body = PAGE if ours else b"not found"
-                    headers = [("content-type", "text/html; charset=utf-8" if ours else "text/plain"),
-                               ("content-length", str(len(body))), ("connection", "close")]
-                    await stream.send_all(connection.send(h11.Response(status_code=200 if ours else 404,
-                                                                       headers=headers)) or b"")
+                    headers = [
+                        ("content-type", "text/html; charset=utf-8" if ours else "text/plain"),
+                        ("content-length", str(len(body))),
+                        ("connection", "close"),
+                    ]
+                    await stream.send_all(
+                        connection.send(h11.Response(status_code=200 if ours else 404, headers=headers)) or b""
+                    )
                     await stream.send_all(connection.send(h11.Data(data=body)) or b"")
                     await stream.send_all(connection.send(h11.EndOfMessage()) or b"")
                     if first:  # (after the page was sent: the listener closes once it is told)
-                        self._url = self.redirect_uri + target[len("/callback"):]
+                        self._url = self.redirect_uri + target[len("/callback") :]
                         self._arrived.set()
                     return
         except (h11.RemoteProtocolError, trio.BrokenResourceError, trio.ClosedResourceError):

@@ -29,11 +29,22 @@ class ClientCredentials(OAuthFlow):
     gets a new token at each start).
     """
 
-    def __init__(self, client_id: str, *, client_secret: str | None = None, private_key: str | None = None,
-                 algorithm: str = "ES256", assertion: str | None = None, scope: str | None = None,
-                 store: TokenStore | None = None, dpop: bool = False, verify: Verify = True) -> None:
-        super().__init__(store=store if store is not None else MemoryTokenStore(), scope=scope, dpop=dpop,
-                         verify=verify)
+    def __init__(
+        self,
+        client_id: str,
+        *,
+        client_secret: str | None = None,
+        private_key: str | None = None,
+        algorithm: str = "ES256",
+        assertion: str | None = None,
+        scope: str | None = None,
+        store: TokenStore | None = None,
+        dpop: bool = False,
+        verify: Verify = True,
+    ) -> None:
+        super().__init__(
+            store=store if store is not None else MemoryTokenStore(), scope=scope, dpop=dpop, verify=verify
+        )
         self.client_id = client_id
         self.client_secret = client_secret
         self.private_key = private_key
@@ -42,13 +53,15 @@ class ClientCredentials(OAuthFlow):
 
     def client_auth(self, server: ServerMetadata) -> ClientAuth:
         if self.private_key is not None:
-            return ClientAuth(self.client_id, method="private_key_jwt", private_key=self.private_key,
-                              algorithm=self.algorithm)
+            return ClientAuth(
+                self.client_id, method="private_key_jwt", private_key=self.private_key, algorithm=self.algorithm
+            )
         method = auth_method(server, has_secret=self.client_secret is not None)
         return ClientAuth(self.client_id, self.client_secret, method)
 
-    async def obtain(self, http: httpx.AsyncClient, server: ServerMetadata, resource: str,
-                     scopes: list[str], dpop: DPoPKey | None) -> Tokens:
+    async def obtain(
+        self, http: httpx.AsyncClient, server: ServerMetadata, resource: str, scopes: list[str], dpop: DPoPKey | None
+    ) -> Tokens:
         if self.assertion is not None:
             grant = {"grant_type": JWT_BEARER, "assertion": self.assertion, "resource": resource}
         else:

@@ -60,7 +60,8 @@ class ServerMetadata:
         authorization_endpoint = document.get("authorization_endpoint")
         registration_endpoint = document.get("registration_endpoint")
         return cls(
-            issuer=str(document.get("issuer")), token_endpoint=token_endpoint,
+            issuer=str(document.get("issuer")),
+            token_endpoint=token_endpoint,
             authorization_endpoint=authorization_endpoint if isinstance(authorization_endpoint, str) else None,
             registration_endpoint=registration_endpoint if isinstance(registration_endpoint, str) else None,
             scopes_supported=strings("scopes_supported"),
@@ -69,14 +70,20 @@ class ServerMetadata:
             grant_types_supported=strings("grant_types_supported"),
             iss_parameter_supported=document.get("authorization_response_iss_parameter_supported") is True,
             client_id_metadata_document_supported=document.get("client_id_metadata_document_supported") is True,
-            dpop_signing_alg_values_supported=strings("dpop_signing_alg_values_supported"))
+            dpop_signing_alg_values_supported=strings("dpop_signing_alg_values_supported"),
+        )
 
     @classmethod
     def defaults(cls, origin: str) -> ServerMetadata:
         """A 2025-03-26 server that publishes no metadata: the default endpoints at its origin."""
-        return cls(issuer=origin, authorization_endpoint=f"{origin}/authorize", token_endpoint=f"{origin}/token",
-                   registration_endpoint=f"{origin}/register", code_challenge_methods_supported=["S256"],
-                   discovered=False)
+        return cls(
+            issuer=origin,
+            authorization_endpoint=f"{origin}/authorize",
+            token_endpoint=f"{origin}/token",
+            registration_endpoint=f"{origin}/register",
+            code_challenge_methods_supported=["S256"],
+            discovered=False,
+        )
 
 
 def canonical(url: str) -> str:
@@ -112,9 +119,11 @@ def server_metadata_urls(issuer: str) -> list[str]:
     path = urlsplit(issuer).path.rstrip("/")
     if not path:
         return [f"{origin}/.well-known/oauth-authorization-server", f"{origin}/.well-known/openid-configuration"]
-    return [f"{origin}/.well-known/oauth-authorization-server{path}",
-            f"{origin}/.well-known/openid-configuration{path}",
-            f"{origin}{path}/.well-known/openid-configuration"]
+    return [
+        f"{origin}/.well-known/oauth-authorization-server{path}",
+        f"{origin}/.well-known/openid-configuration{path}",
+        f"{origin}{path}/.well-known/openid-configuration",
+    ]
 
 
 def covers(resource: str, server_url: str) -> bool:
@@ -146,8 +155,9 @@ async def _json(http: httpx.AsyncClient, url: str) -> dict[str, Any] | None:
     return document if isinstance(document, dict) else None
 
 
-async def discover_resource(http: httpx.AsyncClient, server_url: str,
-                            challenge_url: str | None) -> ResourceMetadata | None:
+async def discover_resource(
+    http: httpx.AsyncClient, server_url: str, challenge_url: str | None
+) -> ResourceMetadata | None:
     """The server's resource metadata, checked to name this server; None when it publishes none."""
     for url in [challenge_url] if challenge_url else resource_metadata_urls(server_url):
         document = await _json(http, url)
@@ -158,11 +168,17 @@ async def discover_resource(http: httpx.AsyncClient, server_url: str,
         if not isinstance(resource, str) or not isinstance(servers, list) or not servers:
             raise AuthorizationError(f"the resource metadata at {url} names no resource or authorization server")
         if not covers(resource, server_url):
-            raise AuthorizationError(f"the resource metadata at {url} is for {resource}, not {server_url}: "
-                                     "refusing to ask for a token for another server")
+            raise AuthorizationError(
+                f"the resource metadata at {url} is for {resource}, not {server_url}: "
+                "refusing to ask for a token for another server"
+            )
         scopes = document.get("scopes_supported")
-        return ResourceMetadata(resource, [s for s in servers if isinstance(s, str)],
-                                [s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else None, url)
+        return ResourceMetadata(
+            resource,
+            [s for s in servers if isinstance(s, str)],
+            [s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else None,
+            url,
+        )
     return None
 
 
@@ -176,10 +192,13 @@ async def discover_server(http: httpx.AsyncClient, issuer: str, *, fallback: boo
             continue
         found = document.get("issuer")
         if not isinstance(found, str) or found.rstrip("/") != issuer.rstrip("/"):
-            raise AuthorizationError(f"the authorization server metadata at {url} is for issuer {found!r}, "
-                                     f"not {issuer!r}: refusing to use it")
+            raise AuthorizationError(
+                f"the authorization server metadata at {url} is for issuer {found!r}, "
+                f"not {issuer!r}: refusing to use it"
+            )
         return ServerMetadata.from_document(document)
     if fallback:
         return ServerMetadata.defaults(origin_of(issuer))
-    raise AuthorizationError(f"no authorization server metadata for {issuer} "
-                             f"(tried {', '.join(server_metadata_urls(issuer))})")
+    raise AuthorizationError(
+        f"no authorization server metadata for {issuer} (tried {', '.join(server_metadata_urls(issuer))})"
+    )

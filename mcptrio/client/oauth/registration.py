@@ -29,8 +29,9 @@ class Registration:
     redirect_uris: list[str] = attrs.field(factory=list)
 
     def to_json(self) -> str:
-        return json.dumps({"issuer": self.issuer, "client": attrs.asdict(self.client),
-                           "redirect_uris": self.redirect_uris})
+        return json.dumps(
+            {"issuer": self.issuer, "client": attrs.asdict(self.client), "redirect_uris": self.redirect_uris}
+        )
 
     @classmethod
     def from_json(cls, text: str) -> Registration | None:
@@ -59,16 +60,30 @@ def metadata_document_client(server: ServerMetadata, url: str) -> Registration:
     return Registration(server.issuer, ClientAuth(client_id=url, method="none"))
 
 
-async def register_client(http: httpx.AsyncClient, server: ServerMetadata, *, client_name: str,
-                          redirect_uris: list[str], grant_types: list[str], scope: str | None = None) -> Registration:
+async def register_client(
+    http: httpx.AsyncClient,
+    server: ServerMetadata,
+    *,
+    client_name: str,
+    redirect_uris: list[str],
+    grant_types: list[str],
+    scope: str | None = None,
+) -> Registration:
     """Dynamic client registration (RFC 7591) as a native application (SEP-837)."""
     if server.registration_endpoint is None:
-        raise AuthorizationError(f"{server.issuer} offers no client registration, and no client id was given: "
-                                 "pass the client_id (and secret) registered with it")
+        raise AuthorizationError(
+            f"{server.issuer} offers no client registration, and no client id was given: "
+            "pass the client_id (and secret) registered with it"
+        )
     method = auth_method(server, has_secret=False)
-    body: dict[str, Any] = {"client_name": client_name, "redirect_uris": redirect_uris, "grant_types": grant_types,
-                            "response_types": ["code"] if "authorization_code" in grant_types else [],
-                            "token_endpoint_auth_method": method, "application_type": "native"}
+    body: dict[str, Any] = {
+        "client_name": client_name,
+        "redirect_uris": redirect_uris,
+        "grant_types": grant_types,
+        "response_types": ["code"] if "authorization_code" in grant_types else [],
+        "token_endpoint_auth_method": method,
+        "application_type": "native",
+    }
     if scope:
         body["scope"] = scope
     try:
@@ -79,15 +94,21 @@ async def register_client(http: httpx.AsyncClient, server: ServerMetadata, *, cl
         answer = response.json()
     except ValueError:
         answer = {}
-    if response.status_code not in (200, 201) or not isinstance(answer, dict) or \
-            not isinstance(answer.get("client_id"), str):
+    if (
+        response.status_code not in (200, 201)
+        or not isinstance(answer, dict)
+        or not isinstance(answer.get("client_id"), str)
+    ):
         detail = answer.get("error_description") or answer.get("error") if isinstance(answer, dict) else None
-        raise AuthorizationError(f"{server.issuer} refused to register the client: HTTP {response.status_code}"
-                                 f"{f' ({detail})' if detail else ''}")
+        raise AuthorizationError(
+            f"{server.issuer} refused to register the client: HTTP {response.status_code}"
+            f"{f' ({detail})' if detail else ''}"
+        )
     secret = answer.get("client_secret")
     granted = answer.get("token_endpoint_auth_method")
     if not isinstance(granted, str):
         granted = method if method != "none" or not isinstance(secret, str) else "client_secret_basic"
-    client = ClientAuth(client_id=answer["client_id"], client_secret=secret if isinstance(secret, str) else None,
-                        method=granted)
+    client = ClientAuth(
+        client_id=answer["client_id"], client_secret=secret if isinstance(secret, str) else None, method=granted
+    )
     return Registration(server.issuer, client, list(answer.get("redirect_uris") or redirect_uris))

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import trio
@@ -26,18 +27,18 @@ from ...runtime.limits import SessionLimits
 from ...runtime.worker import SHUTDOWN
 from ...state import StateUnavailable
 from ..net import authorization, forwarded, security
-from . import health
-from .legacy import shared_sessions
-from . import headers as mcp_headers
-from ..net.config import HttpConfig
-from .body import read_body
 from ..net.capacity import Capacity, LimitReached, client_key
-from .exchange import JSON_HEADERS, Exchange, Sink
-from .legacy.sse_transport import LegacySseEndpoints
+from ..net.config import HttpConfig
 from ..net.refusal import HttpError, retry_later
-from .asgi_io import Receive, Send, accepts
+from . import headers as mcp_headers
+from . import health
+from .body import read_body
+from .exchange import JSON_HEADERS, Exchange, Sink
+from .legacy import shared_sessions
 from .legacy.routes import SessionRoutes
 from .legacy.sessions import HttpSession, SessionTable
+from .legacy.sse_transport import LegacySseEndpoints
+from .server.asgi_io import Receive, Send, accepts
 from .watch import Watch, Watchers
 
 if TYPE_CHECKING:
@@ -47,7 +48,8 @@ log = logging.getLogger("mcptrio.http")
 
 
 class McpHttpApp(SessionRoutes):
-    """ASGI app serving an App's MCP endpoint; serve_http runs it on h11_server.py; any ASGI server (hypercorn) can too."""
+    """ASGI app serving an App's MCP endpoint; serve_http runs it on either server of
+    ``transports/http/server``, and any ASGI server can run it too."""
 
     def __init__(self, app: App, config: HttpConfig | None = None, limits: SessionLimits | None = None) -> None:
         self.app = app
@@ -70,8 +72,11 @@ class McpHttpApp(SessionRoutes):
         self.shared = app.shared  # legacy sessions shared with other processes (shared_sessions.py)
         if self.shared is not None:
             self.shared.subscribe(self._on_fanout)
-        self.legacy_sse = (LegacySseEndpoints(app, self.limits, self.config.path, self.config.keepalive_interval)
-                           if self.config.legacy_sse else None)
+        self.legacy_sse = (
+            LegacySseEndpoints(app, self.limits, self.config.path, self.config.keepalive_interval)
+            if self.config.legacy_sse
+            else None
+        )
 
     @property
     def requests_in_flight(self) -> int:
@@ -98,16 +103,22 @@ class McpHttpApp(SessionRoutes):
         if extensions:
             sink.receive_nowait = extensions.get("mcptrio.receive_nowait")
         client = scope.get("client")
-        sink.client_address = forwarded.client_address(client[0] if client else None,
-                                                       headers.get(b"x-forwarded-for"), self._proxies)
-        sink.unread_body = (headers.get(b"content-length", b"0") not in (b"0", b"")
-                            or b"transfer-encoding" in headers)
+        sink.client_address = forwarded.client_address(
+            client[0] if client else None, headers.get(b"x-forwarded-for"), self._proxies
+        )
+        sink.unread_body = headers.get(b"content-length", b"0") not in (b"0", b"") or b"transfer-encoding" in headers
         try:
             method = scope["method"]
             path = scope["path"].rstrip("/")
             if path == self._alive_path or path == self._ready_path:  # before every check (health.py)
-                await health.answer(sink, method, alive=path == self._alive_path, draining=self.shutting_down,
-                                    plugins=self.app.plugins, capacity=self.capacity)
+                await health.answer(
+                    sink,
+                    method,
+                    alive=path == self._alive_path,
+                    draining=self.shutting_down,
+                    plugins=self.app.plugins,
+                    capacity=self.capacity,
+                )
                 return
             if self.gate is not None and path in self.gate.metadata_paths:
                 await authorization.serve_metadata(self.gate, method, sink)  # open to all, whatever the Host
@@ -115,8 +126,10 @@ class McpHttpApp(SessionRoutes):
             refused = security.check(headers, self.config)
             if refused is not None:
                 raise HttpError(refused[0], errors.invalid_request(refused[1]))
-            legacy_sse = self.legacy_sse is not None and path in (self.legacy_sse.sse_path,
-                                                                   self.legacy_sse.messages_path)
+            legacy_sse = self.legacy_sse is not None and path in (
+                self.legacy_sse.sse_path,
+                self.legacy_sse.messages_path,
+            )
             if not legacy_sse and path != self.config.path.rstrip("/"):
                 await sink.respond(404, b"Not Found", [(b"content-type", b"text/plain")])
                 return
@@ -172,8 +185,9 @@ class McpHttpApp(SessionRoutes):
                     nursery.cancel_scope.cancel()
                     return
 
-    async def _legacy_sse(self, scope: dict[str, Any], path: str, headers: dict[bytes, bytes], receive: Receive,
-                          sink: Sink) -> None:
+    async def _legacy_sse(
+        self, scope: dict[str, Any], path: str, headers: dict[bytes, bytes], receive: Receive, sink: Sink
+    ) -> None:
         """The 2024-11-05 HTTP+SSE transport: GET the stream, POST messages to its endpoint."""
         endpoints = self.legacy_sse
         assert endpoints is not None
@@ -201,10 +215,13 @@ class McpHttpApp(SessionRoutes):
     async def _post(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> None:
         content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
         if content_type != b"application/json":
-            raise HttpError(415, errors.invalid_request("Unsupported Media Type: Content-Type must be application/json"))
+            raise HttpError(
+                415, errors.invalid_request("Unsupported Media Type: Content-Type must be application/json")
+            )
         if not accepts(headers, b"application/json", b"text/event-stream"):
-            raise HttpError(406, errors.invalid_request(
-                "Not Acceptable: Accept must list application/json and text/event-stream"))
+            raise HttpError(
+                406, errors.invalid_request("Not Acceptable: Accept must list application/json and text/event-stream")
+            )
         body = await self._read_body(headers, receive, sink)
         try:
             value = orjson.loads(body)
@@ -236,15 +253,21 @@ class McpHttpApp(SessionRoutes):
         core.client_address = sink.client_address
         await self._exchange(core, value, receive, sink, era="modern", headers=[])
 
-    async def _legacy_post(self, headers: dict[bytes, bytes], header_version: str, value: Any,
-                           receive: Receive, sink: Sink) -> None:
+    async def _legacy_post(
+        self, headers: dict[bytes, bytes], header_version: str, value: Any, receive: Receive, sink: Sink
+    ) -> None:
         self._expire()
         session_id = headers.get(b"mcp-session-id")
         request_id = value.get("id") if isinstance(value, dict) else None
         if not self.config.legacy_sessions:
-            raise HttpError(400, errors.invalid_request(
-                "Bad Request: this server speaks only the stateless 2026-07-28 protocol (no initialize, no "
-                "sessions): send the _meta protocol version and the MCP-Protocol-Version header"), request_id)
+            raise HttpError(
+                400,
+                errors.invalid_request(
+                    "Bad Request: this server speaks only the stateless 2026-07-28 protocol (no initialize, no "
+                    "sessions): send the _meta protocol version and the MCP-Protocol-Version header"
+                ),
+                request_id,
+            )
         if isinstance(value, dict) and value.get("method") == "initialize" and session_id is None:
             await self._initialize(value, receive, sink)
             return
@@ -252,17 +275,24 @@ class McpHttpApp(SessionRoutes):
             raise HttpError(400, errors.invalid_request("Bad Request: Mcp-Session-Id header is required"), request_id)
         session = await self._find_session(session_id.decode("latin-1"), sink.principal, request_id)
         if header_version and header_version not in SUPPORTED_VERSIONS:
-            raise HttpError(400, errors.invalid_request(f"Unsupported MCP-Protocol-Version: {header_version[:40]!r}"),
-                            request_id)
+            raise HttpError(
+                400, errors.invalid_request(f"Unsupported MCP-Protocol-Version: {header_version[:40]!r}"), request_id
+            )
         version = session.protocol.legacy_version or ""
         if self.shared is not None:
             for message in shared_sessions.relay_targets(session, value):
                 await self.shared.publish(message)
-                log.debug("relayed a %s of session %s… to the worker holding its request", message.KIND,
-                          session_id[:6])
+                log.debug("relayed a %s of session %s… to the worker holding its request", message.KIND, session_id[:6])
         try:
-            await self._exchange(session, value, receive, sink, era="legacy",
-                                 headers=self._session_headers(session), priming=version >= "2025-11-25")
+            await self._exchange(
+                session,
+                value,
+                receive,
+                sink,
+                era="legacy",
+                headers=self._session_headers(session),
+                priming=version >= "2025-11-25",
+            )
         finally:
             self.sessions.touch(session)  # idle time counts from the end of the last request
             if self.shared is not None:
@@ -277,8 +307,15 @@ class McpHttpApp(SessionRoutes):
         self.sessions.add(session)  # findable before the client can read the answer and come back
         self.app.open_session(session)
         try:
-            await self._exchange(session, value, receive, sink, era="legacy", headers=self._session_headers(session),
-                                 before_answer=self._opened)
+            await self._exchange(
+                session,
+                value,
+                receive,
+                sink,
+                era="legacy",
+                headers=self._session_headers(session),
+                before_answer=self._opened,
+            )
         except BaseException:
             if session.protocol.state == "new" or not sink.started:
                 self._end_session(session)
@@ -302,12 +339,22 @@ class McpHttpApp(SessionRoutes):
         assert session.session_id is not None
         return [(b"mcp-session-id", session.session_id.encode())]
 
-    async def _exchange(self, core: HttpSession, value: Any, receive: Receive, sink: Sink, *, era: str,
-                        headers: list[tuple[bytes, bytes]], priming: bool = False,
-                        before_answer: Callable[[HttpSession], Awaitable[None]] | None = None) -> None:
+    async def _exchange(
+        self,
+        core: HttpSession,
+        value: Any,
+        receive: Receive,
+        sink: Sink,
+        *,
+        era: str,
+        headers: list[tuple[bytes, bytes]],
+        priming: bool = False,
+        before_answer: Callable[[HttpSession], Awaitable[None]] | None = None,
+    ) -> None:
         """Feed one POST body to a session and answer on this HTTP response."""
-        exchange = Exchange(sink, self.config, era=era, headers=headers, log=core.log, priming=priming,
-                            error_status=True)
+        exchange = Exchange(
+            sink, self.config, era=era, headers=headers, log=core.log, priming=priming, error_status=True
+        )
         if core.log is not None:
             exchange.on_stream = core.track  # findable for Last-Event-ID once it has event ids
         requests: list[IncomingRequest] = []
@@ -337,8 +384,9 @@ class McpHttpApp(SessionRoutes):
                 await sink.respond(202, b"", headers)
             return
         # A listen stream only waits: it takes a stream slot, not one of max_requests (capacity.py).
-        listen_key = (client_key(sink.principal, sink.client_address)
-                      if len(requests) == 1 and requests[0].spec.stream else None)
+        listen_key = (
+            client_key(sink.principal, sink.client_address) if len(requests) == 1 and requests[0].spec.stream else None
+        )
         try:
             if listen_key is not None:
                 self.capacity.open_stream(listen_key, requests[0].method, requests[0].id)
@@ -426,7 +474,6 @@ def _is_modern(value: Any) -> bool:
     params = value.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
     return isinstance(meta, dict) and META_VERSION in meta
-
 
 
 def _route(path: str | None) -> str | None:

@@ -7,9 +7,10 @@ from typing import Any
 import trio
 
 from ...protocol import errors
-from .exchange import Sink
 from ..net.refusal import HttpError
-from .asgi_io import Receive
+from .exchange import Sink
+from .server.asgi_io import Receive
+
 
 async def read_body(headers: dict[bytes, bytes], receive: Receive, sink: Sink, limit: int, timeout: float) -> bytes:
     """The whole request body, at most ``limit`` bytes (413), arriving within ``timeout`` s (408)."""
@@ -34,8 +35,9 @@ async def read_body(headers: dict[bytes, bytes], receive: Receive, sink: Sink, l
             with trio.move_on_at(deadline) as waited:
                 message = await receive()
             if waited.cancelled_caught:
-                raise HttpError(408, errors.invalid_request(
-                    f"Request Timeout: the body did not arrive within {timeout:g} s"))
+                raise HttpError(
+                    408, errors.invalid_request(f"Request Timeout: the body did not arrive within {timeout:g} s")
+                )
             assert message is not None  # (received: the scope was not cancelled)
         if message["type"] == "http.disconnect":
             raise HttpError(400, errors.invalid_request("client went away before sending the whole body"))
@@ -47,7 +49,6 @@ async def read_body(headers: dict[bytes, bytes], receive: Receive, sink: Sink, l
         if not message.get("more_body", False):
             sink.body_read = True
             return b"".join(chunks)
-
 
 
 def _server_queue(receive: Receive) -> trio.MemoryReceiveChannel[dict[str, Any]] | None:

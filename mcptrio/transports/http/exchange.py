@@ -10,16 +10,17 @@ connection, which the server then reports as ``http.disconnect`` and the request
 from __future__ import annotations
 
 import math
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import orjson
 import trio
 
 from ...protocol import errors
-from ...runtime.quiet_lock import QuietLock
-from . import sse
 from ..net.config import HttpConfig
+from . import sse
 from .event_log import EventLog
+from .server.quiet_lock import QuietLock
 
 AsgiSend = Callable[[dict[str, Any]], Awaitable[None]]
 JSON_HEADERS = [(b"content-type", b"application/json")]
@@ -87,8 +88,9 @@ class Sink:
         if self._held or self._head is not None:
             await self.write(b"")
 
-    async def respond(self, status: int, body: bytes, headers: list[tuple[bytes, bytes]], *,
-                      final: bool = False) -> None:
+    async def respond(
+        self, status: int, body: bytes, headers: list[tuple[bytes, bytes]], *, final: bool = False
+    ) -> None:
         """The whole response at once (nothing was started): status, headers and a sized body."""
         headers = headers + [(b"content-length", str(len(body)).encode())]
         if self.unread_body and not self.body_read and (b"connection", b"close") not in headers:
@@ -98,8 +100,13 @@ class Sink:
             if self.started:
                 return
             self.started = self.ended = True
-            await self._emit([{"type": "http.response.start", "status": status, "headers": headers},
-                              {"type": "http.response.body", "body": body, "more_body": False}], final)
+            await self._emit(
+                [
+                    {"type": "http.response.start", "status": status, "headers": headers},
+                    {"type": "http.response.body", "body": body, "more_body": False},
+                ],
+                final,
+            )
 
     async def _emit(self, messages: list[dict[str, Any]], final: bool) -> None:
         if final and self.owner_sends_final:
@@ -161,9 +168,18 @@ def status_for(message: Any, era: str, protocol_level: bool) -> int:
 class Exchange:
     """The route of one POST's request(s), or of a legacy session's standalone GET stream."""
 
-    def __init__(self, sink: Sink | None, config: HttpConfig, *, era: str, headers: list[tuple[bytes, bytes]],
-                 log: EventLog | None = None, priming: bool = False, error_status: bool = True,
-                 standalone: bool = False) -> None:
+    def __init__(
+        self,
+        sink: Sink | None,
+        config: HttpConfig,
+        *,
+        era: str,
+        headers: list[tuple[bytes, bytes]],
+        log: EventLog | None = None,
+        priming: bool = False,
+        error_status: bool = True,
+        standalone: bool = False,
+    ) -> None:
         self.sink = sink
         self.config = config
         self.era = era
@@ -202,8 +218,9 @@ class Exchange:
         if sink is not None and not sink.started and self.config.response_mode != "sse":
             if final:
                 status = status_for(message, self.era, self.error_status)
-                await sink.respond(status, data, JSON_HEADERS + self.headers + retry_headers(message, status),
-                                   final=True)
+                await sink.respond(
+                    status, data, JSON_HEADERS + self.headers + retry_headers(message, status), final=True
+                )
                 self.done = True
                 return
             if self.config.response_mode == "json":

@@ -25,7 +25,7 @@ def decode_value(raw: bytes) -> str:
         raise mismatch("header value is not ASCII") from None
     if text.startswith(_SENTINEL_HEAD) and text.endswith(_SENTINEL_TAIL) and len(text) >= 11:
         try:
-            return base64.b64decode(text[len(_SENTINEL_HEAD):-len(_SENTINEL_TAIL)], validate=True).decode("utf-8")
+            return base64.b64decode(text[len(_SENTINEL_HEAD) : -len(_SENTINEL_TAIL)], validate=True).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError):
             raise mismatch("header value has an invalid base64 encoding") from None
     if _CONTROL.search(text):
@@ -37,8 +37,9 @@ def mismatch(detail: str) -> McpError:
     return McpError(errors.HEADER_MISMATCH, f"Header mismatch: {detail}")
 
 
-def check(headers: dict[bytes, bytes], message: dict[str, Any],
-          header_params: list[tuple[str, tuple[str, ...]]] | None) -> None:
+def check(
+    headers: dict[bytes, bytes], message: dict[str, Any], header_params: list[tuple[str, tuple[str, ...]]] | None
+) -> None:
     """Raise a -32020 McpError unless the mirrored headers match the request body;
     ``header_params``: the called tool's mirrored arguments (``ToolSignature.header_params``)."""
     method = message.get("method")
@@ -49,13 +50,17 @@ def check(headers: dict[bytes, bytes], message: dict[str, Any],
     if header_version is None:
         raise mismatch("MCP-Protocol-Version header is required")
     if body_version is not None and header_version.decode("latin-1") != body_version:
-        raise mismatch(f"MCP-Protocol-Version header value {header_version.decode('latin-1')!r} does not "
-                       f"match body value {body_version!r}")
+        raise mismatch(
+            f"MCP-Protocol-Version header value {header_version.decode('latin-1')!r} does not "
+            f"match body value {body_version!r}"
+        )
     header_method = headers.get(b"mcp-method")
     if header_method is None:
         raise mismatch("Mcp-Method header is required")
     if decode_value(header_method) != method:
-        raise mismatch(f"Mcp-Method header value {header_method.decode('latin-1')!r} does not match body value {method!r}")
+        raise mismatch(
+            f"Mcp-Method header value {header_method.decode('latin-1')!r} does not match body value {method!r}"
+        )
     spec = METHODS.get(method)  # (a str: it matched Mcp-Method)
     if spec is None:
         return
@@ -69,8 +74,9 @@ def check(headers: dict[bytes, bytes], message: dict[str, Any],
         _check_params(headers, params.get(spec.mcp_params), header_params)
 
 
-def _check_params(headers: dict[bytes, bytes], arguments: Any,
-                  header_params: list[tuple[str, tuple[str, ...]]]) -> None:
+def _check_params(
+    headers: dict[bytes, bytes], arguments: Any, header_params: list[tuple[str, tuple[str, ...]]]
+) -> None:
     for name, path in header_params:
         value: Any = arguments
         for key in path:

@@ -28,8 +28,9 @@ def ready_body(plugins: list[str], capacity: Capacity) -> bytes:
     return orjson.dumps(body)
 
 
-async def answer(sink: Sink, method: str, *, alive: bool, draining: bool, plugins: list[str],
-                 capacity: Capacity) -> None:
+async def answer(
+    sink: Sink, method: str, *, alive: bool, draining: bool, plugins: list[str], capacity: Capacity
+) -> None:
     """The answer of the health route ``alive`` (``/healthz``) or readiness (``/readyz``)."""
     if method not in ("GET", "HEAD"):
         await sink.respond(405, b"Method Not Allowed", [(b"allow", b"GET, HEAD")])

@@ -8,7 +8,8 @@ that closes its connection needs no write: the server's read sees it at once.
 Why one task and not a timer per stream: a timer costs a timeout delivered through the ASGI
 ``receive`` and a write per probe, in pieces that run between the scheduler passes of every other
 request (bench/README.md, "Fast calls among slow ones", has the figures).  Here the watchers wait
-for a disconnect without a timeout, and one task, the prober, keeps the streams' turns: running calls, each about every ``probe_interval``,
+for a disconnect without a timeout, and one task, the prober, keeps the streams' turns:
+running calls, each about every ``probe_interval``,
 and ``subscriptions/listen`` streams, every ``keepalive_interval``.  A stream's first turn falls at
 a random point of its first interval and keeps its place after, so the writes are spread evenly
 however the streams arrived.  Calls' probes stay within ``max_probe_rate`` a second: with more

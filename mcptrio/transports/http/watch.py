@@ -27,7 +27,8 @@ nursery of its own, from the start, and probes its own stream.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import trio

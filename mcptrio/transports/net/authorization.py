@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from ...protocol.events import IncomingRequest
 
 
-
 class Responder(Protocol):
     """Where a refusal or the metadata is written: an HTTP response not yet started."""
 
@@ -36,9 +35,12 @@ class Responder(Protocol):
     async def respond(self, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None: ...
 
 
-CORS = [(b"access-control-allow-origin", b"*"), (b"access-control-allow-methods", b"GET, OPTIONS"),
-        (b"access-control-allow-headers", b"mcp-protocol-version, authorization"),
-        (b"access-control-max-age", b"86400")]
+CORS = [
+    (b"access-control-allow-origin", b"*"),
+    (b"access-control-allow-methods", b"GET, OPTIONS"),
+    (b"access-control-allow-headers", b"mcp-protocol-version, authorization"),
+    (b"access-control-max-age", b"86400"),
+]
 
 
 async def serve_metadata(gate: Gate, method: str, sink: Responder) -> None:
@@ -47,8 +49,9 @@ async def serve_metadata(gate: Gate, method: str, sink: Responder) -> None:
         await sink.respond(204, b"", CORS)
     elif method in ("GET", "HEAD"):
         body = gate.metadata if method == "GET" else b""
-        await sink.respond(200, body, [(b"content-type", b"application/json"),
-                                       (b"cache-control", b"public, max-age=3600")] + CORS)
+        await sink.respond(
+            200, body, [(b"content-type", b"application/json"), (b"cache-control", b"public, max-age=3600")] + CORS
+        )
     else:
         await sink.respond(405, b"Method Not Allowed", [(b"allow", b"GET, HEAD, OPTIONS")] + CORS)
 
@@ -94,5 +97,7 @@ def expiry_deadline(principal: Principal | None) -> float:
 def resource_check(config: AuthConfig, host: str) -> None:
     """A wildcard bind has no one URL clients use: with authorization on it needs ``public_url``."""
     if config.public_url is None and host in ("0.0.0.0", "::", ""):
-        raise ValueError(f"authorization on a server bound to {host or 'every address'} needs a public URL "
-                         "(--public-url https://mcp.example.com/mcp): tokens are checked against it")
+        raise ValueError(
+            f"authorization on a server bound to {host or 'every address'} needs a public URL "
+            "(--public-url https://mcp.example.com/mcp): tokens are checked against it"
+        )

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Any, Hashable, Iterator
+from collections.abc import Hashable, Iterator
+from typing import Any
 
 from ...auth.principal import Principal
 from ...protocol import errors
@@ -28,8 +29,11 @@ from .refusal import HttpError
 log = logging.getLogger("mcptrio.access")
 
 MAX_REQUESTS, MAX_STREAMS, MAX_STREAMS_PER_CLIENT = "max_requests", "max_streams", "max_streams_per_client"
-FLAGS = {MAX_REQUESTS: "--max-requests", MAX_STREAMS: "--max-streams",
-         MAX_STREAMS_PER_CLIENT: "--max-streams-per-client"}
+FLAGS = {
+    MAX_REQUESTS: "--max-requests",
+    MAX_STREAMS: "--max-streams",
+    MAX_STREAMS_PER_CLIENT: "--max-streams-per-client",
+}
 RETRY_AFTER = {MAX_REQUESTS: 1, MAX_STREAMS: 5, MAX_STREAMS_PER_CLIENT: 5}  # a listener leaves less often
 
 ClientKey = tuple[str, Hashable]  # ("principal", subject) or ("address", address)
@@ -68,8 +72,9 @@ class Capacity:
     def start_work(self, count: int, request_id: Any = None) -> None:
         """``count`` requests begin; ``LimitReached`` when they would pass ``max_requests``."""
         if self.working + count > self.max_requests:
-            raise self.refuse(MAX_REQUESTS, f"server busy: {self.max_requests} requests in flight", "request",
-                              request_id=request_id)
+            raise self.refuse(
+                MAX_REQUESTS, f"server busy: {self.max_requests} requests in flight", "request", request_id=request_id
+            )
         self.working += count
 
     def end_work(self, count: int) -> None:
@@ -79,11 +84,17 @@ class Capacity:
         """A stream opens for ``key``; ``LimitReached`` when either stream limit is reached."""
         held = self.streams_by_client.get(key, 0)
         if self.streams >= self.max_streams:
-            raise self.refuse(MAX_STREAMS, f"too many open streams: {self.streams}, this server's limit", what, key,
-                              request_id)
+            raise self.refuse(
+                MAX_STREAMS, f"too many open streams: {self.streams}, this server's limit", what, key, request_id
+            )
         if held >= self.max_streams_per_client:
-            raise self.refuse(MAX_STREAMS_PER_CLIENT, f"too many open streams from this client: {held}, the limit "
-                              "per client", what, key, request_id)
+            raise self.refuse(
+                MAX_STREAMS_PER_CLIENT,
+                f"too many open streams from this client: {held}, the limit per client",
+                what,
+                key,
+                request_id,
+            )
         self.streams += 1
         self.streams_by_client[key] = held + 1
 
@@ -104,8 +115,9 @@ class Capacity:
         finally:
             self.close_stream(key)
 
-    def refuse(self, limit: str, message: str, what: str, key: ClientKey | None = None,
-               request_id: Any = None) -> LimitReached:
+    def refuse(
+        self, limit: str, message: str, what: str, key: ClientKey | None = None, request_id: Any = None
+    ) -> LimitReached:
         """Count a refusal by ``limit``, log it on ``mcptrio.access``, and make its error."""
         self.refused[limit] += 1
         fields: dict[str, Any] = {"outcome": "refused", "limit": limit}
@@ -116,8 +128,13 @@ class Capacity:
 
     def report(self) -> dict[str, Any]:
         """What ``/readyz`` shows: each limit, how much of it is in use, and what it refused."""
-        return {"requests": {"in_flight": self.working, "limit": self.max_requests,
-                             "refused": self.refused[MAX_REQUESTS]},
-                "streams": {"open": self.streams, "limit": self.max_streams,
-                            "limit_per_client": self.max_streams_per_client, "refused": self.refused[MAX_STREAMS],
-                            "refused_per_client": self.refused[MAX_STREAMS_PER_CLIENT]}}
+        return {
+            "requests": {"in_flight": self.working, "limit": self.max_requests, "refused": self.refused[MAX_REQUESTS]},
+            "streams": {
+                "open": self.streams,
+                "limit": self.max_streams,
+                "limit_per_client": self.max_streams_per_client,
+                "refused": self.refused[MAX_STREAMS],
+                "refused_per_client": self.refused[MAX_STREAMS_PER_CLIENT],
+            },
+        }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import attrs
 
@@ -48,6 +48,12 @@ class HttpConfig:
     session_idle_timeout: float = 1800.0  # legacy sessions unused this long are ended
     header_timeout: float = 30.0  # a request head must arrive within this long; idle keep-alive too
     body_timeout: float = 30.0  # a request body must arrive within this long (slow clients: 408)
+    # What every connection is held to, whichever server runs the endpoint (http/connections.py):
+    max_head_size: int = 64 * 1024  # request line and headers, in bytes (beyond: 431)
+    max_headers: int = 100  # header fields in one request (beyond: 431)
+    write_timeout: float = 30.0  # a write the client does not take within this long closes its connection
+    # open at once (HTTP; room for every stream and request, and idle ones): beyond, a new one gets 503
+    max_connections: int = 25_000
     max_sessions: int = 10_000  # legacy sessions at once; beyond, initialize gets 503 + Retry-After
     # Work and waiting, bounded apart (capacity.py; the sizes: docs/guides/configuration.md).
     max_requests: int = 2_000  # requests whose handlers run at once; beyond, 503 + Retry-After

@@ -10,9 +10,9 @@ header is ignored, since a client can write whatever it likes there.
 from __future__ import annotations
 
 import ipaddress
-from typing import Iterable, Union
+from collections.abc import Iterable
 
-Network = Union[ipaddress.IPv4Network, ipaddress.IPv6Network]
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 def parse_networks(specs: Iterable[str]) -> tuple[Network, ...]:

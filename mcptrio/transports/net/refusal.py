@@ -17,8 +17,9 @@ from ...protocol.session import error_message
 class HttpError(Exception):
     """Answer the HTTP request with this status and a JSON-RPC error body (id when known)."""
 
-    def __init__(self, status: int, error: McpError, request_id: Any = None,
-                 headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    def __init__(
+        self, status: int, error: McpError, request_id: Any = None, headers: list[tuple[bytes, bytes]] | None = None
+    ) -> None:
         super().__init__(error.message)
         self.status = status
         self.error = error

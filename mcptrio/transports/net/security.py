@@ -12,7 +12,7 @@ def host_name(host: str) -> str:
     """``"[::1]:8000"`` → ``"::1"``, ``"localhost:80"`` → ``"localhost"``."""
     host = host.strip().lower()
     if host.startswith("["):
-        return host[1:host.find("]")] if "]" in host else host
+        return host[1 : host.find("]")] if "]" in host else host
     if host.count(":") == 1:
         return host.split(":", 1)[0]
     return host

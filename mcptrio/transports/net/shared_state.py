@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from ...state import StateUnavailable, StateUrl, parse_state_url
 
@@ -25,8 +26,9 @@ async def shared_state(app: App, state: str | StateUrl | None, config: HttpConfi
         from ...state.redis import open_redis_state
     except ImportError:
         raise StateUnavailable("shared state needs coredis: pip install 'mcptrio[redis]'") from None
-    async with open_redis_state(url, event_log_size=config.event_log_size,
-                                event_log_age=config.event_log_age or config.session_idle_timeout) as shared:
+    async with open_redis_state(
+        url, event_log_size=config.event_log_size, event_log_age=config.event_log_age or config.session_idle_timeout
+    ) as shared:
         app.share_state(shared)
         try:
             yield shared

@@ -22,6 +22,12 @@ async def echo(text: str) -> str:
 
 
 @plugin.tool(annotations={"readOnlyHint": True})
+def echo_sync(text: str) -> str:
+    """Return the text unchanged, from a plain function (run in a worker thread)."""
+    return text
+
+
+@plugin.tool(annotations={"readOnlyHint": True})
 async def sleep(ms: int) -> str:
     """Sleep for ms milliseconds, counting calls started, completed and cancelled."""
     stats["started"] += 1

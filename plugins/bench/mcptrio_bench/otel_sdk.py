@@ -11,18 +11,22 @@ from __future__ import annotations
 
 import os
 
-import mcptrio
 from opentelemetry import metrics, trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import ConsoleMetricExporter, PeriodicExportingMetricReader
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
 
+import mcptrio
+
 _sink = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
 _tracer_provider = TracerProvider()
 _tracer_provider.add_span_processor(BatchSpanProcessor(ConsoleSpanExporter(out=_sink)))
 trace.set_tracer_provider(_tracer_provider)
-metrics.set_meter_provider(MeterProvider(metric_readers=[
-    PeriodicExportingMetricReader(ConsoleMetricExporter(out=_sink), export_interval_millis=10_000)]))
+metrics.set_meter_provider(
+    MeterProvider(
+        metric_readers=[PeriodicExportingMetricReader(ConsoleMetricExporter(out=_sink), export_interval_millis=10_000)]
+    )
+)
 
 plugin = mcptrio.Registry("bench_otel_sdk")

@@ -3,10 +3,10 @@
 import json
 
 import trio
+from mcptrio_bench import plugin, stats
 
 import mcptrio
 from mcptrio.testing import open_client
-from mcptrio_bench import plugin, stats
 
 
 def make_app():

@@ -11,7 +11,7 @@ round-trip). ``SCENARIOS.md`` next to this package maps each scenario to its fix
 from __future__ import annotations
 
 # Registration order is listing order: tools first, as the suite calls the first listed tool.
-from . import tools, resources, prompts, input_required, diagnostics, tasks  # noqa: F401
+from . import diagnostics, input_required, prompts, resources, tasks, tools  # noqa: F401
 from .registry import plugin
 
 __all__ = ["plugin"]

@@ -17,8 +17,12 @@ def red_pixel_png() -> bytes:
     """A valid 1x1 PNG whose one pixel is opaque red (8-bit RGBA)."""
     header = struct.pack(">IIBBBBB", 1, 1, 8, 6, 0, 0, 0)  # width, height, depth, RGBA, deflate, filter, no interlace
     scanline = b"\x00" + bytes((255, 0, 0, 255))  # filter byte "none", then one RGBA pixel
-    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
-            + _png_chunk(b"IDAT", zlib.compress(scanline)) + _png_chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", header)
+        + _png_chunk(b"IDAT", zlib.compress(scanline))
+        + _png_chunk(b"IEND", b"")
+    )
 
 
 def silent_wav(frames: int = 8, rate: int = 8000) -> bytes:

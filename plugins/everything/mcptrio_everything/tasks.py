@@ -20,8 +20,11 @@ async def greet(name: str = "World") -> str:
     return f"Hello, {name}!"
 
 
-@plugin.tool(task="optional", title="Tasks: slow computation",
-             description="Sleeps `seconds` seconds, then answers (a task when the client supports tasks)")
+@plugin.tool(
+    task="optional",
+    title="Tasks: slow computation",
+    description="Sleeps `seconds` seconds, then answers (a task when the client supports tasks)",
+)
 async def slow_compute(seconds: float = 1.0) -> str:
     if not 0 <= seconds <= 600:
         raise ToolError("seconds must be between 0 and 600")
@@ -29,15 +32,19 @@ async def slow_compute(seconds: float = 1.0) -> str:
     return f"Computed after {seconds:g} s"
 
 
-@plugin.tool(task="required", title="Tasks: failing job",
-             description="Runs only as a task; reports a tool error after about a second")
+@plugin.tool(
+    task="required",
+    title="Tasks: failing job",
+    description="Runs only as a task; reports a tool error after about a second",
+)
 async def failing_job() -> str:
     await trio.sleep(1)
     raise ToolError("the job failed (as it always does)")
 
 
-@plugin.tool(task="optional", title="Tasks: protocol error",
-             description="Fails with a JSON-RPC error, so its task ends failed")
+@plugin.tool(
+    task="optional", title="Tasks: protocol error", description="Fails with a JSON-RPC error, so its task ends failed"
+)
 async def protocol_error_job() -> str:
     await trio.sleep(0.1)
     # A JSON-RPC error, not a tool result: the task ends "failed".  (Invalid params rather than an
@@ -45,26 +52,42 @@ async def protocol_error_job() -> str:
     raise McpError(-32602, "protocol_error_job always fails with a JSON-RPC error")
 
 
-@plugin.tool(task="optional", title="Tasks: confirm a deletion",
-             description="Asks the user to confirm (one elicitation), then reports what it did")
+@plugin.tool(
+    task="optional",
+    title="Tasks: confirm a deletion",
+    description="Asks the user to confirm (one elicitation), then reports what it did",
+)
 async def confirm_delete(ctx: Context, filename: str = "example.txt") -> str:
     confirmed = await ask_form(ctx, "confirm", f"Delete {filename}?", "confirm", "boolean")
     return f"Deleted {filename}" if confirmed else f"Kept {filename}"
 
 
-@plugin.tool(task="optional", title="Tasks: two questions at once",
-             description="Asks two questions at the same time (two pending inputRequests), then answers")
+@plugin.tool(
+    task="optional",
+    title="Tasks: two questions at once",
+    description="Asks two questions at the same time (two pending inputRequests), then answers",
+)
 async def multi_input(ctx: Context) -> str:
     first, second = form("Your first name?", "first"), form("Your last name?", "last")
-    answers = await ctx.ask_many({"first_name": {"method": "elicitation/create", "params": first},
-                                  "last_name": {"method": "elicitation/create", "params": second}})
-    names = [(answers[key].get("content") or {}).get(field, "?") for key, field in
-             (("first_name", "first"), ("last_name", "last"))]
+    answers = await ctx.ask_many(
+        {
+            "first_name": {"method": "elicitation/create", "params": first},
+            "last_name": {"method": "elicitation/create", "params": second},
+        }
+    )
+    names = [
+        (answers[key].get("content") or {}).get(field, "?")
+        for key, field in (("first_name", "first"), ("last_name", "last"))
+    ]
     return f"Hello, {' '.join(str(n) for n in names)}!"
 
 
-@plugin.tool(task="required", input_first=True, title="Tasks: input, then a task",
-             description="Asks the user's name by multi round-trip, then finishes as a task")
+@plugin.tool(
+    task="required",
+    input_first=True,
+    title="Tasks: input, then a task",
+    description="Asks the user's name by multi round-trip, then finishes as a task",
+)
 async def test_tool_with_task(ctx: Context) -> str:
     name = await ask_form(ctx, "user_name", "What is your name?", "name")
     await ctx.start_task()

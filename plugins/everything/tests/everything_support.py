@@ -11,20 +11,23 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+from collections.abc import AsyncIterator
 from functools import cache
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import jsonschema
+import mcptrio_everything
 
 from mcptrio import App, McpError
 from mcptrio.testing import open_client
 
-import mcptrio_everything
-
 SCHEMA_DIR = Path(__file__).resolve().parents[3] / "tests" / "data" / "spec" / "schema"
-WIRE_SCHEMAS = {rev: SCHEMA_DIR / rev / "schema.json" for rev in ("2025-11-25", "2026-07-28")
-                if (SCHEMA_DIR / rev / "schema.json").is_file()}
+WIRE_SCHEMAS = {
+    rev: SCHEMA_DIR / rev / "schema.json"
+    for rev in ("2025-11-25", "2026-07-28")
+    if (SCHEMA_DIR / rev / "schema.json").is_file()
+}
 
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
 VERSION = {"legacy": LEGACY, "modern": MODERN}
@@ -33,9 +36,19 @@ VERSION = {"legacy": LEGACY, "modern": MODERN}
 ALL_CAPABILITIES = {"sampling": {}, "elicitation": {}, "roots": {"listChanged": True}}
 
 # Envelope names the suite never validates a message against (they are unions or bases).
-_GENERIC = {"JSONRPCRequest", "JSONRPCNotification", "JSONRPCMessage", "ClientRequest", "ClientNotification",
-            "ClientResult", "ClientMessage", "ServerRequest", "ServerNotification", "ServerResult",
-            "ServerMessage"}
+_GENERIC = {
+    "JSONRPCRequest",
+    "JSONRPCNotification",
+    "JSONRPCMessage",
+    "ClientRequest",
+    "ClientNotification",
+    "ClientResult",
+    "ClientMessage",
+    "ServerRequest",
+    "ServerNotification",
+    "ServerResult",
+    "ServerMessage",
+}
 
 
 class WireError(AssertionError):
@@ -83,7 +96,8 @@ class Wire:
         if "error" in message:
             code = message["error"].get("code")
             name = self.error_defs.get(code) or next(
-                n for n in ("JSONRPCErrorResponse", "JSONRPCError") if n in self.defs)
+                n for n in ("JSONRPCErrorResponse", "JSONRPCError") if n in self.defs
+            )
             self.check(name, message, f"the error answering {method}")
             return
         result = message["result"]
@@ -106,8 +120,16 @@ def wire_for(revision: str) -> Wire | None:
 
 # -- the mock client's answers (the suite's mockElicitResponse & co.) -----------------------------
 
-NAMED_ANSWERS = {"name": "Alice", "username": "testuser", "email": "test@example.com", "ok": True,
-                 "color": "blue", "context": "test context", "value": "v", "confirmed": True}
+NAMED_ANSWERS = {
+    "name": "Alice",
+    "username": "testuser",
+    "email": "test@example.com",
+    "ok": True,
+    "color": "blue",
+    "context": "test context",
+    "value": "v",
+    "confirmed": True,
+}
 
 
 def _first_choice(schema: dict[str, Any]) -> Any:
@@ -140,8 +162,12 @@ def elicit_answer(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def sampling_answer(text: str = "The capital of France is Paris.") -> dict[str, Any]:
-    return {"role": "assistant", "content": {"type": "text", "text": text}, "model": "test-model",
-            "stopReason": "endTurn"}
+    return {
+        "role": "assistant",
+        "content": {"type": "text", "text": text},
+        "model": "test-model",
+        "stopReason": "endTurn",
+    }
 
 
 ROOTS = {"roots": [{"uri": "file:///test/root", "name": "Test Root"}]}
@@ -160,6 +186,7 @@ def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
 
 # -- the probe: a client that validates what the server sends ----------------------------------
 
+
 class Probe:
     """Wraps the testing client: every result, error, notification and request is schema-checked."""
 
@@ -176,16 +203,23 @@ class Probe:
     def notified(self, method: str) -> list[dict[str, Any]]:
         return [n for n in self.client.notifications if n["method"] == method]
 
-    async def raw(self, method: str, params: dict[str, Any] | None = None, *,
-                  meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def raw(
+        self, method: str, params: dict[str, Any] | None = None, *, meta: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """The whole response message, validated."""
         message = await self.client.response(method, params or {}, meta=meta)
         if self.wire is not None:
             self.wire.response(method, message)
         return message
 
-    async def request(self, method: str, params: dict[str, Any] | None = None, *,
-                      meta: dict[str, Any] | None = None, resolve: bool = True) -> dict[str, Any]:
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        meta: dict[str, Any] | None = None,
+        resolve: bool = True,
+    ) -> dict[str, Any]:
         """The result; an error raises ``McpError``; ``resolve`` answers InputRequiredResults and retries."""
         params = dict(params or {})
         while True:
@@ -199,8 +233,7 @@ class Probe:
             requests = result.get("inputRequests") or {}
             for request in requests.values():
                 self.asked.append((request["method"], request.get("params") or {}))
-            params["inputResponses"] = {key: answer(r["method"], r.get("params") or {})
-                                        for key, r in requests.items()}
+            params["inputResponses"] = {key: answer(r["method"], r.get("params") or {}) for key, r in requests.items()}
             if "requestState" in result:
                 params["requestState"] = result["requestState"]
             else:
@@ -222,8 +255,9 @@ def make_app() -> App:
 
 
 @contextlib.asynccontextmanager
-async def connect(era: str, *, capabilities: dict[str, Any] | None = None,
-                  app: App | None = None) -> AsyncIterator[Probe]:
+async def connect(
+    era: str, *, capabilities: dict[str, Any] | None = None, app: App | None = None
+) -> AsyncIterator[Probe]:
     """A Probe on a fresh App serving the plugin, in ``era`` ("legacy" or "modern")."""
     capabilities = copy.deepcopy(ALL_CAPABILITIES if capabilities is None else capabilities)
     probe: Probe | None = None
@@ -236,11 +270,13 @@ async def connect(era: str, *, capabilities: dict[str, Any] | None = None,
                 request = {"jsonrpc": "2.0", "id": "server-request", "method": method, "params": params}
                 probe.wire.message(request, f"the server→client request {method}")
             return answer(method, params)
+
         return handle
 
     handlers = {m: handler(m) for m in ("elicitation/create", "sampling/createMessage", "roots/list")}
-    async with open_client(app or make_app(), era=era, version=VERSION[era], capabilities=capabilities,
-                           handlers=handlers) as client:
+    async with open_client(
+        app or make_app(), era=era, version=VERSION[era], capabilities=capabilities, handlers=handlers
+    ) as client:
         probe = Probe(client, era)
         if era == "legacy" and probe.wire is not None:
             probe.wire.check("InitializeResult", client.initialize_result, "the initialize result")

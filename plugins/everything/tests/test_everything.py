@@ -14,13 +14,11 @@ import re
 
 import pytest
 import trio
-
-from mcptrio import McpError
-
 from everything_support import ALL_CAPABILITIES, WIRE_SCHEMAS, connect, make_app
-
 from mcptrio_everything.media import PNG_BASE64, WAV_BASE64
 from mcptrio_everything.tools import JSON_SCHEMA_2020_12
+
+from mcptrio import McpError
 
 BOTH = pytest.mark.parametrize("era", ["legacy", "modern"])
 LEGACY_ONLY = pytest.mark.parametrize("era", ["legacy"])
@@ -28,18 +26,41 @@ LEGACY_ONLY = pytest.mark.parametrize("era", ["legacy"])
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")  # alpha.12's tools-name-format rule
 
 SUITE_TOOLS = {
-    "test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
-    "test_multiple_content_types", "test_tool_with_logging", "test_tool_with_progress", "test_error_handling",
-    "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums",
-    "json_schema_2020_12_tool", "test_reconnection", "test_missing_capability", "test_streaming_elicitation",
-    "test_logging_tool", "test_trigger_tool_change", "test_trigger_prompt_change",
-    "test_input_required_result_elicitation", "test_input_required_result_sampling",
-    "test_input_required_result_list_roots", "test_input_required_result_request_state",
-    "test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
-    "test_input_required_result_tampered_state", "test_input_required_result_capabilities",
+    "test_simple_text",
+    "test_image_content",
+    "test_audio_content",
+    "test_embedded_resource",
+    "test_multiple_content_types",
+    "test_tool_with_logging",
+    "test_tool_with_progress",
+    "test_error_handling",
+    "test_sampling",
+    "test_elicitation",
+    "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums",
+    "json_schema_2020_12_tool",
+    "test_reconnection",
+    "test_missing_capability",
+    "test_streaming_elicitation",
+    "test_logging_tool",
+    "test_trigger_tool_change",
+    "test_trigger_prompt_change",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_sampling",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_request_state",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_tampered_state",
+    "test_input_required_result_capabilities",
 }
-SUITE_PROMPTS = {"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource",
-                 "test_prompt_with_image", "test_input_required_result_prompt"}
+SUITE_PROMPTS = {
+    "test_simple_prompt",
+    "test_prompt_with_arguments",
+    "test_prompt_with_embedded_resource",
+    "test_prompt_with_image",
+    "test_input_required_result_prompt",
+}
 SUITE_RESOURCES = {"test://static-text", "test://static-binary", "test://watched-resource"}
 
 
@@ -55,9 +76,9 @@ def test_wire_schemas_present() -> None:
 
 
 def test_plugin_is_the_entry_point() -> None:
-    from mcptrio import plugins
-
     import mcptrio_everything
+
+    from mcptrio import plugins
 
     assert plugins.load("everything") is mcptrio_everything.plugin
     app = plugins.build_app(["everything"])
@@ -65,6 +86,7 @@ def test_plugin_is_the_entry_point() -> None:
 
 
 # -- listings: tools-list, prompts-list, resources-list ------------------------------------------
+
 
 @BOTH
 async def test_tools_list(era: str) -> None:
@@ -100,6 +122,7 @@ async def test_prompts_and_resources_list(era: str) -> None:
 
 # -- tools-call-* --------------------------------------------------------------------------------
 
+
 @BOTH
 async def test_simple_text(era: str) -> None:
     async with connect(era) as probe:
@@ -130,8 +153,16 @@ async def test_audio_content(era: str) -> None:
 async def test_embedded_resource(era: str) -> None:
     async with connect(era) as probe:
         result = await probe.call("test_embedded_resource")
-    assert result["content"] == [{"type": "resource", "resource": {
-        "uri": "test://embedded-resource", "mimeType": "text/plain", "text": "This is an embedded resource content."}}]
+    assert result["content"] == [
+        {
+            "type": "resource",
+            "resource": {
+                "uri": "test://embedded-resource",
+                "mimeType": "text/plain",
+                "text": "This is an embedded resource content.",
+            },
+        }
+    ]
 
 
 @BOTH
@@ -162,7 +193,10 @@ async def test_tool_with_logging(era: str, autojump_clock: trio.testing.MockCloc
         only_text(await probe.call("test_tool_with_logging"))
         messages = probe.notified("notifications/message")
     assert [(m["params"]["level"], m["params"]["data"]) for m in messages] == [
-        ("info", "Tool execution started"), ("info", "Tool processing data"), ("info", "Tool execution completed")]
+        ("info", "Tool execution started"),
+        ("info", "Tool processing data"),
+        ("info", "Tool execution completed"),
+    ]
 
 
 @BOTH
@@ -171,7 +205,10 @@ async def test_tool_with_progress(era: str, autojump_clock: trio.testing.MockClo
         only_text(await probe.call("test_tool_with_progress", meta={"progressToken": "progress-test-1"}))
         updates = [n["params"] for n in probe.notified("notifications/progress")]
     assert [(u["progressToken"], u["progress"], u["total"]) for u in updates] == [
-        ("progress-test-1", 0, 100), ("progress-test-1", 50, 100), ("progress-test-1", 100, 100)]
+        ("progress-test-1", 0, 100),
+        ("progress-test-1", 50, 100),
+        ("progress-test-1", 100, 100),
+    ]
 
 
 @BOTH
@@ -185,9 +222,15 @@ async def test_tool_with_progress_without_token(era: str, autojump_clock: trio.t
 async def test_sampling(era: str) -> None:
     async with connect(era) as probe:
         result = await probe.call("test_sampling", {"prompt": "Test prompt for sampling"})
-    assert probe.asked == [("sampling/createMessage", {
-        "messages": [{"role": "user", "content": {"type": "text", "text": "Test prompt for sampling"}}],
-        "maxTokens": 100})]
+    assert probe.asked == [
+        (
+            "sampling/createMessage",
+            {
+                "messages": [{"role": "user", "content": {"type": "text", "text": "Test prompt for sampling"}}],
+                "maxTokens": 100,
+            },
+        )
+    ]
     assert only_text(result) == "LLM response: The capital of France is Paris."
 
 
@@ -206,11 +249,17 @@ async def test_elicitation(era: str) -> None:
     [(method, params)] = probe.asked
     assert method == "elicitation/create"
     assert params["message"] == "Please provide your information"
-    assert params["requestedSchema"] == {"type": "object", "properties": {
-        "username": {"type": "string", "description": "User's response"},
-        "email": {"type": "string", "description": "User's email address"}}, "required": ["username", "email"]}
+    assert params["requestedSchema"] == {
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"},
+        },
+        "required": ["username", "email"],
+    }
     assert only_text(result) == (
-        'User response: action=accept, content={"email":"test@example.com","username":"testuser"}')
+        'User response: action=accept, content={"email":"test@example.com","username":"testuser"}'
+    )
 
 
 @LEGACY_ONLY
@@ -219,8 +268,13 @@ async def test_elicitation_sep1034_defaults(era: str) -> None:
         result = await probe.call("test_elicitation_sep1034_defaults")
     [(method, params)] = probe.asked
     properties = params["requestedSchema"]["properties"]
-    expected = {"name": ("string", "John Doe"), "age": ("integer", 30), "score": ("number", 95.5),
-                "status": ("string", "active"), "verified": ("boolean", True)}
+    expected = {
+        "name": ("string", "John Doe"),
+        "age": ("integer", 30),
+        "score": ("number", 95.5),
+        "status": ("string", "active"),
+        "verified": ("boolean", True),
+    }
     for field, (kind, default) in expected.items():
         assert properties[field]["type"] == kind
         assert properties[field]["default"] == default and type(properties[field]["default"]) is type(default)
@@ -243,8 +297,7 @@ async def test_elicitation_sep1330_enums(era: str) -> None:
     assert p["untitledMulti"]["type"] == "array" and p["untitledMulti"]["items"]["type"] == "string"
     assert isinstance(p["untitledMulti"]["items"]["enum"], list) and "anyOf" not in p["untitledMulti"]["items"]
     assert p["titledMulti"]["type"] == "array" and "enum" not in p["titledMulti"]["items"]
-    assert all(isinstance(o["const"], str) and isinstance(o["title"], str)
-               for o in p["titledMulti"]["items"]["anyOf"])
+    assert all(isinstance(o["const"], str) and isinstance(o["title"], str) for o in p["titledMulti"]["items"]["anyOf"])
     assert only_text(result).startswith("Elicitation completed: action=accept")
 
 
@@ -268,7 +321,10 @@ async def test_custom_header_tool(era: str) -> None:
         [first] = [t for t in tools if any("x-mcp-header" in p for p in t["inputSchema"]["properties"].values())][:1]
         assert first["name"] == "test_custom_header"
         assert first["inputSchema"]["properties"]["region"] == {
-            "type": "string", "description": "Mirrored into the Mcp-Param-Region header", "x-mcp-header": "Region"}
+            "type": "string",
+            "description": "Mirrored into the Mcp-Param-Region header",
+            "x-mcp-header": "Region",
+        }
         assert only_text(await probe.call("test_custom_header", {"region": "SGVsbG8="})) == "Region: SGVsbG8="
 
 
@@ -280,12 +336,18 @@ async def test_reconnection(era: str, autojump_clock: trio.testing.MockClock) ->
 
 # -- resources-* and sep-2164 ----------------------------------------------------------------------
 
+
 @BOTH
 async def test_read_static_text(era: str) -> None:
     async with connect(era) as probe:
         result = await probe.request("resources/read", {"uri": "test://static-text"})
-    assert result["contents"] == [{"uri": "test://static-text", "mimeType": "text/plain",
-                                   "text": "This is the content of the static text resource."}]
+    assert result["contents"] == [
+        {
+            "uri": "test://static-text",
+            "mimeType": "text/plain",
+            "text": "This is the content of the static text resource.",
+        }
+    ]
 
 
 @BOTH
@@ -331,33 +393,52 @@ async def test_unknown_resource_is_an_error_naming_the_uri(era: str) -> None:
 
 # -- prompts-* and completion-complete ------------------------------------------------------------
 
+
 @BOTH
 async def test_simple_prompt(era: str) -> None:
     async with connect(era) as probe:
         result = await probe.request("prompts/get", {"name": "test_simple_prompt"})
-    assert result["messages"] == [{"role": "user", "content": {
-        "type": "text", "text": "This is a simple prompt for testing."}}]
+    assert result["messages"] == [
+        {"role": "user", "content": {"type": "text", "text": "This is a simple prompt for testing."}}
+    ]
 
 
 @BOTH
 async def test_prompt_with_arguments(era: str) -> None:
     async with connect(era) as probe:
-        result = await probe.request("prompts/get", {"name": "test_prompt_with_arguments",
-                                                     "arguments": {"arg1": "testValue1", "arg2": "testValue2"}})
-    assert result["messages"] == [{"role": "user", "content": {
-        "type": "text", "text": "Prompt with arguments: arg1='testValue1', arg2='testValue2'"}}]
+        result = await probe.request(
+            "prompts/get",
+            {"name": "test_prompt_with_arguments", "arguments": {"arg1": "testValue1", "arg2": "testValue2"}},
+        )
+    assert result["messages"] == [
+        {
+            "role": "user",
+            "content": {"type": "text", "text": "Prompt with arguments: arg1='testValue1', arg2='testValue2'"},
+        }
+    ]
 
 
 @BOTH
 async def test_prompt_with_embedded_resource(era: str) -> None:
     async with connect(era) as probe:
-        result = await probe.request("prompts/get", {"name": "test_prompt_with_embedded_resource",
-                                                     "arguments": {"resourceUri": "test://example-resource"}})
+        result = await probe.request(
+            "prompts/get",
+            {"name": "test_prompt_with_embedded_resource", "arguments": {"resourceUri": "test://example-resource"}},
+        )
     assert result["messages"] == [
-        {"role": "user", "content": {"type": "resource", "resource": {
-            "uri": "test://example-resource", "mimeType": "text/plain",
-            "text": "Embedded resource content for testing."}}},
-        {"role": "user", "content": {"type": "text", "text": "Please process the embedded resource above."}}]
+        {
+            "role": "user",
+            "content": {
+                "type": "resource",
+                "resource": {
+                    "uri": "test://example-resource",
+                    "mimeType": "text/plain",
+                    "text": "Embedded resource content for testing.",
+                },
+            },
+        },
+        {"role": "user", "content": {"type": "text", "text": "Please process the embedded resource above."}},
+    ]
 
 
 @BOTH
@@ -366,26 +447,34 @@ async def test_prompt_with_image(era: str) -> None:
         result = await probe.request("prompts/get", {"name": "test_prompt_with_image"})
     assert result["messages"] == [
         {"role": "user", "content": {"type": "image", "data": PNG_BASE64, "mimeType": "image/png"}},
-        {"role": "user", "content": {"type": "text", "text": "Please analyze the image above."}}]
+        {"role": "user", "content": {"type": "text", "text": "Please analyze the image above."}},
+    ]
 
 
 @BOTH
 async def test_completion(era: str) -> None:
     prompt = {"type": "ref/prompt", "name": "test_prompt_with_arguments"}
     async with connect(era) as probe:
-        scenario = await probe.request("completion/complete", {"ref": prompt,
-                                                               "argument": {"name": "arg1", "value": "test"}})
-        documented = await probe.request("completion/complete", {"ref": prompt,
-                                                                 "argument": {"name": "arg1", "value": "par"}})
-        template = await probe.request("completion/complete", {
-            "ref": {"type": "ref/resource", "uri": "test://template/{id}/data"},
-            "argument": {"name": "id", "value": "4"}})
+        scenario = await probe.request(
+            "completion/complete", {"ref": prompt, "argument": {"name": "arg1", "value": "test"}}
+        )
+        documented = await probe.request(
+            "completion/complete", {"ref": prompt, "argument": {"name": "arg1", "value": "par"}}
+        )
+        template = await probe.request(
+            "completion/complete",
+            {
+                "ref": {"type": "ref/resource", "uri": "test://template/{id}/data"},
+                "argument": {"name": "id", "value": "4"},
+            },
+        )
     assert scenario["completion"]["values"] == ["test", "testValue1"]
     assert documented["completion"] == {"values": ["paris", "park", "party"], "total": 3, "hasMore": False}
     assert template["completion"]["values"] == ["42"]
 
 
 # -- input-required-result-* (2026-07-28, SEP-2322) -------------------------------------------------
+
 
 def input_required(result: dict) -> dict:
     assert result["resultType"] == "input_required", result
@@ -406,10 +495,16 @@ async def test_mrtr_basic_elicitation() -> None:
         assert requests["user_name"]["method"] == "elicitation/create"
         assert requests["user_name"]["params"]["message"] == "What is your name?"
         assert requests["user_name"]["params"]["requestedSchema"] == {
-            "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-        r2 = await first_round(probe, "test_input_required_result_elicitation",
-                               inputResponses={"user_name": {"action": "accept", "content": {"name": "Alice"}}},
-                               requestState=r1["requestState"])
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"],
+        }
+        r2 = await first_round(
+            probe,
+            "test_input_required_result_elicitation",
+            inputResponses={"user_name": {"action": "accept", "content": {"name": "Alice"}}},
+            requestState=r1["requestState"],
+        )
     assert r2["resultType"] == "complete" and only_text(r2) == "Hello, Alice!"
 
 
@@ -418,14 +513,26 @@ async def test_mrtr_basic_sampling() -> None:
         r1 = await first_round(probe, "test_input_required_result_sampling")
         requests = input_required(r1)
         assert list(requests) == ["capital_question"]
-        assert requests["capital_question"] == {"method": "sampling/createMessage", "params": {
-            "messages": [{"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}],
-            "maxTokens": 100}}
-        r2 = await first_round(probe, "test_input_required_result_sampling",
-                               inputResponses={"capital_question": {
-                                   "role": "assistant", "content": {"type": "text", "text": "Paris."},
-                                   "model": "test-model", "stopReason": "endTurn"}},
-                               requestState=r1["requestState"])
+        assert requests["capital_question"] == {
+            "method": "sampling/createMessage",
+            "params": {
+                "messages": [{"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}],
+                "maxTokens": 100,
+            },
+        }
+        r2 = await first_round(
+            probe,
+            "test_input_required_result_sampling",
+            inputResponses={
+                "capital_question": {
+                    "role": "assistant",
+                    "content": {"type": "text", "text": "Paris."},
+                    "model": "test-model",
+                    "stopReason": "endTurn",
+                }
+            },
+            requestState=r1["requestState"],
+        )
     assert only_text(r2) == "Sampling result: Paris."
 
 
@@ -433,9 +540,12 @@ async def test_mrtr_basic_list_roots() -> None:
     async with connect("modern") as probe:
         r1 = await first_round(probe, "test_input_required_result_list_roots")
         assert input_required(r1) == {"client_roots": {"method": "roots/list", "params": {}}}
-        r2 = await first_round(probe, "test_input_required_result_list_roots",
-                               inputResponses={"client_roots": {"roots": [{"uri": "file:///test/root"}]}},
-                               requestState=r1["requestState"])
+        r2 = await first_round(
+            probe,
+            "test_input_required_result_list_roots",
+            inputResponses={"client_roots": {"roots": [{"uri": "file:///test/root"}]}},
+            requestState=r1["requestState"],
+        )
     assert only_text(r2) == "Found 1 root(s): file:///test/root"
 
 
@@ -444,9 +554,12 @@ async def test_mrtr_request_state() -> None:
         r1 = await first_round(probe, "test_input_required_result_request_state")
         assert list(input_required(r1)) == ["confirm"]
         assert isinstance(r1["requestState"], str) and r1["requestState"]
-        r2 = await first_round(probe, "test_input_required_result_request_state",
-                               inputResponses={"confirm": {"action": "accept", "content": {"ok": True}}},
-                               requestState=r1["requestState"])
+        r2 = await first_round(
+            probe,
+            "test_input_required_result_request_state",
+            inputResponses={"confirm": {"action": "accept", "content": {"ok": True}}},
+            requestState=r1["requestState"],
+        )
     assert "state-ok" in only_text(r2)
 
 
@@ -455,7 +568,10 @@ async def test_mrtr_multiple_input_requests() -> None:
         r1 = await first_round(probe, "test_input_required_result_multiple_inputs")
         requests = input_required(r1)
         assert {k: r["method"] for k, r in requests.items()} == {
-            "user_name": "elicitation/create", "greeting": "sampling/createMessage", "client_roots": "roots/list"}
+            "user_name": "elicitation/create",
+            "greeting": "sampling/createMessage",
+            "client_roots": "roots/list",
+        }
         assert r1["requestState"]
         r2 = await probe.call("test_input_required_result_multiple_inputs")  # answers every key, echoes state
     assert only_text(r2) == "Name: Alice; Greeting: The capital of France is Paris.; Roots: 1"
@@ -466,21 +582,32 @@ async def test_mrtr_multi_round() -> None:
     async with connect("modern") as probe:
         r1 = await first_round(probe, name)
         assert list(input_required(r1)) == ["step1"] and r1["requestState"]
-        r2 = await first_round(probe, name, inputResponses={"step1": {"action": "accept", "content": {"name": "Alice"}}},
-                               requestState=r1["requestState"])
+        r2 = await first_round(
+            probe,
+            name,
+            inputResponses={"step1": {"action": "accept", "content": {"name": "Alice"}}},
+            requestState=r1["requestState"],
+        )
         step2 = input_required(r2)
         assert list(step2) == ["step2"]
         assert step2["step2"]["params"]["message"] == "Step 2: What is your favorite color?"
         assert r2["requestState"] != r1["requestState"]
-        r3 = await first_round(probe, name, inputResponses={"step2": {"action": "accept", "content": {"color": "blue"}}},
-                               requestState=r2["requestState"])
+        r3 = await first_round(
+            probe,
+            name,
+            inputResponses={"step2": {"action": "accept", "content": {"color": "blue"}}},
+            requestState=r2["requestState"],
+        )
     assert only_text(r3) == "Multi-round complete for Alice who likes blue"
 
 
 async def test_mrtr_missing_input_response_asks_again() -> None:
     async with connect("modern") as probe:
-        r1 = await first_round(probe, "test_input_required_result_elicitation",
-                               inputResponses={"wrong_key": {"action": "accept", "content": {"data": "wrong"}}})
+        r1 = await first_round(
+            probe,
+            "test_input_required_result_elicitation",
+            inputResponses={"wrong_key": {"action": "accept", "content": {"data": "wrong"}}},
+        )
     assert list(input_required(r1)) == ["user_name"]
 
 
@@ -490,11 +617,18 @@ async def test_mrtr_on_prompts_get() -> None:
         requests = input_required(r1)
         assert list(requests) == ["user_context"]
         assert requests["user_context"]["params"]["message"] == "What context should the prompt use?"
-        r2 = await probe.request("prompts/get", {
-            "name": "test_input_required_result_prompt", "requestState": r1["requestState"],
-            "inputResponses": {"user_context": {"action": "accept", "content": {"context": "test context"}}}})
+        r2 = await probe.request(
+            "prompts/get",
+            {
+                "name": "test_input_required_result_prompt",
+                "requestState": r1["requestState"],
+                "inputResponses": {"user_context": {"action": "accept", "content": {"context": "test context"}}},
+            },
+        )
     assert r2["resultType"] == "complete"
-    assert r2["messages"] == [{"role": "user", "content": {"type": "text", "text": "Prompt with context: test context"}}]
+    assert r2["messages"] == [
+        {"role": "user", "content": {"type": "text", "text": "Prompt with context: test context"}}
+    ]
 
 
 async def test_mrtr_result_type_and_unsupported_methods() -> None:
@@ -511,19 +645,30 @@ async def test_mrtr_tampered_state_is_rejected() -> None:
         r1 = await first_round(probe, name)
         [key] = input_required(r1)
         with pytest.raises(McpError) as caught:
-            await first_round(probe, name, inputResponses={key: {"action": "accept", "content": {"ok": True}}},
-                              requestState=r1["requestState"] + "-TAMPERED")
+            await first_round(
+                probe,
+                name,
+                inputResponses={key: {"action": "accept", "content": {"ok": True}}},
+                requestState=r1["requestState"] + "-TAMPERED",
+            )
         assert caught.value.code == -32602
-        r2 = await first_round(probe, name, inputResponses={key: {"action": "accept", "content": {"ok": True}}},
-                               requestState=r1["requestState"])
+        r2 = await first_round(
+            probe,
+            name,
+            inputResponses={key: {"action": "accept", "content": {"ok": True}}},
+            requestState=r1["requestState"],
+        )
     assert only_text(r2).startswith("integrity-ok")
 
 
-@pytest.mark.parametrize(("declared", "keys"), [
-    ({"sampling": {}}, ["sample_input"]),  # the scenario: sampling only, so no elicitation request
-    ({"elicitation": {}}, ["elicit_input"]),
-    (ALL_CAPABILITIES, ["elicit_input", "sample_input"]),
-])
+@pytest.mark.parametrize(
+    ("declared", "keys"),
+    [
+        ({"sampling": {}}, ["sample_input"]),  # the scenario: sampling only, so no elicitation request
+        ({"elicitation": {}}, ["elicit_input"]),
+        (ALL_CAPABILITIES, ["elicit_input", "sample_input"]),
+    ],
+)
 async def test_mrtr_respects_client_capabilities(declared: dict, keys: list) -> None:
     name = "test_input_required_result_capabilities"
     async with connect("modern", capabilities={}) as probe:
@@ -542,10 +687,15 @@ async def test_mrtr_capabilities_with_nothing_declared() -> None:
 
 async def test_mrtr_ignores_extra_input_responses() -> None:
     async with connect("modern") as probe:
-        result = await first_round(probe, "test_input_required_result_elicitation", inputResponses={
-            "user_name": {"action": "accept", "content": {"name": "Alice"}},
-            "unknown_extra_key": {"action": "accept", "content": {"foo": "bar"}},
-            "another_unexpected": {"action": "accept", "content": {"baz": 123}}})
+        result = await first_round(
+            probe,
+            "test_input_required_result_elicitation",
+            inputResponses={
+                "user_name": {"action": "accept", "content": {"name": "Alice"}},
+                "unknown_extra_key": {"action": "accept", "content": {"foo": "bar"}},
+                "another_unexpected": {"action": "accept", "content": {"baz": 123}},
+            },
+        )
     assert result["resultType"] == "complete" and only_text(result) == "Hello, Alice!"
 
 
@@ -561,22 +711,28 @@ async def test_mrtr_validates_input_responses() -> None:
 
 async def test_mrtr_declined_form_is_a_tool_error() -> None:
     async with connect("modern") as probe:
-        result = await first_round(probe, "test_input_required_result_elicitation",
-                                   inputResponses={"user_name": {"action": "decline"}})
+        result = await first_round(
+            probe, "test_input_required_result_elicitation", inputResponses={"user_name": {"action": "decline"}}
+        )
     assert result["isError"] is True and "action=decline" in result["content"][0]["text"]
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("test_input_required_result_elicitation", "Hello, Alice!"),
-    ("test_input_required_result_sampling", "Sampling result: The capital of France is Paris."),
-    ("test_input_required_result_list_roots", "Found 1 root(s): file:///test/root"),
-    ("test_input_required_result_request_state", "confirmed without a requestState (ok=True)"),
-    ("test_input_required_result_multiple_inputs",
-     "Name: Alice; Greeting: The capital of France is Paris.; Roots: 1"),
-    ("test_input_required_result_multi_round", "Multi-round complete for Alice who likes blue"),
-    ("test_input_required_result_tampered_state", "integrity-ok: state verified (ok=True)"),
-    ("test_input_required_result_capabilities", "capabilities-ok: received elicit_input,sample_input"),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("test_input_required_result_elicitation", "Hello, Alice!"),
+        ("test_input_required_result_sampling", "Sampling result: The capital of France is Paris."),
+        ("test_input_required_result_list_roots", "Found 1 root(s): file:///test/root"),
+        ("test_input_required_result_request_state", "confirmed without a requestState (ok=True)"),
+        (
+            "test_input_required_result_multiple_inputs",
+            "Name: Alice; Greeting: The capital of France is Paris.; Roots: 1",
+        ),
+        ("test_input_required_result_multi_round", "Multi-round complete for Alice who likes blue"),
+        ("test_input_required_result_tampered_state", "integrity-ok: state verified (ok=True)"),
+        ("test_input_required_result_capabilities", "capabilities-ok: received elicit_input,sample_input"),
+    ],
+)
 async def test_mrtr_tools_in_a_legacy_session(name: str, expected: str) -> None:
     """The same handlers send real server→client requests after an initialize handshake."""
     async with connect("legacy") as probe:
@@ -585,6 +741,7 @@ async def test_mrtr_tools_in_a_legacy_session(name: str, expected: str) -> None:
 
 
 # -- server-stateless diagnostics (2026-07-28, SEP-2575) --------------------------------------------
+
 
 async def test_discover_declares_what_the_plugin_serves() -> None:
     async with connect("modern", capabilities={}) as probe:
@@ -661,11 +818,13 @@ async def test_triggers_in_a_legacy_session(era: str) -> None:
 
 # -- caching (2026-07-28, SEP-2549) -----------------------------------------------------------------
 
+
 async def test_caching_hints_on_every_cacheable_result() -> None:
     app = make_app()
     async with connect("modern", app=app) as probe:
-        results = [await probe.request(m) for m in ("tools/list", "prompts/list", "resources/list",
-                                                    "resources/templates/list")]
+        results = [
+            await probe.request(m) for m in ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
+        ]
         first = results[2]["resources"][0]["uri"]
         results.append(await probe.request("resources/read", {"uri": first}))
     for result in results:

@@ -16,5 +16,6 @@ def mcp_callbacks():
 
 async def test_elicitation_in_both_eras(mcp_client):
     result = await mcp_client.call_tool("test_elicitation", {"message": "Who are you?"})
-    assert result.content[0].text == ('User response: action=accept, '
-                                      'content={"email":"alice@example.org","username":"alice"}')
+    assert result.content[0].text == (
+        'User response: action=accept, content={"email":"alice@example.org","username":"alice"}'
+    )

@@ -12,7 +12,8 @@ import datetime
 import os
 import secrets
 import stat
-from typing import IO, Iterator
+from collections.abc import Iterator
+from typing import IO
 
 from .errors import FsError, swapped, translating
 from .paths import Location
@@ -200,4 +201,4 @@ def entries(loc: Location) -> list[tuple[str, str]]:
 
 
 def iso(timestamp: float) -> str:
-    return datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.fromtimestamp(timestamp, datetime.UTC).isoformat(timespec="seconds")

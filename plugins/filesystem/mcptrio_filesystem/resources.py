@@ -16,7 +16,6 @@ from .registry import plugin
 from .roots import allowed
 from .tools import in_thread
 
-
 MAX_COMPLETIONS = 100
 
 
@@ -46,8 +45,11 @@ def _path_candidates(sandbox: Sandbox, value: str) -> list[str]:
         listed = fsops.entries(sandbox.locate(folder or "/", "path"))
     except FsError:
         return []
-    found = [f"{folder}/{name}".lstrip("/") + ("/" if kind == "DIR" else "")
-             for kind, name in listed if name.startswith(prefix) and not name.startswith(".")]
+    found = [
+        f"{folder}/{name}".lstrip("/") + ("/" if kind == "DIR" else "")
+        for kind, name in listed
+        if name.startswith(prefix) and not name.startswith(".")
+    ]
     return sorted(found)[:MAX_COMPLETIONS]
 
 
@@ -74,7 +76,10 @@ def _contents(sandbox: Sandbox, uri: str) -> dict[str, Any]:
     try:
         text = reading.decode(data, loc)
     except FsError:
-        mime = reading.MEDIA_TYPES.get(loc.real[loc.real.rfind("."):].lower(), guessed)
-        return {"uri": uri, "mimeType": mime or "application/octet-stream",
-                "blob": base64.b64encode(data).decode("ascii")}
+        mime = reading.MEDIA_TYPES.get(loc.real[loc.real.rfind(".") :].lower(), guessed)
+        return {
+            "uri": uri,
+            "mimeType": mime or "application/octet-stream",
+            "blob": base64.b64encode(data).decode("ascii"),
+        }
     return {"uri": uri, "mimeType": guessed or "text/plain", "text": text}

@@ -84,8 +84,7 @@ async def allowed(ctx: Context) -> Sandbox:
     if _declares_roots(ctx):
         roots = await _client_roots(ctx)
         if not roots:
-            raise FsError("access denied: none of the client's roots is an existing local directory "
-                          "(file:// URI)")
+            raise FsError("access denied: none of the client's roots is an existing local directory (file:// URI)")
         return Sandbox(roots, "client roots")
     configured = os.environ.get(ENV, "")
     if configured.strip():
@@ -93,5 +92,7 @@ async def allowed(ctx: Context) -> Sandbox:
         if not roots:
             raise FsError(f"access denied: {ENV} names no existing directory")
         return Sandbox(roots, ENV)
-    raise FsError(f"access denied: no allowed roots. The client did not declare the roots capability "
-                  f"and {ENV} is not set, so this server may not touch any file.")
+    raise FsError(
+        f"access denied: no allowed roots. The client did not declare the roots capability "
+        f"and {ENV} is not set, so this server may not touch any file."
+    )

@@ -6,13 +6,13 @@ import base64
 import difflib
 import functools
 import stat
-from typing import Annotated, Any, Callable, Literal, TypeVar
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 
 import attrs
 import trio
 
-from mcptrio import Context
-from mcptrio import Param
+from mcptrio import Context, Param
 
 from . import fsops, reading, search
 from .errors import FsError, swapped
@@ -31,8 +31,7 @@ MAX_LISTED = 2000
 
 
 def hints(*, destructive: bool, idempotent: bool) -> dict[str, bool]:
-    return {"readOnlyHint": False, "destructiveHint": destructive, "idempotentHint": idempotent,
-            "openWorldHint": False}
+    return {"readOnlyHint": False, "destructiveHint": destructive, "idempotentHint": idempotent, "openWorldHint": False}
 
 
 async def in_thread(fn: Callable[..., T], *args: Any) -> T:
@@ -72,9 +71,12 @@ async def list_directory(ctx: Context, path: PathArg) -> str:
 
 
 @plugin.tool(title="Read text file", annotations=READ_ONLY)
-async def read_text_file(ctx: Context, path: PathArg,
-                         head: Annotated[Lines, "Only the first N lines"] = None,
-                         tail: Annotated[Lines, "Only the last N lines"] = None) -> str:
+async def read_text_file(
+    ctx: Context,
+    path: PathArg,
+    head: Annotated[Lines, "Only the first N lines"] = None,
+    tail: Annotated[Lines, "Only the last N lines"] = None,
+) -> str:
     """Read a UTF-8 text file, at most 1 MiB (use head or tail for part of a larger one)."""
     if head is not None and tail is not None:
         raise FsError("give head or tail, not both")
@@ -121,8 +123,9 @@ async def edit_file(ctx: Context, path: PathArg, old: str, new: str) -> str:
             raise FsError(f"'old' occurs {count} times in {loc.shown}, not exactly once{hint}")
         updated = text.replace(old, new, 1)
         fsops.replace(loc, updated.encode("utf-8"))
-        diff = difflib.unified_diff(text.splitlines(keepends=True), updated.splitlines(keepends=True),
-                                    loc.shown, loc.shown, n=2)
+        diff = difflib.unified_diff(
+            text.splitlines(keepends=True), updated.splitlines(keepends=True), loc.shown, loc.shown, n=2
+        )
         return "".join(line if line.endswith("\n") else line + "\n" for line in diff)
 
     return await in_thread(work)
@@ -158,10 +161,14 @@ async def move_file(ctx: Context, source: PathArg, destination: PathArg) -> str:
 
 
 @plugin.tool(title="Search files", annotations=READ_ONLY)
-async def search_files(ctx: Context, path: PathArg,
-                       pattern: Annotated[str, "A glob relative to path: '*.py' matches at any depth, "
-                                               "'src/**/*.py' from path down; ** spans directories"],
-                       max_results: Annotated[int, Param(schema={"minimum": 1, "maximum": 10000})] = 100) -> str:
+async def search_files(
+    ctx: Context,
+    path: PathArg,
+    pattern: Annotated[
+        str, "A glob relative to path: '*.py' matches at any depth, 'src/**/*.py' from path down; ** spans directories"
+    ],
+    max_results: Annotated[int, Param(schema={"minimum": 1, "maximum": 10000})] = 100,
+) -> str:
     """Find files and directories below a directory whose path matches a glob (links are not followed)."""
     sandbox = await allowed(ctx)
 
@@ -192,11 +199,18 @@ def _info(sandbox: Sandbox, path: str) -> FileInfo:
     if stat.S_ISLNK(mode):  # the resolved path holds no link unless one was swapped in
         raise swapped(loc.arg)
     kind: Literal["file", "directory", "other"] = (
-        "directory" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other")
+        "directory" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
+    )
     birth = getattr(status, "st_birthtime", None)
-    return FileInfo(path=loc.shown, type=kind, size=status.st_size, modified=fsops.iso(status.st_mtime),
-                    accessed=fsops.iso(status.st_atime), created=None if birth is None else fsops.iso(birth),
-                    permissions=format(stat.S_IMODE(mode), "o"))
+    return FileInfo(
+        path=loc.shown,
+        type=kind,
+        size=status.st_size,
+        modified=fsops.iso(status.st_mtime),
+        accessed=fsops.iso(status.st_atime),
+        created=None if birth is None else fsops.iso(birth),
+        permissions=format(stat.S_IMODE(mode), "o"),
+    )
 
 
 @plugin.tool(title="List allowed roots", annotations=READ_ONLY)

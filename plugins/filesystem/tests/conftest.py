@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from filesystem_support import PNG, SECRET, WAV
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
+
+from mcptrio_filesystem import plugin
 
 import mcptrio
 from mcptrio.testing import open_client
-
-from mcptrio_filesystem import plugin
 
 SECRET = "TOP-SECRET-OUTSIDE"
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
@@ -46,8 +47,9 @@ class FsClient:
 
 
 @contextlib.asynccontextmanager
-async def fs_client(era: str, *roots: Path | str, declare_roots: bool = True,
-                    names: dict[str, str] | None = None) -> AsyncIterator[FsClient]:
+async def fs_client(
+    era: str, *roots: Path | str, declare_roots: bool = True, names: dict[str, str] | None = None
+) -> AsyncIterator[FsClient]:
     """A client whose roots are ``roots`` (file:// URIs, or raw URIs given as str)."""
     listed = []
     for root in roots:

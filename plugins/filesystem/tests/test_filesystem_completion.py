@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcptrio.testing import open_client
-
 from filesystem_support import make_app
+
+from mcptrio.testing import open_client
 
 
 def _complete(value: str) -> dict[str, Any]:
-    return {"ref": {"type": "ref/resource", "uri": "file:///{+path}"},
-            "argument": {"name": "path", "value": value}}
+    return {"ref": {"type": "ref/resource", "uri": "file:///{+path}"}, "argument": {"name": "path", "value": value}}
 
 
 async def test_paths_complete_from_the_clients_roots(workspace, outside):
@@ -28,8 +27,13 @@ async def test_paths_complete_from_the_clients_roots(workspace, outside):
         top = await client.request("completion/complete", _complete(root[:-2]))
         assert top["completion"]["values"] == [root + "/"]
         inside = await client.request("completion/complete", _complete(root + "/"))
-        assert inside["completion"]["values"] == [f"{root}/data.bin", f"{root}/image.png", f"{root}/notes.txt",
-                                                  f"{root}/sound.wav", f"{root}/sub/"]
+        assert inside["completion"]["values"] == [
+            f"{root}/data.bin",
+            f"{root}/image.png",
+            f"{root}/notes.txt",
+            f"{root}/sound.wav",
+            f"{root}/sub/",
+        ]
         deeper = await client.request("completion/complete", _complete(root + "/sub/s"))
         assert deeper["completion"]["values"] == [f"{root}/sub/second.txt"]
         outside_root = str(outside).lstrip("/")
@@ -55,8 +59,10 @@ async def test_a_legacy_session_keeps_its_roots_until_the_client_says_they_chang
         asked.append(params)
         return current
 
-    async with open_client(make_app(), capabilities={"roots": {"listChanged": True}},
-                           handlers={"roots/list": list_roots}) as client:
+    async with open_client(
+        make_app(), capabilities={"roots": {"listChanged": True}}, handlers={"roots/list": list_roots}
+    ) as client:
+
         async def allowed() -> str:
             result = await client.call_tool("list_allowed_roots", {})
             return result["content"][0]["text"]

@@ -5,20 +5,33 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from mcptrio_filesystem import fsops, reading
 from mcptrio_filesystem.errors import AccessDenied, FsError
 from mcptrio_filesystem.paths import Root, Sandbox, file_uri_path
 from mcptrio_filesystem.search import glob_segments, matches
 
 
-@pytest.mark.parametrize(("pattern", "path", "expected"), [
-    ("*.txt", "a.txt", True), ("*.txt", "x/y/a.txt", True), ("*.txt", "a.txt/b", False),
-    ("sub/*.py", "sub/a.py", True), ("sub/*.py", "sub/x/a.py", False), ("sub/*.py", "x/sub/a.py", False),
-    ("sub/**/*.py", "sub/a.py", True), ("sub/**/*.py", "sub/x/y/a.py", True), ("**", "a/b", True),
-    ("a/**", "a", True), ("a/**", "a/b/c", True), ("**/b/**/c", "x/b/y/z/c", True), ("**/b/**/c", "x/c", False),
-    ("[ab]?.md", "deep/bx.md", True), ("[!ab]?.md", "bx.md", False), ("*", ".hidden", True),
-])
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("*.txt", "a.txt", True),
+        ("*.txt", "x/y/a.txt", True),
+        ("*.txt", "a.txt/b", False),
+        ("sub/*.py", "sub/a.py", True),
+        ("sub/*.py", "sub/x/a.py", False),
+        ("sub/*.py", "x/sub/a.py", False),
+        ("sub/**/*.py", "sub/a.py", True),
+        ("sub/**/*.py", "sub/x/y/a.py", True),
+        ("**", "a/b", True),
+        ("a/**", "a", True),
+        ("a/**", "a/b/c", True),
+        ("**/b/**/c", "x/b/y/z/c", True),
+        ("**/b/**/c", "x/c", False),
+        ("[ab]?.md", "deep/bx.md", True),
+        ("[!ab]?.md", "bx.md", False),
+        ("*", ".hidden", True),
+    ],
+)
 def test_glob(pattern, path, expected):
     assert matches(tuple(path.split("/")), glob_segments(pattern)) is expected
 
@@ -31,8 +44,14 @@ def test_absolute_normalises_and_refuses_without_touching_the_disk(tmp_path):
     box = sandbox_for(tmp_path)
     assert box.absolute("a//b/./c/") == f"{tmp_path}/a/b/c"
     assert box.absolute((tmp_path / "x y").as_uri()) == f"{tmp_path}/x y"
-    for bad, reason in [("", "empty"), ("a\0b", "NUL"), ("a/../b", "'..'"), ("..", "'..'"),
-                        ("file://host/x", "not a path"), ("file:///a/%2E%2E/b", "'..'")]:
+    for bad, reason in [
+        ("", "empty"),
+        ("a\0b", "NUL"),
+        ("a/../b", "'..'"),
+        ("..", "'..'"),
+        ("file://host/x", "not a path"),
+        ("file:///a/%2E%2E/b", "'..'"),
+    ]:
         with pytest.raises(FsError, match=reason):
             box.absolute(bad)
     with pytest.raises(AccessDenied):

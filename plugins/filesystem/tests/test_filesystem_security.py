@@ -7,11 +7,10 @@ from __future__ import annotations
 import os
 
 import pytest
+from filesystem_support import SECRET, assert_safe, fs_client
+from mcptrio_filesystem import paths
 
 from mcptrio import McpError
-
-from mcptrio_filesystem import paths
-from filesystem_support import SECRET, assert_safe, fs_client
 
 
 def untouched(outside):
@@ -23,12 +22,19 @@ def untouched(outside):
 
 async def refused_everywhere(fs, outside, path):
     """Every tool that takes a path refuses ``path``."""
-    calls = [("list_directory", {"path": path}), ("read_text_file", {"path": path}),
-             ("read_text_file", {"path": path, "tail": 1}), ("read_media_file", {"path": path}),
-             ("get_file_info", {"path": path}), ("search_files", {"path": path, "pattern": "*"}),
-             ("write_file", {"path": path, "content": "pwned"}), ("edit_file", {"path": path, "old": "T", "new": "x"}),
-             ("create_directory", {"path": path}), ("move_file", {"source": path, "destination": "stolen"}),
-             ("move_file", {"source": "notes.txt", "destination": path})]
+    calls = [
+        ("list_directory", {"path": path}),
+        ("read_text_file", {"path": path}),
+        ("read_text_file", {"path": path, "tail": 1}),
+        ("read_media_file", {"path": path}),
+        ("get_file_info", {"path": path}),
+        ("search_files", {"path": path, "pattern": "*"}),
+        ("write_file", {"path": path, "content": "pwned"}),
+        ("edit_file", {"path": path, "old": "T", "new": "x"}),
+        ("create_directory", {"path": path}),
+        ("move_file", {"source": path, "destination": "stolen"}),
+        ("move_file", {"source": "notes.txt", "destination": path}),
+    ]
     for name, arguments in calls:
         text = await fs.refused(name, **arguments)
         assert text.startswith("access denied") or "'..'" in text, (name, text)
@@ -38,8 +44,13 @@ async def refused_everywhere(fs, outside, path):
 
 async def test_dotdot_traversal_refused(era, workspace, outside):
     async with fs_client(era, workspace) as fs:
-        for path in ("../outside/secret.txt", "sub/../../outside/secret.txt", f"{workspace}/../outside",
-                     "sub/..", (workspace / "x").as_uri() + "/%2e%2e/%2e%2e/outside"):
+        for path in (
+            "../outside/secret.txt",
+            "sub/../../outside/secret.txt",
+            f"{workspace}/../outside",
+            "sub/..",
+            (workspace / "x").as_uri() + "/%2e%2e/%2e%2e/outside",
+        ):
             await refused_everywhere(fs, outside, path)
             assert "'..' component" in await fs.refused("read_text_file", path=path)
         assert "'..'" in await fs.refused("search_files", path=".", pattern="../outside/*")
@@ -47,8 +58,15 @@ async def test_dotdot_traversal_refused(era, workspace, outside):
 
 async def test_absolute_path_outside_refused(era, workspace, outside):
     async with fs_client(era, workspace) as fs:
-        for path in (str(outside / "secret.txt"), str(outside), "/etc/passwd", "/", (outside / "secret.txt").as_uri(),
-                     f"{workspace}-sibling/x", "/" + str(workspace / "notes.txt")):
+        for path in (
+            str(outside / "secret.txt"),
+            str(outside),
+            "/etc/passwd",
+            "/",
+            (outside / "secret.txt").as_uri(),
+            f"{workspace}-sibling/x",
+            "/" + str(workspace / "notes.txt"),
+        ):
             await refused_everywhere(fs, outside, path)
         assert not os.path.exists(f"{workspace}-sibling")
 
@@ -74,8 +92,9 @@ async def test_symlink_dir_escape_refused(era, workspace, outside):
         for path in ("out", "out/secret.txt", "out/new.txt", "out/newdir/deeper"):
             await refused_everywhere(fs, outside, path)
         # a search from the root sees the link's name but never descends into it
-        assert await fs.ok("search_files", path=".", pattern="**/secret*") == "no matches for '**/secret*' below " \
-            + str(workspace)
+        assert await fs.ok(
+            "search_files", path=".", pattern="**/secret*"
+        ) == "no matches for '**/secret*' below " + str(workspace)
         assert str(outside) not in await fs.ok("search_files", path=".", pattern="*")
 
 
@@ -117,12 +136,14 @@ async def test_symlink_swapped_in_for_the_parent_after_the_check_refused(era, wo
     async with fs_client(era, workspace) as fs:
         text = await fs.refused("write_file", path="sub/new.txt", content="pwned")
         assert text == "access denied: 'path' leads through a symbolic link that cannot be followed safely"
-        for name, arguments in [("write_file", {"path": "sub/secret.txt", "content": "pwned"}),
-                                ("create_directory", {"path": "sub/made"}),
-                                ("read_text_file", {"path": "sub/secret.txt"}),
-                                ("list_directory", {"path": "sub"}),
-                                ("get_file_info", {"path": "sub/secret.txt"}),
-                                ("move_file", {"source": "notes.txt", "destination": "sub/notes.txt"})]:
+        for name, arguments in [
+            ("write_file", {"path": "sub/secret.txt", "content": "pwned"}),
+            ("create_directory", {"path": "sub/made"}),
+            ("read_text_file", {"path": "sub/secret.txt"}),
+            ("list_directory", {"path": "sub"}),
+            ("get_file_info", {"path": "sub/secret.txt"}),
+            ("move_file", {"source": "notes.txt", "destination": "sub/notes.txt"}),
+        ]:
             assert (await fs.refused(name, **arguments)).startswith("access denied"), name
     untouched(outside)
 
@@ -131,10 +152,18 @@ async def test_move_into_and_out_of_the_roots_refused(era, workspace, outside):
     os.symlink(outside / "secret.txt", workspace / "link.txt")
     os.symlink(outside, workspace / "out")
     async with fs_client(era, workspace) as fs:
-        out_of = [("notes.txt", str(outside / "notes.txt")), ("sub", str(outside / "sub2")),
-                  ("notes.txt", "out/notes.txt"), ("notes.txt", "../outside/notes.txt")]
-        into = [(str(outside / "secret.txt"), "stolen.txt"), ("out/secret.txt", "stolen.txt"),
-                ("link.txt", "moved-link.txt"), (str(outside / "sub"), "stolen-dir")]
+        out_of = [
+            ("notes.txt", str(outside / "notes.txt")),
+            ("sub", str(outside / "sub2")),
+            ("notes.txt", "out/notes.txt"),
+            ("notes.txt", "../outside/notes.txt"),
+        ]
+        into = [
+            (str(outside / "secret.txt"), "stolen.txt"),
+            ("out/secret.txt", "stolen.txt"),
+            ("link.txt", "moved-link.txt"),
+            (str(outside / "sub"), "stolen-dir"),
+        ]
         for source, destination in out_of + into:
             assert_safe(await fs.refused("move_file", source=source, destination=destination), outside)
         assert "allowed root itself" in await fs.refused("move_file", source=str(workspace), destination="x")
@@ -146,8 +175,12 @@ async def test_move_into_and_out_of_the_roots_refused(era, workspace, outside):
 async def test_nul_byte_refused(era, workspace, outside):
     async with fs_client(era, workspace) as fs:
         for path in ("notes.txt\x00.png", "sub\x00/../../outside", (workspace / "notes.txt").as_uri() + "%00.png"):
-            for name, arguments in [("read_text_file", {"path": path}), ("write_file", {"path": path, "content": "x"}),
-                                    ("create_directory", {"path": path}), ("get_file_info", {"path": path})]:
+            for name, arguments in [
+                ("read_text_file", {"path": path}),
+                ("write_file", {"path": path, "content": "x"}),
+                ("create_directory", {"path": path}),
+                ("get_file_info", {"path": path}),
+            ]:
                 assert "NUL byte" in await fs.refused(name, **arguments)
         assert "NUL" in await fs.refused("search_files", path=".", pattern="*\x00")
         with pytest.raises(McpError) as bad:
@@ -182,7 +215,10 @@ async def test_env_var_fallback_when_the_client_has_no_roots(era, workspace, out
         assert await fs.ok("read_text_file", path="notes.txt", head=1) == "one\n"
         assert await fs.ok("read_text_file", path=str(second / "s.txt")) == "second root\n"
         assert (await fs.ok("list_allowed_roots")).splitlines() == [
-            "Allowed roots (from MCPTRIO_FS_ROOTS):", f"- {workspace}", f"- {second}"]
+            "Allowed roots (from MCPTRIO_FS_ROOTS):",
+            f"- {workspace}",
+            f"- {second}",
+        ]
         await refused_everywhere(fs, outside, str(outside / "secret.txt"))
         contents = (await fs.read_resource((workspace / "notes.txt").as_uri()))["contents"]
         assert contents[0]["text"].startswith("one\n")
@@ -196,9 +232,12 @@ async def test_client_roots_win_over_the_env_var(era, workspace, outside, monkey
 
 async def test_no_roots_at_all_refused(era, workspace, outside):
     async with fs_client(era, declare_roots=False) as fs:
-        for name, arguments in [("list_allowed_roots", {}), ("read_text_file", {"path": str(workspace / "notes.txt")}),
-                                ("write_file", {"path": str(workspace / "x.txt"), "content": "x"}),
-                                ("list_directory", {"path": "/"})]:
+        for name, arguments in [
+            ("list_allowed_roots", {}),
+            ("read_text_file", {"path": str(workspace / "notes.txt")}),
+            ("write_file", {"path": str(workspace / "x.txt"), "content": "x"}),
+            ("list_directory", {"path": "/"}),
+        ]:
             text = await fs.refused(name, **arguments)
             assert text.startswith("access denied: no allowed roots") and "MCPTRIO_FS_ROOTS" in text
         with pytest.raises(McpError) as refused:
@@ -208,7 +247,12 @@ async def test_no_roots_at_all_refused(era, workspace, outside):
 
 
 async def test_client_roots_that_are_not_local_directories_refused(era, workspace, outside):
-    async with fs_client(era, "https://example.com/repo", "file://otherhost/srv", (workspace / "notes.txt").as_uri(),
-                         (workspace / "missing").as_uri()) as fs:
+    async with fs_client(
+        era,
+        "https://example.com/repo",
+        "file://otherhost/srv",
+        (workspace / "notes.txt").as_uri(),
+        (workspace / "missing").as_uri(),
+    ) as fs:
         text = await fs.refused("read_text_file", path=str(workspace / "notes.txt"))
         assert text.startswith("access denied: none of the client's roots")

@@ -9,21 +9,26 @@ import os
 import stat
 from importlib.metadata import entry_points
 
+import mcptrio_filesystem
 import pytest
+from filesystem_support import PNG, WAV, fs_client
 
 from mcptrio import McpError
 from mcptrio.plugins import build_app
-
-import mcptrio_filesystem
-from filesystem_support import PNG, WAV, fs_client
 
 
 async def test_list_directory(era, workspace):
     async with fs_client(era, workspace) as fs:
         os.symlink(workspace / "sub", workspace / "alias")
         listing = await fs.ok("list_directory", path=str(workspace))
-        assert listing.splitlines() == ["[LINK] alias", "[FILE] data.bin", "[FILE] image.png", "[FILE] notes.txt",
-                                        "[FILE] sound.wav", "[DIR] sub"]
+        assert listing.splitlines() == [
+            "[LINK] alias",
+            "[FILE] data.bin",
+            "[FILE] image.png",
+            "[FILE] notes.txt",
+            "[FILE] sound.wav",
+            "[DIR] sub",
+        ]
         assert (await fs.ok("list_directory", path="sub/nested")) == "[FILE] deep.txt"
         (workspace / "empty").mkdir()
         assert (await fs.ok("list_directory", path="empty")) == "(empty directory)"
@@ -119,7 +124,8 @@ async def test_create_directory(era, workspace):
 async def test_move_file(era, workspace):
     async with fs_client(era, workspace) as fs:
         assert await fs.ok("move_file", source="notes.txt", destination="sub/moved.txt") == (
-            f"Moved {workspace}/notes.txt to {workspace}/sub/moved.txt")
+            f"Moved {workspace}/notes.txt to {workspace}/sub/moved.txt"
+        )
         assert not (workspace / "notes.txt").exists() and (workspace / "sub" / "moved.txt").is_file()
         await fs.ok("move_file", source="sub/nested", destination="nested2")
         assert (workspace / "nested2" / "deep.txt").is_file()
@@ -141,7 +147,9 @@ async def test_search_files(era, workspace):
         assert (await fs.ok("search_files", path="sub", pattern="**/deep.*")) == f"{workspace}/sub/nested/deep.txt"
         assert (await fs.ok("search_files", path=".", pattern="sub/*.py")) == f"{workspace}/sub/code.py"
         assert (await fs.ok("search_files", path=".", pattern="s*")).splitlines() == [
-            f"{workspace}/sound.wav", f"{workspace}/sub"]
+            f"{workspace}/sound.wav",
+            f"{workspace}/sub",
+        ]
         limited = (await fs.ok("search_files", path=".", pattern="*", max_results=2)).splitlines()
         assert len(limited) == 3 and limited[-1] == "(stopped at max_results=2)"
         assert (await fs.ok("search_files", path=".", pattern="*.rs")).startswith("no matches")
@@ -207,11 +215,20 @@ async def test_file_resource_template(era, workspace, outside):
 async def test_annotations_are_truthful(workspace):
     async with fs_client("legacy", workspace) as fs:
         tools = {t["name"]: t["annotations"] for t in (await fs.client.request("tools/list"))["tools"]}
-    read_only = {"list_directory", "read_text_file", "read_media_file", "search_files", "get_file_info",
-                 "list_allowed_roots"}
+    read_only = {
+        "list_directory",
+        "read_text_file",
+        "read_media_file",
+        "search_files",
+        "get_file_info",
+        "list_allowed_roots",
+    }
     assert {name for name, hints in tools.items() if hints["readOnlyHint"]} == read_only
-    assert {name for name, hints in tools.items() if hints["destructiveHint"]} == {"write_file", "edit_file",
-                                                                                   "move_file"}
+    assert {name for name, hints in tools.items() if hints["destructiveHint"]} == {
+        "write_file",
+        "edit_file",
+        "move_file",
+    }
     assert {name for name, hints in tools.items() if not hints["idempotentHint"]} == {"edit_file", "move_file"}
     assert all(hints["openWorldHint"] is False for hints in tools.values())
 

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -20,12 +21,12 @@ from ....state.fanout import (
     SessionMessage,
 )
 from ...net import authorization
-from . import shared_sessions
-from ..event_log import parse_event_id
 from ...net.capacity import Capacity, client_key
-from ..exchange import Exchange, Sink
 from ...net.refusal import HttpError, retry_later
-from ..asgi_io import Receive, accepts
+from ..event_log import parse_event_id
+from ..exchange import Exchange, Sink
+from ..server.asgi_io import Receive, accepts
+from . import shared_sessions
 from .sessions import HttpSession
 
 if TYPE_CHECKING:
@@ -52,14 +53,17 @@ class SessionRoutes:
     shutting_down: bool
     _session_headers: Callable[[HttpSession], list[tuple[bytes, bytes]]]
 
-
     async def _session_for(self, headers: dict[bytes, bytes], sink: Sink) -> HttpSession:
         self._expire()
         session_id = headers.get(b"mcp-session-id")
         if session_id is None:
-            raise HttpError(405, errors.invalid_request(
-                "Method Not Allowed: GET and DELETE need an Mcp-Session-Id (2026-07-28 is POST only)"),
-                headers=[(b"allow", b"POST")])
+            raise HttpError(
+                405,
+                errors.invalid_request(
+                    "Method Not Allowed: GET and DELETE need an Mcp-Session-Id (2026-07-28 is POST only)"
+                ),
+                headers=[(b"allow", b"POST")],
+            )
         session = await self._find_session(session_id.decode("latin-1"), sink.principal)
         self.sessions.touch(session)
         return session
@@ -71,8 +75,11 @@ class SessionRoutes:
         than ``_recheck_after`` ago: a session opened on another worker is adopted here, and one
         ended elsewhere is dropped (the fan-out tells of a DELETE at once)."""
         session = self.sessions.get(session_id)
-        if session is not None and self.shared is not None and \
-                trio.current_time() - session.verified_at < self._recheck_after:
+        if (
+            session is not None
+            and self.shared is not None
+            and trio.current_time() - session.verified_at < self._recheck_after
+        ):
             pass  # checked a moment ago; changes since come through the fan-out (_on_fanout)
         elif self.shared is not None:
             try:
@@ -166,14 +173,16 @@ class SessionRoutes:
         exchange = session.streams.get(position[0]) if position is not None else standalone
         if exchange is None and position is not None and self.shared is not None:
             if position[0] & 1:  # a request's stream that another worker writes
-                await shared_sessions.resume_elsewhere(self.shared, session, position[0], position[1], sink, receive,
-                                                       self._session_headers(session))
+                await shared_sessions.resume_elsewhere(
+                    self.shared, session, position[0], position[1], sink, receive, self._session_headers(session)
+                )
                 return
             # The GET stream another worker carried: replay what was missed, then carry it here.
             if standalone.sink is not None:
                 raise HttpError(409, errors.invalid_request("Conflict: the session's stream is already open"))
-            await shared_sessions.replay(self.shared, session, position[0], position[1], sink,
-                                         self._session_headers(session))
+            await shared_sessions.replay(
+                self.shared, session, position[0], position[1], sink, self._session_headers(session)
+            )
             exchange, position = standalone, None
         if exchange is None:
             raise HttpError(404, errors.invalid_request("Last-Event-ID names no stream of this session"))
@@ -193,8 +202,9 @@ class SessionRoutes:
                     nursery.start_soon(self._keepalive, exchange)
                     nursery.start_soon(self._end_stream_when, self._shutdown, sink, nursery.cancel_scope)
                     nursery.start_soon(self._end_stream_when, session.ended, sink, nursery.cancel_scope)
-                    nursery.start_soon(self._end_stream_at, authorization.expiry_deadline(sink.principal), sink,
-                                       nursery.cancel_scope)
+                    nursery.start_soon(
+                        self._end_stream_at, authorization.expiry_deadline(sink.principal), sink, nursery.cancel_scope
+                    )
                     while (await receive())["type"] != "http.disconnect":
                         pass
                 nursery.cancel_scope.cancel()

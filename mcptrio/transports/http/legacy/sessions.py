@@ -8,7 +8,8 @@ from __future__ import annotations
 import collections
 import math
 import secrets
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -29,8 +30,14 @@ class HttpSession(SessionCore):
 
     transport = "http"
 
-    def __init__(self, app: App, limits: SessionLimits, config: HttpConfig, session_id: str | None = None,
-                 shared: RedisState | None = None) -> None:
+    def __init__(
+        self,
+        app: App,
+        limits: SessionLimits,
+        config: HttpConfig,
+        session_id: str | None = None,
+        shared: RedisState | None = None,
+    ) -> None:
         super().__init__(app, limits)
         self.config = config
         self.session_id = session_id
@@ -72,8 +79,16 @@ class HttpSession(SessionCore):
 
     def open_standalone(self) -> Exchange:
         if self.standalone is None:
-            self.standalone = Exchange(None, self.config, era="legacy", headers=[], log=self.log,
-                                       priming=self._priming, error_status=False, standalone=True)
+            self.standalone = Exchange(
+                None,
+                self.config,
+                era="legacy",
+                headers=[],
+                log=self.log,
+                priming=self._priming,
+                error_status=False,
+                standalone=True,
+            )
             self.streams[self.standalone.stream] = self.standalone
         return self.standalone
 

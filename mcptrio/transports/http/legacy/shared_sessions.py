@@ -22,8 +22,8 @@ from ....protocol import errors
 from ....protocol.session import INITIALIZING, READY, error_message
 from ....state import StateUnavailable
 from ....state.fanout import ClientReplied, RequestCancelled, StreamCarried
-from .. import sse
 from ...net.refusal import HttpError, retry_later
+from .. import sse
 from ..exchange import Sink
 
 if TYPE_CHECKING:
@@ -37,9 +37,15 @@ TAIL_BLOCK = 1.0  # seconds a resumed stream waits for more events before it che
 
 def record_of(session: HttpSession) -> dict[str, Any]:
     protocol = session.protocol
-    return {"v": protocol.legacy_version, "caps": protocol.client_capabilities, "info": protocol.client_info,
-            "lvl": protocol.log_level, "subs": sorted(session.subscriptions), "bind": session.binding,
-            "ready": protocol.state == READY}
+    return {
+        "v": protocol.legacy_version,
+        "caps": protocol.client_capabilities,
+        "info": protocol.client_info,
+        "lvl": protocol.log_level,
+        "subs": sorted(session.subscriptions),
+        "bind": session.binding,
+        "ready": protocol.state == READY,
+    }
 
 
 def changed_fields(session: HttpSession, before: dict[str, Any]) -> dict[str, Any]:
@@ -80,8 +86,14 @@ def relay_targets(session: HttpSession, value: Any) -> list[RequestCancelled | C
                 out.append(RequestCancelled(session.session_id, request_id))
         elif "method" not in item and _is_id(item.get("id")) and not session.client_calls.pending(item["id"]):
             result, error = item.get("result"), item.get("error")
-            out.append(ClientReplied(session.session_id, item["id"], result if isinstance(result, dict) else None,
-                                     error if isinstance(error, dict) else None))
+            out.append(
+                ClientReplied(
+                    session.session_id,
+                    item["id"],
+                    result if isinstance(result, dict) else None,
+                    error if isinstance(error, dict) else None,
+                )
+            )
     return out
 
 
@@ -99,8 +111,15 @@ def _is_id(value: Any) -> bool:
     return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
-async def resume_elsewhere(shared: RedisState, session: HttpSession, stream: int, seq: int, sink: Sink,
-                           receive: Any, headers: list[tuple[bytes, bytes]]) -> None:
+async def resume_elsewhere(
+    shared: RedisState,
+    session: HttpSession,
+    stream: int,
+    seq: int,
+    sink: Sink,
+    receive: Any,
+    headers: list[tuple[bytes, bytes]],
+) -> None:
     """``Last-Event-ID`` names a stream another worker wrote: replay what the client missed from
     the shared log, then follow it live until its final answer.  If the worker writing it died,
     the request is not re-run: the client gets an error for it instead of waiting forever."""
@@ -115,7 +134,7 @@ async def resume_elsewhere(shared: RedisState, session: HttpSession, stream: int
             nursery.start_soon(_until_disconnect, receive, nursery.cancel_scope)
             final = False
             while True:
-                for n, data, final in events:
+                for n, data, _final in events:
                     seq = n
                     if data:
                         await sink.write(sse.event(data, f"{stream}-{n}"))
@@ -137,8 +156,9 @@ async def resume_elsewhere(shared: RedisState, session: HttpSession, stream: int
                 pass
 
 
-async def replay(shared: RedisState, session: HttpSession, stream: int, seq: int, sink: Sink,
-                 headers: list[tuple[bytes, bytes]]) -> None:
+async def replay(
+    shared: RedisState, session: HttpSession, stream: int, seq: int, sink: Sink, headers: list[tuple[bytes, bytes]]
+) -> None:
     """Start the response with the events of ``stream`` after ``seq`` (a GET stream resumed here)."""
     events, _, _ = await shared.events_after(session.session_id or "", stream, seq)
     await sink.start(200, sse.SSE_HEADERS + headers)
@@ -148,8 +168,11 @@ async def replay(shared: RedisState, session: HttpSession, stream: int, seq: int
 
 
 async def _writer_died(sink: Sink, stream: int, seq: int, request_id: Any, session: HttpSession) -> None:
-    log.warning("a resumed stream's worker is gone: request %r of session %s… was not completed",
-                request_id, (session.session_id or "")[:6])
+    log.warning(
+        "a resumed stream's worker is gone: request %r of session %s… was not completed",
+        request_id,
+        (session.session_id or "")[:6],
+    )
     err = errors.unavailable("the worker running this request stopped before it finished; it was not re-run")
     await sink.write(sse.event(orjson.dumps(error_message(request_id, err)), f"{stream}-{seq + 1}"))
 

@@ -1,0 +1,436 @@
+"""The HTTP/1.1 server ``serve_http`` runs: an ASGI server on Trio with h11 doing the protocol.
+
+Why not hypercorn, which serves the same ASGI app (``McpHttpApp``; docs: embedding)?  Its Trio
+worker, per request, starts a task for the app, passes every ASGI message through a memory
+channel, stops and restarts its keep-alive timer as a task, and writes the response head apart
+from the body.  On this project's 2-core bench machine a bare ASGI app answers ~3,800 requests a
+second under it and ~11,000 under uvicorn: the server, not MCP, set the HTTP ceiling.
+
+Here a connection is one task: it reads, runs the app in that same task, and writes each
+response (head and body) with one ``send_all``.  h11 parses the requests (its limits, its
+errors); response_framing.py writes the responses (h11's checks kept, at a fraction of its cost);
+one cancel scope per connection, whose deadline moves, times the wait for a request head and an
+idle keep-alive connection.  A task reads on behalf of a request only when the app waits for
+``http.disconnect`` once the body is in (a request still running: watch.py), and stops before the
+connection reads the next request.  TLS, the connection limit, the write timeout and the drain
+are connections.py's, shared with hypercorn_server.py; the checks on a request's framing are
+request_checks.py's.  What is not here: HTTP/2 (hypercorn_server.py), WebSocket
+(transports/websocket.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from email.utils import formatdate
+from typing import Any
+from urllib.parse import unquote
+
+import h11
+import trio
+
+from .connections import ConnectionServer, linger
+from .lifespan import ASGI_VERSION
+from .quiet_lock import QuietLock
+from .request_checks import chunk_line_problem, error_body, refusal
+from .response_framing import CONTINUE, FramingError, ResponseFraming
+
+log = logging.getLogger("mcptrio.http")
+
+MAX_RECV = 64 * 1024
+DISCONNECT = {"type": "http.disconnect"}
+
+
+class _Date:
+    """The Date header, formatted once a second."""
+
+    second = -1
+    value = b""
+
+    @classmethod
+    def now(cls) -> bytes:
+        second = int(time.time())
+        if second != cls.second:
+            cls.second, cls.value = second, formatdate(second, usegmt=True).encode()
+        return cls.value
+
+
+class H11Server(ConnectionServer):
+    """Serves one ASGI app on listeners until ``shutdown_trigger`` returns, then drains."""
+
+    async def handle(self, socket_stream: trio.SocketStream) -> None:
+        stream = self.secured(socket_stream)
+        connection = Connection(self, stream, socket_stream)
+        self.connections.add(connection)
+        try:
+            await connection.run()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # (a TLS handshake that failed, too)
+        finally:
+            self.connections.discard(connection)
+            await trio.aclose_forcefully(stream)
+
+    async def close_idle(self) -> None:
+        for connection in list(self.connections):
+            if isinstance(connection, Connection):
+                connection.close_when_idle()
+
+
+class Connection:
+    """One client's connection: requests one after the other, each answered before the next is read."""
+
+    def __init__(self, server: H11Server, stream: trio.abc.Stream, socket_stream: trio.SocketStream) -> None:
+        self.server = server
+        self.stream = stream
+        self.socket_stream = socket_stream
+        self.fed = 0  # bytes given to the parser (h11) since it was made
+        self.h11 = self._parser()
+        self.timer = trio.CancelScope()  # its deadline: the wait for a request head (else +inf)
+        self.idle = True  # waiting for a request head with nothing of it read
+        self.writing_since = math.inf  # when the write under way began (connections.time_writes)
+        self.client = _address(socket_stream, "getpeername")
+        self.local = _address(socket_stream, "getsockname")
+        self.scheme = "http" if stream is socket_stream else "https"
+        self._lock = QuietLock()
+        self._nursery: trio.Nursery | None = None
+        self.extensions = {"mcptrio.receive_nowait": self.receive_nowait}
+        self._reset_request()
+
+    def _parser(self, trailing: tuple[bytes, bool] = (b"", False)) -> h11.Connection:
+        """h11 reads the requests; responses are written by ResponseFraming, so a fresh h11
+        connection per request (less than a µs) takes over what the last one had read ahead."""
+        parser = h11.Connection(h11.SERVER, max_incomplete_event_size=self.server.max_head_size)
+        data, closed = trailing
+        self.fed = len(data)
+        if data:
+            parser.receive_data(data)
+        if closed:
+            parser.receive_data(b"")
+        return parser
+
+    def _reset_request(self) -> None:
+        self.head: tuple[int, list[tuple[bytes, bytes]]] | None = None
+        self.framing = ResponseFraming()
+        self.keep_alive = True  # what the request allows (HTTP/1.1, no Connection: close)
+        self.http11 = True
+        self.sent_continue = False
+        self.written = False  # some of the response went out
+        self.started = False  # the app sent http.response.start
+        self.done = False  # the app sent its last body
+        self.body_done = False  # the request body was read to its end
+        self.disconnected: trio.Event | None = None  # made when someone waits for a disconnect
+        self.gone = False  # the client closed (or broke) the connection
+        self.broken = False  # a write was cut: the connection can carry nothing more
+        self.head_request = False  # a HEAD: the response has headers only
+        self.chunked = False  # the request body is chunked
+        self.after_chunk = False  # a chunk of it was read (its CRLF may be next)
+        self.at_chunk_line = True  # a chunk-size line is next (not chunk data)
+        self.refused: str | None = None  # why the request's body was refused (a 400 takes the app's answer's place)
+        self._reader: trio.CancelScope | None = None
+        self._reader_done: trio.Event | None = None
+
+    def close_when_idle(self) -> None:
+        if self.idle:
+            self.timer.cancel()
+
+    def abort(self) -> None:
+        self.socket_stream.socket.close()  # (a write waiting on it fails at once)
+
+    async def run(self) -> None:
+        with self.timer:
+            self.timer.deadline = trio.current_time() + self.server.header_timeout
+            if isinstance(self.stream, trio.SSLStream):
+                await self.stream.do_handshake()  # (within the time a request head has)
+            async with trio.open_nursery() as self._nursery:
+                while True:
+                    self.timer.deadline = trio.current_time() + self.server.header_timeout
+                    try:
+                        event = await self._next_event()
+                    except h11.RemoteProtocolError as exc:
+                        await self._refuse(exc.error_status_hint, str(exc))
+                        await self._linger()
+                        return
+                    if not isinstance(event, h11.Request):
+                        return  # ConnectionClosed (or a stray event): the client is done
+                    self.idle = False  # (a pipelined request came with no read: set here too)
+                    self.timer.deadline = math.inf
+                    problem = self._check(event)
+                    if problem is not None:
+                        await self._refuse(*problem)
+                        await self._linger()
+                        return
+                    await self._handle(event)
+                    if not self._keep_alive():
+                        await self._linger()
+                        return
+                    self.h11 = self._parser(self.h11.trailing_data)
+                    self._reset_request()
+                    self.idle = True
+                    if self.server.closing:
+                        return
+
+    async def _next_event(self) -> Any:
+        while True:
+            event = self.h11.next_event()
+            if event is not h11.NEED_DATA:
+                return event
+            data = await self._recv()
+            self.idle = False
+            self.fed += len(data)
+            self.h11.receive_data(data)
+
+    def _check(self, request: h11.Request) -> tuple[int, str] | None:
+        """A head over the limits, or framing not to trust: (status, reason) to refuse it with."""
+        server = self.server
+        size = self.fed - len(self.h11.trailing_data[0]) if self.fed > server.max_head_size else 0
+        return refusal(request.http_version, request.headers, size, server.max_head_size, server.max_headers)
+
+    async def _recv(self) -> bytes:
+        try:
+            data = await self.stream.receive_some(MAX_RECV)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return b""
+        return data if isinstance(data, bytes) else bytes(data)  # (TLS reads are bytearrays)
+
+    async def _refuse(self, status: int, reason: str) -> None:
+        """A request not to serve (malformed, over a limit): its status and reason, then close."""
+        body = error_body(status, reason)
+        head = ResponseFraming().head(
+            status,
+            [(b"content-type", b"text/plain; charset=utf-8")],
+            body,
+            head_request=False,
+            http11=True,
+            keep_alive=False,
+            date=_Date.now(),
+        )
+        await self._write(head + body)
+
+    def _keep_alive(self) -> bool:
+        if self.gone or self.broken or self.refused or not self.done or self.framing.close:
+            return False
+        try:  # a body the app did not read, if it is already here (a GET's empty one, say), is passed over
+            while self.h11.their_state is h11.SEND_BODY:
+                if self.h11.next_event() is h11.NEED_DATA:
+                    return False
+        except h11.RemoteProtocolError:
+            return False
+        return self.h11.their_state is h11.DONE
+
+    async def _linger(self) -> None:
+        """Close gently a connection the client may still be writing to (connections.linger): one
+        whose request was not read to its end, or that had sent more behind it."""
+        if not self.gone and (self.refused or self.h11.their_state is not h11.DONE or self.h11.trailing_data[0]):
+            await linger(self.stream)
+
+    async def _handle(self, request: h11.Request) -> None:
+        target = request.target
+        self.head_request = request.method == b"HEAD"
+        headers = list(request.headers)  # (lower-cased names)
+        self.http11 = request.http_version == b"1.1"
+        close = length = False
+        for name, value in headers:
+            if name == b"connection":
+                close = close or b"close" in value.lower()
+            elif name == b"transfer-encoding":
+                self.chunked = True
+            elif name == b"content-length":
+                length = True
+        # With both Content-Length and Transfer-Encoding, what follows may be a smuggled request:
+        # the answer closes the connection (RFC 9112 section 6.1; request_checks.py).
+        self.keep_alive = self.http11 and not close and not (length and self.chunked)
+        path, _, query = target.partition(b"?")
+        scope = {
+            "type": "http",
+            "asgi": ASGI_VERSION,
+            "http_version": request.http_version.decode(),
+            "method": request.method.decode(),
+            "scheme": self.scheme,
+            "path": unquote(path.decode("latin-1")) if b"%" in path else path.decode("latin-1"),
+            "raw_path": path,
+            "query_string": query,
+            "root_path": "",
+            "headers": headers,
+            "client": self.client,
+            "server": self.local,
+            "extensions": self.extensions,
+        }
+        try:
+            await self.server.app(scope, self._receive, self._send)
+        except Exception:
+            log.exception("the ASGI app failed on %s %s", scope["method"], scope["path"])
+        finally:
+            if self._reader is not None:
+                self._reader.cancel()
+                assert self._reader_done is not None
+                with trio.CancelScope(shield=True):
+                    await self._reader_done.wait()  # (it must not read once this task reads again)
+        if self.refused is not None and not self.written:
+            await self._refuse(400, self.refused)
+            return
+        if self.done or self.gone or self.broken or self.refused:
+            return
+        if self.written:
+            self.broken = True  # the app stopped mid-response: only closing the connection ends it
+        else:  # it failed, or returned, before any of its answer went out: a 500 in its place
+            self.started, self.head, self.framing = False, None, ResponseFraming()
+            await self._send(
+                {
+                    "type": "http.response.start",
+                    "status": 500,
+                    "headers": [(b"content-type", b"text/plain"), (b"connection", b"close")],
+                }
+            )
+            await self._send({"type": "http.response.body", "body": b"Internal Server Error"})
+
+    # -- the ASGI receive and send of the current request --------------------------------
+
+    async def _receive(self) -> dict[str, Any]:
+        while True:
+            if self.body_done or self.gone or self.done or self.refused:
+                return await self._wait_disconnect()
+            message = self.receive_nowait()
+            if message is not None:
+                return message
+            if self.h11.they_are_waiting_for_100_continue and not self.sent_continue:
+                self.sent_continue = True
+                await self._write(CONTINUE)
+            data = await self._recv()
+            if not data:
+                self._set_gone()
+                return DISCONNECT
+            self.fed += len(data)
+            self.h11.receive_data(data)
+
+    def receive_nowait(self) -> dict[str, Any] | None:
+        """The body that has arrived (all of it, or what there is so far), else None: no waiting.
+        Apps reach it through the scope's ``extensions["mcptrio.receive_nowait"]``."""
+        if self.body_done or self.gone or self.refused:
+            return None
+        chunks: list[bytes] = []
+        try:
+            while True:
+                event = self.h11.next_event()
+                if event is h11.NEED_DATA:
+                    if self.chunked and self.at_chunk_line:
+                        problem = chunk_line_problem(self.h11.trailing_data[0], self.after_chunk)
+                        if problem is not None:
+                            raise h11.RemoteProtocolError(problem)
+                    if not chunks:
+                        return None
+                    break  # what arrived so far; more_body=True
+                if isinstance(event, h11.Data):
+                    chunks.append(bytes(event.data))
+                    self.after_chunk, self.at_chunk_line = True, event.chunk_end
+                elif isinstance(event, h11.EndOfMessage):
+                    self.body_done = True
+                    break
+                else:  # (h11 yields nothing else inside a request body)
+                    raise h11.RemoteProtocolError("unexpected event in a request body")
+        except h11.RemoteProtocolError as exc:  # a malformed body (bad chunking): refused with a 400
+            self.refused = f"malformed request body: {exc}"
+            if self.disconnected is not None:
+                self.disconnected.set()
+            return DISCONNECT
+        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        return {"type": "http.request", "body": body, "more_body": not self.body_done}
+
+    async def _wait_disconnect(self) -> dict[str, Any]:
+        """The request is in: until the client goes away (or the response is complete, after which
+        ASGI has every receive answer http.disconnect), one task reads for everyone waiting."""
+        if self.disconnected is None:
+            self.disconnected = trio.Event()
+            if self.gone or self.done or self.refused:
+                self.disconnected.set()
+            else:
+                self._reader, self._reader_done = trio.CancelScope(), trio.Event()
+                assert self._nursery is not None
+                self._nursery.start_soon(self._read_until_gone, self._reader, self._reader_done)
+        await self.disconnected.wait()
+        return DISCONNECT
+
+    async def _read_until_gone(self, scope: trio.CancelScope, done: trio.Event) -> None:
+        try:
+            with scope:
+                while True:
+                    data = await self._recv()
+                    if not data:
+                        self._set_gone()
+                        return
+                    # The next request, pipelined: kept for after this one (and no more read past a head's worth).
+                    self.h11.receive_data(data)
+                    if len(self.h11.trailing_data[0]) > self.server.max_head_size:
+                        await trio.sleep_forever()
+        finally:
+            done.set()
+
+    def _set_gone(self) -> None:
+        self.gone = True
+        if self.disconnected is not None:
+            self.disconnected.set()
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        if self.done or self.gone or self.broken or self.refused:
+            return  # after the end, to a client that left or a request refused: nothing to do (as ASGI allows)
+        kind = message["type"]
+        if kind == "http.response.start":
+            if self.started:
+                raise RuntimeError("http.response.start sent twice")
+            self.started = True
+            self.head = (message["status"], list(message.get("headers", ())))
+            return
+        if kind != "http.response.body":
+            return
+        if not self.started:
+            raise RuntimeError("http.response.body before http.response.start")
+        body = message.get("body", b"")
+        more = message.get("more_body", False)
+        try:
+            if self.head is not None:
+                (status, headers), self.head = self.head, None
+                keep_alive = self.keep_alive and not self.server.closing
+                data = self.framing.head(
+                    status,
+                    headers,
+                    None if more else body,
+                    head_request=self.head_request,
+                    http11=self.http11,
+                    keep_alive=keep_alive,
+                    date=_Date.now(),
+                )
+                data += self.framing.body(body, more)
+            else:
+                data = self.framing.body(body, more)
+        except FramingError:
+            self.broken = self.written  # (then only closing the connection can tell the client; else a 500)
+            raise
+        if not more:
+            self.done = True
+            if self.disconnected is not None:
+                self.disconnected.set()
+        await self._write(data)
+
+    async def _write(self, data: bytes) -> None:
+        async with self._lock:
+            if self.gone or self.broken:
+                return
+            self.written = True
+            self.writing_since = trio.current_time()
+            try:
+                await self.stream.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                self._set_gone()  # (or the client took nothing for write_timeout: aborted)
+            except BaseException:
+                self.broken = True  # cut mid-write (cancelled): what went out is unknown
+                raise
+            finally:
+                self.writing_since = math.inf
+
+
+def _address(stream: trio.SocketStream, which: str) -> tuple[str, int] | None:
+    try:
+        address = getattr(stream.socket, which)()
+    except OSError:
+        return None
+    return (address[0], address[1]) if isinstance(address, tuple) else None
