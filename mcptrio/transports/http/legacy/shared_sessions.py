@@ -134,7 +134,7 @@ async def resume_elsewhere(
             nursery.start_soon(_until_disconnect, receive, nursery.cancel_scope)
             final = False
             while True:
-                for n, data, _final in events:
+                for n, data, final in events:  # noqa: B007 - the last event's flag is read after the loop
                     seq = n
                     if data:
                         await sink.write(sse.event(data, f"{stream}-{n}"))
