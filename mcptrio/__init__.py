@@ -19,17 +19,9 @@ if TYPE_CHECKING:  # the names __getattr__ provides, as a type checker sees them
 @functools.cache
 def _version() -> str:
     """The installed distribution's version: pyproject.toml is its one source."""
-    from . import installed
+    from .installed import own_version
 
-    found = installed.version("mcptrio")  # (its dist-info folder's name, without importlib.metadata)
-    if found is not None:
-        return found
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("mcptrio")
-    except PackageNotFoundError:  # (imported from a checkout that was never installed)
-        return "0+unknown"
+    return own_version()
 
 
 __all__ = [

@@ -57,3 +57,17 @@ def version(name: str) -> str | None:
                 continue
         return None
     return None
+
+
+def own_version() -> str:
+    """mcptrio's own version, as installed (pyproject.toml is its one source)."""
+    found = version("mcptrio")  # (its dist-info folder's name, without importlib.metadata)
+    if found is not None:
+        return found
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as metadata_version
+
+    try:
+        return metadata_version("mcptrio")
+    except PackageNotFoundError:  # (imported from a checkout that was never installed)
+        return "0+unknown"

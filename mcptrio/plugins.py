@@ -39,15 +39,21 @@ class PluginInfo:
 def entry_points_on_path() -> dict[str, str]:
     """``name: "module:attribute"`` of every plugin in the dist-info folders on ``sys.path``; of
     several with one name, the first (by distribution, in path order, as importlib.metadata finds it)."""
-    found: dict[str, str] = {}
-    for _, _, folder in installed_.distributions():
+    return {name: found[0].value for name, found in registrations_on_path().items()}
+
+
+def registrations_on_path() -> dict[str, list[PluginInfo]]:
+    """Every plugin name in the dist-info folders on ``sys.path``, with each distribution that
+    registers it, in path order (more than one is a clash ``load`` refuses)."""
+    found: dict[str, list[PluginInfo]] = {}
+    for dist, version, folder in installed_.distributions():
         try:
             with open(os.path.join(folder, "entry_points.txt"), encoding="utf-8") as f:
                 text = f.read()
         except OSError:
             continue
         for name, value in _section(text, GROUP):
-            found.setdefault(name, value)
+            found.setdefault(name, []).append(PluginInfo(name, value, dist, version))
     return found
 
 
@@ -101,19 +107,33 @@ class _PathEntryPoint:
 
 
 def installed() -> list[PluginInfo]:
-    """Every installed plugin, sorted by name."""
+    """Every installed plugin, sorted by name; a name two distributions register is there twice."""
+    from importlib.metadata import entry_points
+
     out = []
-    for name, entry in _entry_points().items():
+    for entry in entry_points(group=GROUP):
         dist = entry.dist
-        out.append(PluginInfo(name, entry.value, dist.name if dist else "?", dist.version if dist else "?"))
-    return out
+        out.append(PluginInfo(entry.name, entry.value, dist.name if dist else "?", dist.version if dist else "?"))
+    return sorted(out, key=lambda info: (info.name, info.distribution))
 
 
-def load(name: str, on_path: dict[str, str] | None = None) -> Registry:
+def clash(name: str, found: list[PluginInfo]) -> str:
+    """The one line that refuses a plugin name several distributions register."""
+    owners = " and ".join(f"{info.distribution} {info.version}".strip() + f" ({info.value})" for info in found)
+    return (
+        f"failed to load plugin {name!r}: {len(found)} installed distributions register it: {owners}; "
+        "uninstall all but one"
+    )
+
+
+def load(name: str, on_path: dict[str, list[PluginInfo]] | None = None) -> Registry:
     """The plugin ``name``: looked for in ``sys.path``'s dist-info folders (``on_path``: read once
-    per app), then by ``importlib.metadata`` (zipped eggs, other finders)."""
-    value = (on_path if on_path is not None else entry_points_on_path()).get(name)
-    entry: Any = _PathEntryPoint(name, value) if value is not None else _entry_points().get(name)
+    per app), then by ``importlib.metadata`` (zipped eggs, other finders).  Refused when several
+    distributions register the name: which one would load is an accident of the path."""
+    registered = (on_path if on_path is not None else registrations_on_path()).get(name, [])
+    if len({info.distribution for info in registered}) > 1:
+        raise PluginError(clash(name, registered))
+    entry: Any = _PathEntryPoint(name, registered[0].value) if registered else _entry_points().get(name)
     if entry is None:
         known = ", ".join(sorted(_entry_points())) or "none installed"
         raise PluginError(f"failed to load plugin {name!r}: no such plugin (installed: {known})")
@@ -128,19 +148,55 @@ def load(name: str, on_path: dict[str, str] | None = None) -> Registry:
     return plugin
 
 
-def build_app(names: list[str], *, prefixes: dict[str, str] | None = None, **app_options: Any) -> App:
-    """An App composed of the named plugins, in that order."""
-    if not names:
-        raise PluginError("no plugins named: pass --plugins a,b (see `mcptrio plugins`)")
+def build_app(
+    names: list[str],
+    *,
+    prefixes: dict[str, str] | None = None,
+    target: Registry | None = None,
+    name: str | None = None,
+    title: str | None = None,
+    version: str | None = None,
+    **app_options: Any,
+) -> App:
+    """An App composed of ``target`` (a Registry or App from a file or module) and the named
+    plugins, in that order.  An App target is served as itself, the plugins included into it.
+
+    Who the server says it is (``name``, ``title``, ``version``, where not given): the one plugin's
+    or target's own (a plugin's version: its distribution's), else ``mcptrio`` and its version."""
+    if not names and target is None:
+        raise PluginError("nothing to serve: name a file or module (mcptrio serve app.py) or plugins (--plugins a,b)")
     prefixes = prefixes or {}
-    app = App(**app_options)
-    on_path = entry_points_on_path()
-    for name in names:
-        plugin = load(name, on_path)
+    on_path = registrations_on_path()
+    loaded = [(plugin_name, load(plugin_name, on_path)) for plugin_name in names]
+    for plugin_name, plugin in loaded:
         if not plugin.name:
-            plugin.name = name
-        try:
-            app.include(plugin, prefix=prefixes.get(name))
-        except (ValueError, TypeError) as exc:
-            raise PluginError(f"failed to load plugin {name!r}: {exc}") from exc
+            plugin.name = plugin_name
+    if isinstance(target, App):
+        app = target
+        app.set_identity(name=name, title=title, version=version, instructions=app_options.get("instructions"))
+    else:
+        sources = [*([target] if target is not None else []), *(plugin for _, plugin in loaded)]
+        alone = sources[0] if len(sources) == 1 else None
+        if alone is not None:
+            name = name or alone.name or None
+            title = title if title is not None else alone.title
+            version = version or alone.version or (_version_of(names[0], on_path) if target is None else None)
+        app = App(name=name or "mcptrio", version=version or installed_.own_version(), title=title, **app_options)
+        if target is not None:
+            _include(app, target, None, target.name or "target")
+    for plugin_name, plugin in loaded:
+        _include(app, plugin, prefixes.get(plugin_name), plugin_name)
     return app
+
+
+def _include(app: App, plugin: Registry, prefix: str | None, name: str) -> None:
+    try:
+        app.include(plugin, prefix=prefix)
+    except (ValueError, TypeError) as exc:
+        raise PluginError(f"failed to load plugin {name!r}: {exc}") from exc
+
+
+def _version_of(name: str, on_path: dict[str, list[PluginInfo]]) -> str | None:
+    """The version of the distribution that registers the plugin ``name``, when it says one."""
+    registered = on_path.get(name)
+    return registered[0].version or installed_.version(registered[0].distribution) if registered else None

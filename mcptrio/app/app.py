@@ -130,7 +130,7 @@ class App(Registry):
         thread_limit: int = DEFAULT_THREAD_LIMIT,
         inline_schemas: bool = True,
     ) -> None:
-        super().__init__(name, inline_schemas=inline_schemas)
+        super().__init__(name, title=title, version=version, inline_schemas=inline_schemas)
         if not (isinstance(thread_limit, int) and thread_limit >= 1):
             raise ValueError(f"thread_limit must be a whole number of threads, at least 1, not {thread_limit!r}")
         self.thread_limit = thread_limit
@@ -304,6 +304,28 @@ class App(Registry):
         self.prompts, self.middleware = fresh.prompts, fresh.middleware
         self.notification_hooks = fresh.notification_hooks
         self._handler = None
+
+    def set_identity(
+        self,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        version: str | None = None,
+        instructions: str | None = None,
+    ) -> None:
+        """Change who the server says it is (its ``serverInfo`` and instructions), before it serves;
+        what is None stays as it was."""
+        identity = self.identity
+        self.identity = attrs.evolve(
+            identity,
+            name=name or identity.name,
+            title=title if title is not None else identity.title,
+            version=version or identity.version,
+            instructions=instructions if instructions is not None else identity.instructions,
+        )
+        self.name = name or self.name
+        self.title = title if title is not None else self.title
+        self.version = version or self.version
 
     def use_builtin(self, rank: int, middleware: Middleware) -> None:
         """Add a built-in feature's middleware at ``rank`` (the constants above), outside the user's."""

@@ -245,8 +245,11 @@ def _prompt_arguments(
 class Registry:
     """What a plugin registers; the decorators below are the whole authoring API."""
 
-    def __init__(self, name: str = "", *, inline_schemas: bool = True) -> None:
-        self.name = name
+    def __init__(
+        self, name: str = "", *, title: str | None = None, version: str | None = None, inline_schemas: bool = True
+    ) -> None:
+        # Who the plugin is: a server that serves only this plugin gives these as its serverInfo.
+        self.name, self.title, self.version = name, title, version
         # Object types in the schemas of the tools registered here: inlined (what clients take
         # best), or False: under $defs, referenced with $ref (recursive types always are).
         self.inline_schemas = inline_schemas

@@ -63,7 +63,9 @@ def list_plugins() -> int:
         return 0
     width = max(len(p.name) for p in found)
     for info in found:
-        print(f"{info.name:<{width}}  {info.distribution} {info.version}  ({info.value})")
+        owners = sum(other.name == info.name for other in found)
+        clash = f"  CLASH: {owners} distributions register {info.name!r}, serve refuses it" if owners > 1 else ""
+        print(f"{info.name:<{width}}  {info.distribution} {info.version}  ({info.value}){clash}")
     return 0
 
 

@@ -1,7 +1,8 @@
 """``mcptrio inspect|list|call|read|prompt TARGET …``: the client on the command line.
 
-TARGET is a URL (http(s)://, ws(s)://), ``--stdio "command args"``, ``--plugins a,b`` (served
-in this process) or ``--config mcp.json [NAME]``: the servers of an ``mcpServers`` file, all of
+TARGET is a URL (http(s)://, ws(s)://), a Python file or module (``file.py``, ``pkg.module:app``:
+served in this process, as ``mcptrio serve`` would), ``--stdio "command args"``, ``--plugins a,b``
+(served in this process) or ``--config mcp.json [NAME]``: the servers of an ``mcpServers`` file, all of
 them (each row says which) or the one named.  A protected HTTP server gets a login when the
 command runs on a terminal (``mcptrio auth login``'s), the stored tokens otherwise.  Human output
 by default (rich tables, a progress bar, log lines, an
@@ -22,6 +23,7 @@ import trio
 from ..groups import first
 from ..protocol.errors import McpError
 from ..protocol.session import LOG_LEVELS
+from ..targets import load_target, looks_like_target
 from .client_output import Output, list_of, listing, typed_value, unstructure
 from .logins import login_for
 from .usage import Parser, UsageError
@@ -52,13 +54,15 @@ def add_commands(commands: argparse._SubParsersAction[Parser], names: Iterable[s
         parser = commands.add_parser(
             name,
             help=HELP[name],
-            usage=f"mcptrio {name} (URL | --stdio COMMAND | --plugins A,B | --config FILE [NAME]) {usage}".rstrip(),
+            usage=f"mcptrio {name} (URL | FILE.py | --stdio COMMAND | --plugins A,B | --config FILE [NAME]) "
+            f"{usage}".rstrip(),
         )
         parser.add_argument(
             "words",
             nargs="*",
             metavar="ARG",
-            help="the server's URL (http(s):// or ws(s)://), then " + (usage or "nothing"),
+            help="the server's URL (http(s):// or ws(s)://) or a Python file or module to serve (file.py, "
+            "pkg.module:NAME), then " + (usage or "nothing"),
         )
         parser.add_argument("--stdio", metavar="COMMAND", help="run this command and speak MCP over its stdio")
         parser.add_argument("--plugins", metavar="A,B", help="serve these installed plugins in this process")
@@ -95,12 +99,16 @@ def add_commands(commands: argparse._SubParsersAction[Parser], names: Iterable[s
 
 
 def _words(args: argparse.Namespace) -> None:
-    """Split the positional words: an optional URL first, then the command's own."""
+    """Split the positional words: an optional URL (or file or module to serve) first, then the command's own."""
     words = list(args.words)
     args.target = words.pop(0) if words and words[0].startswith(URL_SCHEMES) else None
-    given = [x for x in (args.target, args.stdio, args.plugins, args.config) if x]
+    named = args.target or args.stdio or args.plugins or args.config
+    args.source = words.pop(0) if not named and words and looks_like_target(words[0]) else None
+    given = [x for x in (args.target, args.source, args.stdio, args.plugins, args.config) if x]
     if len(given) != 1:
-        raise UsageError("name the server once: a URL, --stdio COMMAND, --plugins A,B or --config FILE")
+        raise UsageError(
+            "name the server once: a URL, a FILE.py or module, --stdio COMMAND, --plugins A,B or --config FILE"
+        )
     args.servers = None
     if args.config:
         from ..client import read_servers
@@ -142,6 +150,12 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         raise UsageError("the client commands need rich: pip install 'mcptrio[cli]'") from None
     _words(args)
+    args.app = None
+    if args.plugins or args.source:
+        from .. import plugins
+
+        names = [name.strip() for name in (args.plugins or "").split(",") if name.strip()]
+        args.app = plugins.build_app(names, target=load_target(args.source) if args.source else None)
     failure: BaseException | None = None
     try:
         return trio.run(_run, args)
@@ -178,12 +192,7 @@ async def _run(args: argparse.Namespace) -> int:
         from .server_groups import run_group
 
         return await run_group(args, out, options, dict(COMMANDS))
-    if args.plugins:
-        from .. import plugins
-
-        target = plugins.build_app([name.strip() for name in args.plugins.split(",") if name.strip()])
-    else:
-        target = args.target or args.stdio
+    target = args.app or args.target or args.stdio
     async with connect(target, token=args.token, auth=login_for(target, args.token, args.verify), **options) as client:
         client.raw.on_notification.append(out.notification)
         return await COMMANDS[args.command](client, args, out)

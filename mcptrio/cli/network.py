@@ -41,13 +41,14 @@ def serve(app: App, settings: ServeSettings, argv: list[str]) -> int:
         server = serve_websocket
     trigger = wait_for_signals if settings.listen_fd is None else signals_or_orphaned
     where = f" (state shared through {settings.state})" if settings.state is not None else ""
+    served = ", ".join(app.plugins) or app.identity.name  # (an App target may include no plugin)
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
             if settings.reload:
                 from . import reload
 
-                await nursery.start(reload.watch, app, list(settings.plugins), settings.prefixes)
+                await nursery.start(reload.watch, app, list(settings.plugins), settings.prefixes, settings.target)
             async with trio.open_nursery() as serving:
                 url = await serving.start(
                     lambda task_status: server(
@@ -61,9 +62,9 @@ def serve(app: App, settings: ServeSettings, argv: list[str]) -> int:
                     )
                 )
                 if settings.listen_fd is None:
-                    log.info("serving %s at %s%s", ", ".join(app.plugins), url, where)
+                    log.info("serving %s at %s%s", served, url, where)
                 else:
-                    log.info("worker serving %s%s", ", ".join(app.plugins), where)
+                    log.info("worker serving %s%s", served, where)
                 if open_files < wanted_files:
                     log.info(
                         "open files are limited to %d: fewer connections than the connection, stream and "

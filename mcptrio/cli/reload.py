@@ -1,5 +1,6 @@
-"""``mcptrio serve --reload``: when a loaded plugin's source changes, load it again in the
-running process and swap the app's handlers at once.  Sessions and calls in flight carry on;
+"""``mcptrio serve --reload``: when the source of a loaded plugin or of the target (a file or
+module: its folder is watched) changes, load it again in the running process and swap the app's
+handlers at once.  Sessions and calls in flight carry on;
 clients hear ``list_changed``.  A plugin that fails to import or register is reported in one
 line, and the last good version keeps serving."""
 
@@ -15,6 +16,7 @@ import trio
 
 from ..app import App
 from ..plugins import PluginError, build_app, entry_point
+from ..targets import load_target, parse_target
 
 log = logging.getLogger("mcptrio.reload")
 
@@ -39,22 +41,40 @@ def source_folders(names: list[str]) -> dict[str, Path]:
     return out
 
 
-def reload_plugins(app: App, names: list[str], prefixes: dict[str, str], packages: list[str]) -> None:
-    """Import the plugins afresh and hand their handlers to ``app``; PluginError leaves it as it was."""
-    saved = _forget_modules(packages)
+def reload_plugins(
+    app: App, names: list[str], prefixes: dict[str, str], packages: list[str], target: str | None = None
+) -> None:
+    """Import the plugins (and target) afresh and hand their handlers to ``app``; PluginError
+    leaves it as it was.  The target's folder's modules import afresh too (``import helpers``)."""
+    found = parse_target(target) if target is not None else None
+    if found is not None:
+        packages = [*packages, found.module.split(".")[0]]
+    folders = [found.folder] if found is not None and found.file is not None else []
+    saved = _forget_modules(packages, folders)
     try:
-        fresh = build_app(names, prefixes=prefixes)
+        fresh = build_app(names, prefixes=prefixes, target=load_target(target) if target is not None else None)
     except BaseException:
-        _forget_modules(packages)  # (what the failed import left half-made)
+        _forget_modules(packages, folders)  # (what the failed import left half-made)
         sys.modules.update(saved)  # the modules the running handlers came from
         raise
     app.take_handlers(fresh)
 
 
-def _forget_modules(packages: list[str]) -> dict[str, Any]:
-    """Take the packages' modules out of ``sys.modules`` (so they import afresh); what was there."""
+def _forget_modules(packages: list[str], folders: list[Path]) -> dict[str, Any]:
+    """Take the packages' modules, and those whose source is in the folders, out of ``sys.modules``
+    (so they import afresh); what was there."""
+
+    def inside(module: Any) -> bool:  # (and not installed: a project's .venv may be in its folder)
+        source = getattr(module, "__file__", None)
+        if source is None or Path(source).is_relative_to(sys.prefix) or "site-packages" in Path(source).parts:
+            return False
+        return any(Path(source).is_relative_to(folder) for folder in folders)
+
     gone = {
-        key: module for key, module in sys.modules.items() if any(key == p or key.startswith(p + ".") for p in packages)
+        key: module
+        for key, module in sys.modules.items()
+        if any(key == p or key.startswith(p + ".") for p in packages)
+        or (folders and inside(module) and key.partition(".")[0] != "mcptrio")
     }
     for key in gone:
         del sys.modules[key]
@@ -65,29 +85,31 @@ async def watch(
     app: App,
     names: list[str],
     prefixes: dict[str, str],
+    target: str | None = None,
     *,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Reload on every change of a plugin's Python source, until cancelled."""
+    """Reload on every change of a plugin's or the target's Python source, until cancelled."""
     try:
         from watchfiles import awatch
     except ImportError:
         raise PluginError("--reload needs watchfiles: pip install 'mcptrio[dev]'") from None
     folders = source_folders(names)
-    log.info("watching %s for changes", ", ".join(str(folder) for folder in folders.values()))
+    watched = [*folders.values(), *([parse_target(target).folder] if target is not None else [])]
+    log.info("watching %s for changes", ", ".join(str(folder) for folder in watched))
     ready = False
-    async for changes in awatch(*folders.values(), debounce=100, step=20, yield_on_timeout=True, rust_timeout=200):
+    async for changes in awatch(*watched, debounce=100, step=20, yield_on_timeout=True, rust_timeout=200):
         if not ready:
             ready = True
             task_status.started()
         if not any(path.endswith(".py") for _, path in changes):
             continue  # (nothing, or not Python source)
         try:
-            reload_plugins(app, names, prefixes, list(folders))
+            reload_plugins(app, names, prefixes, list(folders), target)
         except PluginError as exc:
             log.error("reload failed, the previous version keeps serving: %s", exc)
             continue
-        log.info("reloaded %s", ", ".join(names))
+        log.info("reloaded %s", ", ".join([*([target] if target else []), *names]))
         await app.notify_tools_changed()
         await app.notify_prompts_changed()
         await app.notify_resources_changed()

@@ -8,49 +8,51 @@ import gc
 import logging
 import os
 import sys
+from collections.abc import Callable
 
 import trio
 
 from .. import plugins
-from ..app import App
+from ..app import App, Registry
 from ..app.lifespan import LifespanError
 from ..groups import first
 from ..serve import ServeError, serve_stdio, wait_for_signals
+from ..targets import TargetError, load_target
 from . import logs
-from .serve_settings import ServeSettings, add_flags, misplaced, resolve
+from .serve_settings import ServeSettings, add_flags, given, misplaced, resolve
 from .usage import Parser, UsageError
 
 log = logging.getLogger("mcptrio")
 
 WILDCARDS = ("0.0.0.0", "::", "")
+# The settings that configure the App itself, which an App target brings configured.
+APP_SETTINGS = (
+    "limits",
+    "drain_timeout",
+    "telemetry",
+    "rate_limit",
+    "rate_burst",
+    "max_tool_calls",
+    "tool_call_wait",
+    "access_log",
+    "auth",
+    "thread_limit",
+)
 
 
 def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
     serve_parser = commands.add_parser(
         "serve",
-        help="serve plugins over stdio, Streamable HTTP or WebSocket",
-        description="Serve the named plugins as one MCP server until stdin closes or SIGTERM/SIGINT.",
+        help="serve a Python file, a module or plugins over stdio, Streamable HTTP or WebSocket",
+        description="Serve a Python file or module (TARGET) and the named plugins as one MCP server until "
+        "stdin closes or SIGTERM/SIGINT.",
     )
     add_flags(serve_parser)
 
 
 def run(args: argparse.Namespace) -> int:
     settings = checked(resolve(args))
-    app = plugins.build_app(
-        list(settings.plugins),
-        prefixes=settings.prefixes,
-        name=settings.name,
-        version=settings.version,
-        instructions=settings.instructions,
-        limits=settings.limits,
-        telemetry=settings.telemetry,
-        rate_limit=settings.rate_limit,
-        max_tool_calls=settings.max_tool_calls,
-        tool_call_wait=settings.tool_call_wait,
-        access_log=settings.access_log,
-        auth=settings.auth,
-        thread_limit=settings.thread_limit,
-    )
+    app = build(settings, given(args))
     # Everything loaded so far lives as long as the server: keep the collector from rescanning it.
     # Only the young generations are collected first (a full collection found nothing to free
     # after loading the plugins, and took 6 ms of a 140 ms start-up).
@@ -72,6 +74,47 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     os.dup2(2, 1)
     return 0
+
+
+def build(settings: ServeSettings, given: Callable[[str], bool] = lambda key: False) -> App:
+    """The app the settings describe: the target (when there is one) and the plugins, composed.
+    An App target carries its own configuration: a setting that would configure it (``given``
+    says which were set) is refused, in one line, rather than quietly not applied."""
+    target = load(settings.target) if settings.target is not None else None
+    if isinstance(target, App):
+        told = [key for key in APP_SETTINGS if given(key)]
+        if told:
+            raise UsageError(
+                f"{settings.target} is an App, configured in its code: set {', '.join(told)} there "
+                "(or serve a Registry, which these settings configure)"
+            )
+    return plugins.build_app(
+        list(settings.plugins),
+        prefixes=settings.prefixes,
+        target=target,
+        name=settings.name,
+        title=settings.title,
+        version=settings.version,
+        instructions=settings.instructions,
+        limits=settings.limits,
+        telemetry=settings.telemetry,
+        rate_limit=settings.rate_limit,
+        max_tool_calls=settings.max_tool_calls,
+        tool_call_wait=settings.tool_call_wait,
+        access_log=settings.access_log,
+        auth=settings.auth,
+        thread_limit=settings.thread_limit,
+    )
+
+
+def load(text: str) -> Registry:
+    """The target's Registry or App; a plugin's name given as a target gets a hint."""
+    try:
+        return load_target(text)
+    except TargetError as exc:
+        if text in plugins.entry_points_on_path():
+            raise TargetError(f"{exc} (to serve the plugin {text}: --plugins {text})") from None
+        raise
 
 
 def checked(settings: ServeSettings) -> ServeSettings:
@@ -112,6 +155,6 @@ async def _stdio(app: App, settings: ServeSettings) -> None:
         if settings.reload:
             from . import reload
 
-            await nursery.start(reload.watch, app, list(settings.plugins), settings.prefixes)
+            await nursery.start(reload.watch, app, list(settings.plugins), settings.prefixes, settings.target)
         await serve_stdio(app, shutdown_trigger=wait_for_signals)
         nursery.cancel_scope.cancel()

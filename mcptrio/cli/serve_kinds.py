@@ -5,15 +5,38 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 from typing import Any
 
 import attrs
 
 from ..app.admission import RateLimit
 from ..runtime.limits import SessionLimits
+from ..targets import resolved_against
 from . import auth_settings
 from .setting_kinds import MISSING, Kind, Names, Repeatable, Seconds, Setting, Settled, Whole, flag_names
 from .usage import UsageError
+
+
+class TargetName(Kind):
+    """A Python file or module to serve (``mcptrio.targets``): the command's first word, or the file's
+    ``target``, where a relative path is taken from the config file's folder."""
+
+    metavar = "TARGET"
+
+    def add_flag(self, parser: argparse._ActionsContainer, setting: Setting) -> None:
+        parser.add_argument(setting.key, nargs="?", metavar=self.metavar, help=setting.flag_help())
+
+    def flag_doc(self, setting: Setting) -> str:
+        return "`TARGET` (the first word)"
+
+    def resolve(self, setting: Setting, flag: object, file: object, settled: Settled) -> object:
+        if flag is not None:
+            return flag
+        if file is MISSING:
+            return None
+        config = settled["config"]
+        return resolved_against(str(file), config.parent) if isinstance(config, Path) else file
 
 
 class PluginNames(Kind):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, ParamSpec
 
 from . import auth_settings, logs
 from .config_file import read_config
-from .serve_kinds import Auth, Limits, PluginNames, Prefixes, Rate, RedisUrl
+from .serve_kinds import Auth, Limits, PluginNames, Prefixes, Rate, RedisUrl, TargetName
 from .setting_kinds import (
     MISSING,
     TRANSPORTS,
@@ -29,7 +29,6 @@ from .setting_kinds import (
     Names,
     Seconds,
     Setting,
-    Settled,
     Text,
     Whole,
     YesNo,
@@ -92,12 +91,6 @@ def check_proxies(specs: tuple[str, ...]) -> None:
         raise UsageError(f"--trusted-proxy: {exc}") from None
 
 
-def installed_version(settled: Settled) -> str:
-    from .. import __version__
-
-    return __version__
-
-
 class ServeSettings:
     """What ``mcptrio serve`` was told: its flags over the config file over the defaults, each checked.
 
@@ -107,13 +100,25 @@ class ServeSettings:
     """
 
     # -- what to serve, and where
+    target: str | None = setting(
+        TargetName(),
+        "a Python file or module to serve: path/to/file.py or pkg.module, with an optional :NAME "
+        "(a Registry, an App, or a function returning one)",
+        WHERE,
+        flags=("TARGET",),
+        doc="A Python file or module to serve without packaging it: `path/to/file.py` or `pkg.module`, with an "
+        "optional `:NAME` (a Registry, an App, or a function returning one); without it, the one Registry or "
+        "App the module defines. In the file, a relative path is from the file's folder. See "
+        "[Serving a file](../guides/serving-a-file.md).",
+    )
     plugins: tuple[str, ...] = setting(
         PluginNames(),
         "comma-separated plugin names, loaded in this order",
         WHERE,
         flags=("--plugins",),
         default=(),
-        doc="The installed plugins to serve, loaded in this order (at least one). See `mcptrio plugins`.",
+        doc="The installed plugins to serve, loaded in this order, after the target if there is one. "
+        "See `mcptrio plugins`.",
     )
     prefixes: dict[str, str] = setting(
         Prefixes(),
@@ -153,12 +158,27 @@ class ServeSettings:
         transports=NETWORK,
         doc="The endpoint's path. Must start with `/`.",
     )
-    name: str = setting(Text(), "The server's name, in `serverInfo`.", WHERE, default="mcptrio")
-    version: str = setting(
+    name: str | None = setting(
+        Text(),
+        "the server's name, in serverInfo",
+        WHERE,
+        flags=("--name",),
+        default_doc='the name of the one plugin or target served, else `"mcptrio"`',
+        doc="The server's name, in `serverInfo`.",
+    )
+    title: str | None = setting(
+        Text(),
+        "the server's human-readable title, in serverInfo",
+        WHERE,
+        flags=("--title",),
+        default_doc="the title of the one plugin or target served, else none",
+        doc="The server's title for people to read, in `serverInfo`.",
+    )
+    version: str | None = setting(
         Text(),
         "The server's version, in `serverInfo`.",
         WHERE,
-        default=Computed(installed_version, "mcptrio's version"),
+        default_doc="the version of the one plugin (its distribution's) or target served, else mcptrio's",
     )
     instructions: str | None = setting(
         Text(), "Instructions for the client and its model, in the `initialize` and `server/discover` results.", WHERE
@@ -498,6 +518,24 @@ def resolve(args: argparse.Namespace) -> ServeSettings:
     resolved = _Resolved(settings, args, file)
     values: dict[str, Any] = {key: resolved[key] for key in settings}  # (each of its kind: checked as resolved)
     return ServeSettings(**values)
+
+
+def given(args: argparse.Namespace) -> Callable[[str], bool]:
+    """Whether a setting was given, by its flag or in the ``--config`` file, rather than left to its
+    default (the file is read again when first asked)."""
+    settings = {each.key: each for each in declared()}
+
+    @functools.cache
+    def in_file() -> Mapping[str, object]:
+        return read_config(args.config, {key: each.kind for key, each in settings.items() if each.in_file})
+
+    def was_given(key: str) -> bool:
+        flag = settings[key].kind.given(args, settings[key])
+        if isinstance(flag, dict):
+            flag = any(value is not None for value in flag.values()) or None
+        return flag is not None or key in in_file()
+
+    return was_given
 
 
 class _Resolved:

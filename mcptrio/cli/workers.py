@@ -102,7 +102,7 @@ async def _supervise(settings: ServeSettings, argv: list[str], sock: socket.sock
             nursery.start_soon(_keep_running, index, child_argv(argv, sock.fileno()), sock.fileno(), children, stopping)
         log.info(
             "serving %s at %s with %d workers%s",
-            ", ".join(settings.plugins),
+            ", ".join([*([settings.target] if settings.target else []), *settings.plugins]),
             url,
             settings.workers,
             f" (state shared through {settings.state})" if settings.state is not None else "",

@@ -171,7 +171,7 @@ def test_config_bad_toml_and_missing_file(tmp_path):
 
 def test_bad_flags_are_one_line_errors():
     assert "invalid choice" in one_line_error(run(["serve", "--transport", "pigeon"]))
-    assert "no plugins named" in one_line_error(run(["serve"]))
+    assert "nothing to serve: name a file or module" in one_line_error(run(["serve"]))
     assert "PLUGIN=PREFIX" in one_line_error(run(["serve", "--plugins", "bench", "--prefix", "oops"]))
 
 

@@ -34,12 +34,12 @@ def one_line_error(done):
 def test_inspect_human_and_json():
     human = mcptrio("inspect", "--plugins", "bench")
     assert human.returncode == 0
-    assert "mcptrio" in human.stdout and "modern era, protocol 2026-07-28" in human.stdout
+    assert "bench 0.1.0" in human.stdout and "modern era, protocol 2026-07-28" in human.stdout
     assert "6 tools, 2 resources, 0 templates, 1 prompts" in human.stdout
     machine = json.loads(mcptrio("inspect", "--plugins", "bench", "--era", "legacy", "--json").stdout)
     assert machine["era"] == "legacy" and machine["protocolVersion"] == "2025-11-25"
     assert machine["counts"] == {"tools": 6, "resources": 2, "templates": 0, "prompts": 1}
-    assert machine["server"]["name"] == "mcptrio" and "tools" in machine["capabilities"]
+    assert machine["server"]["name"] == "bench" and "tools" in machine["capabilities"]
 
 
 @pytest.mark.parametrize("what, expect", [("tools", "echo"), ("resources", "bench://info"), ("prompts", "greet")])
@@ -190,7 +190,7 @@ def test_without_the_cli_extra_serve_and_plugins_work():
         timeout=60,
     )
     assert served.returncode == 0, served.stderr
-    assert json.loads(served.stdout)["result"]["serverInfo"]["name"] == "mcptrio"
+    assert json.loads(served.stdout)["result"]["serverInfo"]["name"] == "bench"
 
 
 def test_call_watch_follows_a_task_and_answers_its_question_in_a_terminal():

@@ -99,7 +99,7 @@ async def test_legacy_session_lifecycle(server: HttpServer, answers: Answers) ->
     async with log.client:
         async with open_http(server.url, answers, "legacy", log) as (client, tap, _):
             assert client.protocol_version == LEGACY
-            assert client.server_info is not None and client.server_info.name == "mcptrio"
+            assert client.server_info is not None and client.server_info.name == "everything"
             tools = await client.list_tools()
             assert EXPECTED_TOOLS <= {t.name for t in tools.tools}
 
@@ -250,7 +250,7 @@ def assert_stateless(log: HttpLog) -> None:
 async def test_modern_discover_and_envelope(server: HttpServer, answers: Answers) -> None:
     async with open_http(server.url, answers, "auto") as (client, tap, log):
         assert client.protocol_version == MODERN
-        assert client.server_info is not None and client.server_info.name == "mcptrio"
+        assert client.server_info is not None and client.server_info.name == "everything"
         [discover] = tap.requests("server/discover")
         assert MODERN in tap.response_to(discover)["result"]["supportedVersions"]
         assert not tap.requests("initialize")

@@ -70,7 +70,7 @@ async def open_stdio(
 async def test_initialize_handshake(tmp_path: Path, answers: Answers) -> None:
     async with open_stdio(tmp_path, answers) as (client, tap):
         assert client.protocol_version == LEGACY
-        assert client.server_info is not None and client.server_info.name == "mcptrio"
+        assert client.server_info is not None and client.server_info.name == "everything"
         caps = client.server_capabilities
         assert caps.tools is not None and caps.resources is not None and caps.prompts is not None
         assert caps.completions is not None
@@ -82,7 +82,7 @@ async def test_initialize_handshake(tmp_path: Path, answers: Answers) -> None:
         assert initialized == {"jsonrpc": "2.0", "method": "notifications/initialized"}
         answer = tap.response_to(initialize)["result"]
         assert answer["protocolVersion"] == LEGACY
-        assert answer["serverInfo"]["name"] == "mcptrio"
+        assert answer["serverInfo"]["name"] == "everything"
         assert not tap.requests("server/discover")
 
 
@@ -278,7 +278,7 @@ async def test_completion(tmp_path: Path, answers: Answers) -> None:
 async def test_modern_era_discovered(tmp_path: Path, answers: Answers) -> None:
     async with open_stdio(tmp_path, answers, mode="auto") as (client, tap):
         assert client.protocol_version == MODERN
-        assert client.server_info is not None and client.server_info.name == "mcptrio"
+        assert client.server_info is not None and client.server_info.name == "everything"
         [discover] = tap.requests("server/discover")
         supported = tap.response_to(discover)["result"]["supportedVersions"]
         assert MODERN in supported and LEGACY in supported

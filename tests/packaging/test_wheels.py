@@ -107,7 +107,7 @@ def test_the_wheels_install_and_serve_without_the_checkout(tmp_path):
     answers = {message["id"]: message for message in map(json.loads, served.stdout.splitlines())}
     assert "2026-07-28" in answers[1]["result"]["supportedVersions"]
     assert answers[2]["result"]["protocolVersion"] == "2025-11-25"
-    assert answers[2]["result"]["serverInfo"]["name"] == "mcptrio"
+    assert answers[2]["result"]["serverInfo"]["name"] == "everything"
 
     # The client commands are the `cli` extra (rich), which a plain install lacks: one line says so.
     assert (
