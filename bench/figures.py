@@ -32,6 +32,12 @@ def figure_list(settings: Settings) -> list[Figure]:
             "ms",
             "lower",
         ),
+        Figure(
+            "stdio.startup_file_ms",
+            f"stdio: spawn → initialize answered, `serve everything_file.py` (median of {settings.startups} spawns)",
+            "ms",
+            "lower",
+        ),
         Figure("stdio.sequential", "stdio echo, sequential", "calls/s", "higher"),
     ]
     figs += [

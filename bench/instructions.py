@@ -4,6 +4,7 @@ a busy machine as on a quiet one, so a change can be judged while others run ben
     .venv/bin/python bench/instructions.py                    # echo calls, 64 in flight, `--plugins bench`
     .venv/bin/python bench/instructions.py --calls 20000 --window 16
     .venv/bin/python bench/instructions.py --startup everything  # spawn -> initialize answered -> exit
+    .venv/bin/python bench/instructions.py --startup-file bench/servers/everything_file.py  # the same, as a file
     .venv/bin/python bench/instructions.py --http modern --calls 2000  # 2026-07-28 echo over HTTP, 10 clients
 
 A call's count is (run with N calls - run with none) / N, both from spawn to exit, so start-up and
@@ -106,6 +107,9 @@ def main() -> int:
     parser.add_argument("--plugins", default="bench", help="what the server serves for the calls")
     parser.add_argument("--startup", metavar="PLUGINS", help="count one start-up serving these plugins instead")
     parser.add_argument(
+        "--startup-file", metavar="TARGET", help="count one start-up serving this file or module (mcptrio serve TARGET)"
+    )
+    parser.add_argument(
         "--http",
         choices=HTTP_SERVERS,
         help="count an HTTP server's echo calls instead (10 clients, 2026-07-28): mcptrio serve on "
@@ -123,6 +127,10 @@ def main() -> int:
             f"{args.calls} echo calls over HTTP, 10 clients, {args.http}: {(busy - idle) / args.calls:,.0f} "
             f"instructions per call (start-up, one initialize and exit alone: {idle / 1e6:.0f} million)"
         )
+        return 0
+    if args.startup_file:
+        total = counted([sys.executable, "-m", "mcptrio", "serve", args.startup_file], 0, args.window)
+        print(f"spawn -> initialize answered -> exit, {args.startup_file}: {total / 1e6:.0f} million instructions")
         return 0
     if args.startup:
         total = counted(serve + [args.startup], 0, args.window)

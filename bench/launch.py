@@ -50,6 +50,8 @@ class Impl:
     env: dict[str, str] = field(default_factory=dict)
     # The start-up figure of issue 19: a server with every feature (mcptrio's `everything` plugin).
     everything_argv: list[str] | None = None
+    # The same plugin served as a file (`mcptrio serve file.py`): what resolving a target costs.
+    file_argv: list[str] | None = None
     cwd: str = str(RESULTS)  # the servers' working directory: a private temporary one during a run
 
 
@@ -91,6 +93,7 @@ def make_impls(only: str | None) -> list[Impl]:
                 ],
                 dict(env),
                 command + ["serve", "--plugins", "everything"],
+                file_argv=command + ["serve", str(BENCH / "servers" / "everything_file.py")],
             )
         )
     if only in (None, "sdk"):

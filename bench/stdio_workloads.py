@@ -99,24 +99,30 @@ def stdio_suite(impl: Impl, settings: Settings, results: Results, logs: Logs, re
 
 
 def stdio_startup(impl: Impl, settings: Settings, results: Results, logs: Logs, rep: int) -> None:
-    """Spawn → initialize answered for a server with every feature (``settings.startups`` fresh
-    processes; their median is this repetition's sample), and the CPU it used until then."""
-    if impl.everything_argv is None:
-        results.add("stdio.startup_everything_ms", impl.name, None, "no such server")
+    """Spawn → initialize answered for a server with every feature, as a plugin and as a file
+    (``settings.startups`` fresh processes each; their median is this repetition's sample), and
+    the CPU it used until then."""
+    for figure, argv in (("stdio.startup_everything", impl.everything_argv), ("stdio.startup_file", impl.file_argv)):
+        startups(impl, figure, argv, settings, results, logs, rep)
+
+
+def startups(
+    impl: Impl, figure: str, argv: list[str] | None, settings: Settings, results: Results, logs: Logs, rep: int
+) -> None:
+    if argv is None:
+        results.add(f"{figure}_ms", impl.name, None, "no such server")
         return
     times, cpus = [], []
     for i in range(settings.startups):
-        server = StdioServer(
-            impl.everything_argv, env=impl.env, stderr=logs.open(f"{impl.name}-startup-{rep}-{i}"), cwd=impl.cwd
-        )
+        server = StdioServer(argv, env=impl.env, stderr=logs.open(f"{impl.name}-{figure}-{rep}-{i}"), cwd=impl.cwd)
         try:
             server.initialize()
             times.append((perf() - server.spawned_at) * 1000)
             cpus.append(cpu_seconds(server.pid) * 1000)
         finally:
             server.stop()
-    results.add("stdio.startup_everything_ms", impl.name, statistics.median(times))
-    results.phase(rep=rep, impl=impl.name, figure="stdio.startup_everything", startup_ms=times, cpu_ms=cpus)
+    results.add(f"{figure}_ms", impl.name, statistics.median(times))
+    results.phase(rep=rep, impl=impl.name, figure=figure, startup_ms=times, cpu_ms=cpus)
 
 
 def sleep_counters(server: StdioServer) -> dict[str, int]:

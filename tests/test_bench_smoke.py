@@ -147,6 +147,7 @@ def test_stdio_part_alone(tmp_path):
     for key in (
         "stdio.pipelined_64",
         "stdio.startup_everything_ms",
+        "stdio.startup_file_ms",
         "bare.stdio.pipelined_64",
         "bare.stdio.cpu_us_pipelined_64",
     ):
