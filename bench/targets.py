@@ -162,18 +162,15 @@ def stdio_targets_table(results: Results, settings: Settings) -> list[str]:
         share is not None and share >= 0.25,
         "" if paired is None else f"{paired:.0%}",
     )
-    spawn = m("stdio.startup_everything_ms")
-    row(
-        "spawn → first answer, `serve --plugins everything` over stdio: ≤ 150 ms",
-        spawn,
-        "{:.0f} ms",
-        spawn is not None and spawn <= 150,
-    )
-    spawn = m("stdio.startup_file_ms")
-    row(
-        "spawn → first answer, the same plugin as a file (`serve everything_file.py`) over stdio: ≤ 150 ms",
-        spawn,
-        "{:.0f} ms",
-        spawn is not None and spawn <= 150,
-    )
+    for key, served in (
+        ("stdio.startup_everything_ms", "`serve --plugins everything`"),
+        ("stdio.startup_file_ms", "the same plugin as a file (`serve everything_file.py`)"),
+    ):
+        spawn = m(key)
+        row(
+            f"spawn → first answer, {served} over stdio: ≤ 150 ms",
+            spawn,
+            "{:.0f} ms",
+            spawn is not None and spawn <= 150,
+        )
     return lines

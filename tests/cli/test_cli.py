@@ -1,6 +1,8 @@
 """The ``mcptrio`` command as a user runs it: real subprocesses, real entry points."""
 
+import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -8,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import trio
 
 from mcptrio.testing import open_process_client
 
@@ -65,6 +68,29 @@ def run(args, plugin_path=None, **kwargs):
     return subprocess.run(
         MCPTRIO + args, capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL, **kwargs
     )
+
+
+@contextlib.asynccontextmanager
+async def served(argv, stderr, env=None):
+    """``mcptrio`` + ``argv`` serving over the network, its stderr in the file ``stderr``: the URL
+    it says it serves at, as ``(process, url)``; stopped with SIGTERM after, which must exit 0."""
+    with open(stderr, "wb") as sink:
+        process = await trio.lowlevel.open_process(
+            MCPTRIO + argv, stdin=subprocess.DEVNULL, stderr=sink, env=env if env is not None else dict(os.environ)
+        )
+    try:
+        with trio.fail_after(30):
+            while not (found := re.search(r"serving .* at (\S+)\n", stderr.read_text())):
+                assert process.poll() is None, stderr.read_text()
+                await trio.sleep(0.05)
+        yield process, found.group(1)
+    finally:
+        process.terminate()
+        with trio.move_on_after(10):
+            await process.wait()
+        if process.returncode is None:
+            process.kill()
+    assert process.returncode == 0, stderr.read_text()
 
 
 def one_line_error(done):

@@ -2,7 +2,6 @@
 packaging it, through the real command, over stdio, HTTP and WebSocket."""
 
 import os
-import re
 import subprocess
 import sys
 import textwrap
@@ -14,7 +13,7 @@ import mcptrio.client
 from mcptrio.targets import looks_like_target
 from mcptrio.testing import open_process_client
 
-from .test_cli import MCPTRIO, fake_distribution, one_line_error, run
+from .test_cli import MCPTRIO, fake_distribution, one_line_error, run, served
 
 WEATHER = """
     import mcptrio
@@ -110,33 +109,15 @@ async def test_the_config_file_names_the_target_from_its_own_folder(weather, tmp
         assert (await client.call_tool("echo", {"text": "toml"}))["content"][0]["text"] == "TOML"
 
 
-async def test_a_file_over_http_and_websocket(weather):
+async def test_a_file_over_http_and_websocket(weather, tmp_path):
     for transport in ("http", "ws"):
-        process = await trio.lowlevel.open_process(
-            MCPTRIO + ["serve", str(weather), "--transport", transport, "--port", "0"],
-            stdin=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        try:
-            with trio.fail_after(20):
-                banner = b""
-                while not re.search(rb"serving .* at (\S+)\n", banner):
-                    chunk = await process.stderr.receive_some(4096)
-                    assert chunk, banner
-                    banner += chunk
-            assert b"serving weather at" in banner
-            url = re.search(rb"serving .* at (\S+)\n", banner).group(1).decode()
+        argv = ["serve", str(weather), "--transport", transport, "--port", "0"]
+        async with served(argv, tmp_path / f"{transport}.stderr") as (_, url):
+            assert f"serving weather at {url}" in (tmp_path / f"{transport}.stderr").read_text()
             async with mcptrio.client.connect(url) as client:
                 assert client.server_info.name == "weather" and client.server_info.title == "Weather"
                 result = await client.call_tool("echo", {"text": transport})
                 assert result.content[0].text == transport.upper()
-        finally:
-            process.terminate()
-            with trio.move_on_after(10):
-                await process.wait()
-            if process.returncode is None:
-                process.kill()
-        assert process.returncode == 0
 
 
 def test_call_list_and_inspect_take_a_file(weather):
@@ -228,41 +209,24 @@ def test_looks_like_target():
 async def test_reload_serves_an_edit_of_the_file_and_of_a_module_beside_it(weather, tmp_path):
     stderr = tmp_path / "server.stderr"
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    with open(stderr, "wb") as sink:
-        process = await trio.lowlevel.open_process(
-            MCPTRIO + ["serve", str(weather), "--transport", "http", "--port", "0", "--reload"],
-            stdin=subprocess.DEVNULL,
-            stderr=sink,
-            env=env,
-        )
-    try:
+    argv = ["serve", str(weather), "--transport", "http", "--port", "0", "--reload"]
+    async with served(argv, stderr, env) as (_, url), mcptrio.client.connect(url) as client:
         with trio.fail_after(30):
-            while not (found := re.search(r"serving weather at (\S+/mcp)", stderr.read_text())):
-                assert process.poll() is None, stderr.read_text()
+            assert (await client.call_tool("echo", {"text": "a"})).content[0].text == "A"
+            weather.write_text(
+                textwrap.dedent(WEATHER) + "\n\n@plugin.tool\nasync def added() -> str:\n    return 'new'\n"
+            )
+            while "reloaded" not in stderr.read_text():
                 await trio.sleep(0.05)
-            async with mcptrio.client.connect(found.group(1)) as client:
-                assert (await client.call_tool("echo", {"text": "a"})).content[0].text == "A"
-                weather.write_text(
-                    textwrap.dedent(WEATHER) + "\n\n@plugin.tool\nasync def added() -> str:\n    return 'new'\n"
-                )
-                while "reloaded" not in stderr.read_text():
-                    await trio.sleep(0.05)
-                assert (await client.call_tool("added")).content[0].text == "new"
-                (weather.parent / "helpers.py").write_text("def shout(text: str) -> str:\n    return text * 2\n")
-                while stderr.read_text().count("reloaded") < 2:
-                    await trio.sleep(0.05)
-                assert (await client.call_tool("echo", {"text": "b"})).content[0].text == "bb"
-                weather.write_text("def broken(:\n")
-                while "reload failed, the previous version keeps serving" not in stderr.read_text():
-                    await trio.sleep(0.05)
-                assert (await client.call_tool("echo", {"text": "c"})).content[0].text == "cc"
-    finally:
-        process.terminate()
-        with trio.move_on_after(10):
-            await process.wait()
-        if process.returncode is None:
-            process.kill()
-    assert process.returncode == 0, stderr.read_text()
+            assert (await client.call_tool("added")).content[0].text == "new"
+            (weather.parent / "helpers.py").write_text("def shout(text: str) -> str:\n    return text * 2\n")
+            while stderr.read_text().count("reloaded") < 2:
+                await trio.sleep(0.05)
+            assert (await client.call_tool("echo", {"text": "b"})).content[0].text == "bb"
+            weather.write_text("def broken(:\n")
+            while "reload failed, the previous version keeps serving" not in stderr.read_text():
+                await trio.sleep(0.05)
+            assert (await client.call_tool("echo", {"text": "c"})).content[0].text == "cc"
 
 
 def test_two_distributions_registering_one_plugin_name_are_refused_and_listed(tmp_path):

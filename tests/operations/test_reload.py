@@ -3,12 +3,12 @@ The plugin here is a package in a temporary folder, found through a ``.dist-info
 on the server's PYTHONPATH, exactly as an installed one."""
 
 import os
-import re
 import subprocess
 import sys
 
 import trio
 
+from ..cli.test_cli import served
 from ..transports.http.client import (
     LEGACY,
     SseReader,
@@ -64,31 +64,10 @@ async def test_an_edit_is_served_at_once_and_a_broken_edit_keeps_the_last_good_v
     source = install_plugin(tmp_path / "site")
     stderr = tmp_path / "server.stderr"
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "PYTHONDONTWRITEBYTECODE": "1"}
-    with open(stderr, "wb") as sink:
-        process = await trio.lowlevel.open_process(
-            [
-                sys.executable,
-                "-m",
-                "mcptrio",
-                "serve",
-                "--plugins",
-                "reloadme",
-                "--transport",
-                "http",
-                "--port",
-                "0",
-                "--reload",
-            ],
-            stdin=subprocess.DEVNULL,
-            stderr=sink,
-            env=env,
-        )
-    try:
+    argv = ["serve", "--plugins", "reloadme", "--transport", "http", "--port", "0", "--reload"]
+    async with served(argv, stderr, env) as (_, url):
+        assert "serving reloadme at" in stderr.read_text()
         with trio.fail_after(30):
-            while not (found := re.search(r"serving reloadme at (\S+/mcp)", stderr.read_text())):
-                assert process.poll() is None, stderr.read_text()
-                await trio.sleep(0.05)
-            url = found.group(1)
             async with new_client() as client, new_client() as get_client, new_client() as listen_client:
                 session_id = await initialize(client, url)
                 assert await tool_names(client, url, session_id, 1) == ["first"]
@@ -116,13 +95,6 @@ async def test_an_edit_is_served_at_once_and_a_broken_edit_keeps_the_last_good_v
                     assert await tool_names(client, url, session_id, 4) == ["first", "second"]
                     answer = await client.post(url, json=call_tool("first", {}, 5), headers=legacy_headers(session_id))
                     assert text_of(answer.json()) == "first, version 2"
-    finally:
-        process.terminate()
-        with trio.move_on_after(10):
-            await process.wait()
-        if process.returncode is None:
-            process.kill()
-    assert process.returncode == 0, stderr.read_text()
 
 
 def test_reload_and_workers_together_are_refused():
