@@ -11,6 +11,7 @@ Every mistake is a ``TargetError``: one line for a user, naming the target and w
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -103,6 +104,10 @@ def load_target(target: str | Target) -> Registry:
         if not hasattr(found, part):
             raise TargetError(f"{target.text}: {target.module} has no attribute {target.attribute!r}")
         found = getattr(found, part)
+    if inspect.iscoroutinefunction(found):
+        raise TargetError(
+            f"{target.text}: {target.attribute} must be a plain function (def) returning a Registry or App"
+        )
     if not isinstance(found, Registry) and callable(found):
         try:
             found = found()
@@ -168,18 +173,18 @@ def _same_file(module: ModuleType, path: Path) -> bool:
 
 
 def _the_one(target: Target, module: ModuleType) -> Registry:
-    found: dict[int, str] = {}
+    found: dict[int, tuple[str, Registry]] = {}  # (one object under two names is one)
     for name, value in vars(module).items():
         if isinstance(value, Registry) and not name.startswith("_"):
-            found.setdefault(id(value), name)
+            found.setdefault(id(value), (name, value))
     if len(found) == 1:
-        return vars(module)[next(iter(found.values()))]  # type: ignore[no-any-return]
+        return next(iter(found.values()))[1]
     if not found:
         raise TargetError(
             f"{target.text}: {target.module} defines no mcptrio.Registry or App "
             "(name one with :NAME if a function makes it)"
         )
-    names = sorted(found.values())
+    names = sorted(name for name, _ in found.values())
     raise TargetError(
         f"{target.text}: {target.module} defines {len(names)} Registries/Apps ({', '.join(names)}): "
         f"name one, as {target.text}:{names[0]}"

@@ -172,6 +172,16 @@ def test_a_module_target_from_the_working_directory(tmp_path):
             "num.py:n",
             "num.py:n: n is a int, not a mcptrio.Registry or App (or a function returning one)",
         ),
+        (
+            {"afactory.py": "import mcptrio\nasync def make():\n    return mcptrio.Registry()\n"},
+            "afactory.py:make",
+            "afactory.py:make: make must be a plain function (def) returning a Registry or App",
+        ),
+        (
+            {"failing.py": "def make():\n    raise LookupError('no config')\n"},
+            "failing.py:make",
+            "failing.py:make: make() failed: LookupError: 'no config'",
+        ),
         ({}, "no_such_module_here.sub", "no_such_module_here.sub: no module named 'no_such_module_here'"),
         ({"os.py": "import mcptrio\np = mcptrio.Registry()\n"}, "os.py", "the name 'os' is already taken by"),
     ],
