@@ -180,7 +180,7 @@ def test_a_module_target_from_the_working_directory(tmp_path):
         (
             {"failing.py": "def make():\n    raise LookupError('no config')\n"},
             "failing.py:make",
-            "failing.py:make: make() failed: LookupError: 'no config'",
+            "failing.py:make: make() failed: LookupError: no config",
         ),
         ({}, "no_such_module_here.sub", "no_such_module_here.sub: no module named 'no_such_module_here'"),
         ({"os.py": "import mcptrio\np = mcptrio.Registry()\n"}, "os.py", "the name 'os' is already taken by"),
