@@ -44,6 +44,7 @@ def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
     serve_parser = commands.add_parser(
         "serve",
         help="serve a Python file, a module or plugins over stdio, Streamable HTTP or WebSocket",
+        usage="mcptrio serve [TARGET] [--plugins A,B] [--transport {stdio,http,ws}] [options]",
         description="Serve a Python file or module (TARGET) and the named plugins as one MCP server until "
         "stdin closes or SIGTERM/SIGINT.",
     )
