@@ -40,6 +40,14 @@ class Target:
     root: Path | None = None  # the folder put on sys.path: a file's own, its package's root, or the working directory
 
     @property
+    def absolute(self) -> str:
+        """The target as it reads from any working directory: a file's absolute path (a module's
+        name needs its ``root`` as the working directory, or on ``sys.path``)."""
+        if self.file is None:
+            return self.text
+        return f"{self.file}:{self.attribute}" if self.attribute else str(self.file)
+
+    @property
     def folder(self) -> Path:
         """What ``--reload`` watches: the file's package (or folder), or the module's source folder."""
         if self.file is not None:

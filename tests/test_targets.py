@@ -14,6 +14,7 @@ def test_a_plain_file_is_a_top_level_module_with_its_folder_as_root(tmp_path: Pa
     target = parse_target(f"{tmp_path}/server.py:make")
     assert target == Target(f"{tmp_path}/server.py:make", "server", "make", tmp_path / "server.py", tmp_path)
     assert target.folder == tmp_path
+    assert target.absolute == f"{tmp_path}/server.py:make"
 
 
 def test_a_file_in_a_package_is_named_from_the_package_root(tmp_path: Path) -> None:
