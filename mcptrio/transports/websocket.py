@@ -17,7 +17,7 @@ from trio_websocket import serve_websocket as ws_serve
 
 from ..auth.errors import AuthError
 from ..auth.gate import Gate
-from ..auth.principal import Principal
+from ..auth.principal import Principal, client_key
 from ..framing import Oversize
 from ..runtime.limits import SessionLimits
 from ..runtime.session import Session
@@ -25,8 +25,9 @@ from ..runtime.stream import OneByOne
 from ..state import StateUrl
 from .net import forwarded, security
 from .net.authorization import expiry_deadline, resource_check
-from .net.capacity import Capacity, LimitReached, client_key
+from .net.capacity import Capacity
 from .net.config import HttpConfig
+from .net.refusal import HttpError
 from .net.shared_state import shared_state
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ async def serve_websocket(
         key = client_key(principal, client_address)
         try:
             capacity.open_stream(key, "WebSocket connection")
-        except LimitReached as full:
+        except HttpError as full:
             await request.reject(503, extra_headers=full.headers, body=full.body())
             return
         try:

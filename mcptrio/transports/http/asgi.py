@@ -18,6 +18,7 @@ import trio
 
 from ...auth.errors import AuthError
 from ...auth.gate import Gate
+from ...auth.principal import client_key
 from ...protocol import errors
 from ...protocol.errors import McpError
 from ...protocol.events import Dispatch, IncomingRequest
@@ -27,7 +28,7 @@ from ...runtime.limits import SessionLimits
 from ...runtime.worker import SHUTDOWN
 from ...state import StateUnavailable
 from ..net import authorization, forwarded, security
-from ..net.capacity import Capacity, LimitReached, client_key
+from ..net.capacity import Capacity
 from ..net.config import HttpConfig
 from ..net.refusal import HttpError, retry_later
 from . import headers as mcp_headers
@@ -392,7 +393,7 @@ class McpHttpApp(SessionRoutes):
                 self.capacity.open_stream(listen_key, requests[0].method, requests[0].id)
             else:
                 self.capacity.start_work(len(requests), requests[0].id)
-        except LimitReached:
+        except HttpError:
             for request in requests:
                 core.protocol.finished(request.id)
             raise
