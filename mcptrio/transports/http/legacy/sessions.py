@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ....protocol.events import IncomingRequest
+from ....protocol.events import IncomingRequest, Route
 from ....runtime.core import SessionCore
 from ...net.config import HttpConfig
 from ..event_log import EventLog, SharedEventLog
@@ -92,12 +92,12 @@ class HttpSession(SessionCore):
             self.streams[self.standalone.stream] = self.standalone
         return self.standalone
 
-    async def send(self, message: dict[str, Any] | list[Any], route: Any = None) -> None:
+    async def send(self, message: dict[str, Any] | list[Any], route: Route | None = None) -> None:
         target = route if isinstance(route, Exchange) else self.standalone
         if target is not None:
             await target.deliver(message)
 
-    def post(self, message: dict[str, Any], route: Any = None) -> None:
+    def post(self, message: dict[str, Any], route: Route | None = None) -> None:
         target = route if isinstance(route, Exchange) else self.standalone
         if target is None:
             return
