@@ -241,11 +241,9 @@ class McpHttpApp(SessionRoutes):
     async def _modern_post(self, headers: dict[bytes, bytes], value: Any, receive: Receive, sink: Sink) -> None:
         request_id = value.get("id") if isinstance(value, dict) else None
         if isinstance(value, dict) and "method" in value and "id" in value:
-            header_params = None
             params = value.get("params")
-            if value.get("method") == "tools/call" and isinstance(params, dict):
-                entry = self.app.tools.get(params.get("name"))  # type: ignore[arg-type]
-                header_params = entry.signature.header_params if entry is not None else None
+            called = params.get("name") if value.get("method") == "tools/call" and isinstance(params, dict) else None
+            header_params = self.app.header_params(called)
             try:
                 mcp_headers.check(headers, value, header_params)
             except McpError as err:
