@@ -23,7 +23,7 @@ from ...auth.principal import client_key
 from ...protocol import errors
 from ...protocol.errors import McpError
 from ...protocol.events import Dispatch, IncomingRequest
-from ...protocol.session import META_VERSION, error_message
+from ...protocol.session import declares_modern, error_message
 from ...protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
 from ...runtime.limits import SessionLimits
 from ...runtime.worker import SHUTDOWN
@@ -235,7 +235,7 @@ class McpHttpApp(SessionRoutes):
             # requests in flight can finish).  Retryable: another instance will take it.
             raise draining(value.get("id") if isinstance(value, dict) else None)
         header_version = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
-        if _is_modern(value) or (header_version in MODERN_VERSIONS and b"mcp-session-id" not in headers):
+        if declares_modern(value) or (header_version in MODERN_VERSIONS and b"mcp-session-id" not in headers):
             await self._modern_post(headers, value, receive, sink)
         else:
             await self._legacy_post(headers, header_version, value, receive, sink)
@@ -468,14 +468,6 @@ class McpHttpApp(SessionRoutes):
         async with trio.open_nursery() as nursery:
             for core in list(self.active):
                 nursery.start_soon(core.dispatcher.drain, self.limits.shutdown_grace)
-
-
-def _is_modern(value: Any) -> bool:
-    if not isinstance(value, dict):
-        return False
-    params = value.get("params")
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return isinstance(meta, dict) and META_VERSION in meta
 
 
 def _route(path: str | None) -> str | None:
