@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcptrio.session")
 
 
-class Session(SessionCore):
+class StreamSession(SessionCore):
     """One connection's session: reader, writer, dispatcher and workers in one nursery."""
 
     def __init__(
