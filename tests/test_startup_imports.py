@@ -32,7 +32,7 @@ NOT_IMPORTED = (
     "mcptrio.transports.http",
     "mcptrio.transports.websocket",
     "mcptrio.cli.network",
-    "mcptrio.cli.workers",
+    "mcptrio.cli.worker_processes",
     "mcptrio.state.redis",
     "mcptrio.auth.config",
     "mcptrio.app.telemetry",
