@@ -264,3 +264,19 @@ def test_the_written_command_answers_initialize_as_a_client_runs_it(tmp_path):
     answer = json.loads(process.stdout.splitlines()[0])
     assert answer["id"] == 1 and answer["result"]["protocolVersion"] == "2025-06-18", process.stderr
     assert answer["result"]["serverInfo"]["name"]
+
+
+def test_the_guide_s_table_is_the_command_s():
+    """docs/guides/dev-and-install.md lists every client with the paths and key the command writes."""
+    from mcptrio.cli.install_clients import CLIENTS, SYSTEMS
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "guides" / "dev-and-install.md").read_text()
+    rows = {line.split("|")[1].strip(" `"): line for line in page.splitlines() if line.startswith("| `")}
+    for client in CLIENTS.values():
+        cells = [cell.strip(" `") for cell in rows[client.name].split("|")[2:-1]]
+        assert cells[: len(SYSTEMS)] == [client.user[system] for system in SYSTEMS]
+        assert cells[len(SYSTEMS)] == client.key
+        assert ('"type": "stdio"' in cells[-1]) == client.typed
+        assert client.project is None or f"`{client.project}`" in page
+    for paths, _ in DOCUMENTED.values():  # (and the command's table is the clients' documentation's)
+        assert all(f"~/{path}" in page for path in paths.values())
