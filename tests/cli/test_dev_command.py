@@ -165,3 +165,51 @@ def test_a_server_that_fails_to_start_ends_dev_with_one_line(tmp_path):
     assert result.stderr.splitlines()[-1] == "mcptrio: error: the server exited with status 2 (its messages are above)"
     assert "nosuch" in result.stderr
     assert result.stdout == ""  # (the Inspector was not started)
+
+
+def start_dev(home: Path, inspector_command: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*MCPTRIO, "dev", "--plugins", "everything", "--inspector-command", inspector_command],
+        env=environment(home, os.environ["PATH"]),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_ctrl_c_while_the_inspector_starts_stops_both(tmp_path):
+    marker = f"{tmp_path}/never-ready"
+    process = start_dev(tmp_path, f"sh -c 'sleep 60' {marker}")  # (an Inspector that never says it is ready)
+    try:
+        server_url = read_until(process.stdout, "MCP server:", [], 30).split()[2]
+        deadline = time.monotonic() + 10
+        while not running_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert running_with(marker)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert "Traceback" not in process.stderr.read()
+    time.sleep(0.2)
+    assert running_with(marker) == []
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(server_url, timeout=5)
+
+
+def test_an_inspector_that_exits_ends_dev_with_one_line_and_stops_the_server(tmp_path):
+    process = start_dev(tmp_path, "sh -c 'echo no browser here; exit 3'")
+    try:
+        server_url = read_until(process.stdout, "MCP server:", [], 30).split()[2]
+        assert process.wait(timeout=30) == 2
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    errors = process.stderr.read()
+    assert "no browser here" in errors and "Traceback" not in errors
+    assert errors.splitlines()[-1] == "mcptrio: error: the Inspector exited with status 3 (its messages are above)"
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(server_url, timeout=5)
