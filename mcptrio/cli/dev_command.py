@@ -53,7 +53,7 @@ def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    server = serve_command(list(args.targets), plugin_names(args.plugins), absolute_files=False)
+    server = serve_command(args.target, plugin_names(args.plugins), absolute_files=False)
     port = args.port or free_port()
     server += ["--transport", "http", "--host", "127.0.0.1", "--port", str(port), "--reload"]
     url = f"http://127.0.0.1:{port}/mcp"

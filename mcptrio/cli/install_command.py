@@ -23,7 +23,7 @@ def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
     install = commands.add_parser(
         "install",
         help="add a server to an MCP client's configuration",
-        description="Add `mcptrio serve TARGET... --plugins a,b` to CLIENT's configuration file, run by this "
+        description="Add `mcptrio serve TARGET --plugins a,b` to CLIENT's configuration file, run by this "
         "Python's absolute path; the file's other servers and settings are kept, the previous file is "
         "kept as FILE.bak. mcp-json prints the entry instead.",
     )
@@ -47,8 +47,8 @@ def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
 def run(args: argparse.Namespace) -> int:
     plugins = plugin_names(args.plugins)
     _check_plugins(plugins)
-    command = serve_command(list(args.targets), plugins, absolute_files=True)
-    name = args.name or default_name(list(args.targets), plugins)
+    command = serve_command(args.target, plugins, absolute_files=True)
+    name = args.name or default_name(args.target, plugins)
     if not SERVER_NAME.match(name):
         raise UsageError(f"--name {name!r}: use letters, digits, '.', '_' and '-' (at most 64)")
     env = parse_env(args.env)
@@ -90,12 +90,12 @@ def parse_env(pairs: list[str]) -> dict[str, str]:
     return env
 
 
-def default_name(targets: list[str], plugins: list[str]) -> str:
+def default_name(target: str | None, plugins: list[str]) -> str:
     """The file's stem or the module's last part, else the plugins' names joined by ``-``."""
-    if targets:
-        first, _ = split_attribute(targets[0])
-        return Path(first).stem if is_file_target(targets[0]) else first.rsplit(".", 1)[-1]
-    return "-".join(plugins)
+    if target is None:
+        return "-".join(plugins)
+    source, _ = split_attribute(target)
+    return Path(source).stem if is_file_target(target) else source.rsplit(".", 1)[-1]
 
 
 def _check_plugins(names: list[str]) -> None:

@@ -13,8 +13,8 @@ from .usage import UsageError
 
 
 def add_target_arguments(parser: argparse.ArgumentParser) -> None:
-    """What to serve, as ``mcptrio serve`` takes it: TARGET... and ``--plugins``."""
-    parser.add_argument("targets", nargs="*", metavar="TARGET", help="a file.py[:attr] or pkg.module to serve")
+    """What to serve, as ``mcptrio serve`` takes it: a TARGET and ``--plugins``."""
+    parser.add_argument("target", nargs="?", metavar="TARGET", help="a file.py[:attr] or pkg.module to serve")
     parser.add_argument("--plugins", help="comma-separated installed plugin names to serve")
 
 
@@ -22,14 +22,14 @@ def plugin_names(text: str | None) -> list[str]:
     return [name.strip() for name in (text or "").split(",") if name.strip()]
 
 
-def serve_command(targets: list[str], plugins: list[str], *, absolute_files: bool) -> list[str]:
-    """``python -m mcptrio serve TARGET... --plugins a,b``; with ``absolute_files``, a target that is a
+def serve_command(target: str | None, plugins: list[str], *, absolute_files: bool) -> list[str]:
+    """``python -m mcptrio serve TARGET --plugins a,b``; with ``absolute_files``, a target that is a
     file is named by its absolute path (a client starts the server in a folder of its own)."""
-    if not targets and not plugins:
+    if target is None and not plugins:
         raise UsageError("name what to serve: a TARGET (file.py or pkg.module) or --plugins a,b")
-    if absolute_files:
-        targets = [absolute_target(target) for target in targets]
-    command = [interpreter(), "-m", "mcptrio", "serve", *targets]
+    if target is not None and absolute_files:
+        target = absolute_target(target)
+    command = [interpreter(), "-m", "mcptrio", "serve", *([target] if target is not None else [])]
     if plugins:
         command += ["--plugins", ",".join(plugins)]
     return command
@@ -43,7 +43,8 @@ def interpreter() -> str:
 def split_attribute(target: str) -> tuple[str, str]:
     """``file.py:attr`` or ``pkg.module:attr`` as the file or module, and ``:attr`` (or "")."""
     head, colon, attr = target.rpartition(":")
-    return (head, colon + attr) if colon and attr.isidentifier() else (target, "")
+    named = colon and all(part.isidentifier() for part in attr.split("."))
+    return (head, colon + attr) if named else (target, "")
 
 
 def is_file_target(target: str) -> bool:
