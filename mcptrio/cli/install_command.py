@@ -58,6 +58,11 @@ def run(args: argparse.Namespace) -> int:
     client = install_clients.CLIENTS[args.client]
     if args.project and client.project is None:
         raise UsageError(f"{client.title} has no project file: drop --project")
+    if args.project and env:
+        raise UsageError(
+            f"{client.project} is meant to be shared (committed with the project): --env values would go "
+            "with it; install them in your own file (drop --project)"
+        )
     path = install_clients.config_path(
         client, project=args.project, system=args.system or install_clients.this_system()
     )

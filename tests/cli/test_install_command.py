@@ -224,6 +224,9 @@ def test_project_files_and_file_targets(tmp_path):
     servers = json.loads((project / ".vscode" / "mcp.json").read_text())["servers"]
     assert servers["tools"]["args"][-1] == "mypkg.tools:plugin"
     one_line_error(install(tmp_path, "claude-desktop", "--plugins", "everything", "--project"), "no project file")
+    secret = install(tmp_path, "cursor", "--plugins", "everything", "--project", "--env", "K=v", cwd=project)
+    one_line_error(secret, "meant to be shared", "drop --project")
+    assert not (project / ".cursor").exists()
 
 
 @pytest.mark.parametrize(
