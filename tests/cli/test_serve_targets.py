@@ -1,6 +1,7 @@
 """``mcptrio serve TARGET`` and ``mcptrio call TARGET``: a Python file or module served without
 packaging it, through the real command, over stdio, HTTP and WebSocket."""
 
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import mcptrio.client
 from mcptrio.targets import looks_like_target
 from mcptrio.testing import open_process_client
 
+from . import INITIALIZE
 from .test_cli import MCPTRIO, fake_distribution, one_line_error, run, served
 
 WEATHER = """
@@ -124,7 +126,7 @@ def test_call_list_and_inspect_take_a_file(weather):
     done = run(["call", str(weather), "echo", "text=hi"])
     assert (done.returncode, done.stdout.strip()) == (0, "HI"), done.stderr
     done = run(["list", str(weather), "--json"])
-    assert done.returncode == 0 and [tool["name"] for tool in __import__("json").loads(done.stdout)] == ["echo"]
+    assert done.returncode == 0 and [tool["name"] for tool in json.loads(done.stdout)] == ["echo"]
     done = run(["inspect", str(weather)])
     assert done.returncode == 0 and done.stdout.startswith("weather 1.4"), done.stdout
 
@@ -263,3 +265,25 @@ def test_python_m_mcptrio_serves_a_file_too(weather):
         timeout=60,
     )
     assert done.stdout.strip() == "M", done.stderr
+
+
+def test_a_file_installed_for_a_client_answers_as_the_client_runs_it(weather, tmp_path):
+    """``mcptrio install`` writes the file's absolute path; run from elsewhere, as a desktop client
+    runs it (no shell, a bare PATH), the command serves the file, named as its Registry."""
+    env = dict(os.environ, HOME=str(tmp_path))
+    done = subprocess.run(
+        MCPTRIO + ["install", "mcp-json", "weather.py"], capture_output=True, text=True, env=env, cwd=weather.parent
+    )
+    assert done.returncode == 0, done.stderr
+    entry = json.loads(done.stdout)["mcpServers"]["weather"]
+    answered = subprocess.run(
+        [entry["command"], *entry["args"]],
+        input=json.dumps(INITIALIZE) + "\n",
+        capture_output=True,
+        text=True,
+        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", **entry.get("env", {})},
+        cwd="/",
+        timeout=60,
+    )
+    answer = json.loads(answered.stdout.splitlines()[0])
+    assert answer["result"]["serverInfo"] == {"name": "weather", "title": "Weather", "version": "1.4"}, answered.stderr
