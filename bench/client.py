@@ -163,8 +163,8 @@ class StdioServer:
             message["params"] = params
         self.send(message)
 
-    def initialize(self) -> dict[str, Any]:
-        answer = self.request("initialize", initialize_params(), timeout=30.0)
+    def initialize(self, timeout: float = 30.0) -> dict[str, Any]:
+        answer = self.request("initialize", initialize_params(), timeout=timeout)
         if "result" not in answer:
             raise BenchError(f"initialize failed: {answer}")
         self.notify("notifications/initialized")

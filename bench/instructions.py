@@ -48,7 +48,7 @@ def counted(argv: list[str], calls: int, window: int) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
         server = StdioServer(_under_callgrind(argv, out), env=_environment(), stderr=subprocess.DEVNULL, cwd=str(REPO))
-        server.initialize()
+        server.initialize(timeout=300)  # (fifty times slower under callgrind, more on a busy machine)
         if calls:
             echo = stdio_line("tools/call", {"name": "echo", "arguments": {"text": TEXT}})
             server.pipelined(echo, window, max_calls=calls, seconds=3600)
