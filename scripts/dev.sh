@@ -62,6 +62,9 @@ case "${1:-}" in
         npm ci --prefix tests/auth/oidc --no-audit --no-fund --loglevel=error
         # Mermaid for the documentation site's diagrams, served with the site (docs/hooks/mermaid_local.py).
         npm ci --prefix docs/hooks --no-audit --no-fund --loglevel=error --ignore-scripts
+        # The whole suite runs in two processes (pytest-xdist): most of its time is spent waiting on
+        # sockets and subprocesses.  Files or options named on the command line run as given.
+        if [ $# -eq 0 ]; then set -- -n "${MCPTRIO_TEST_PROCESSES:-2}"; fi
         exec "$VENV/bin/python" -m pytest "$@"
         ;;
     *)
