@@ -367,9 +367,7 @@ class McpHttpApp(SessionRoutes):
         for event in events:
             if isinstance(event, Dispatch):
                 if http is None:
-                    http = HttpRequest.of(
-                        sink.request_headers, sink.client_address, sink.principal, "POST", self.config.path
-                    )
+                    http = HttpRequest(sink.request_headers, sink.client_address, sink.principal)
                 event.request.route = exchange
                 event.request.http = http
                 requests.append(event.request)
