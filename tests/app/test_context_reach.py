@@ -4,17 +4,16 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import pytest
-import trio
 
 from mcptrio import App, Context, McpError, Request
 from mcptrio.client import connect
 from mcptrio.testing import open_client
 
 from ..transports.http.client import http_server
+from .stdio_script import served_script
 
 
 def reading_app(seen: list[str]) -> App:
@@ -106,8 +105,5 @@ trio.run(serve_stdio, app)
 
 
 async def test_ctx_http_is_none_over_stdio(tmp_path):
-    server = tmp_path / "reach.py"
-    server.write_text(SERVED)
-    with trio.fail_after(20):
-        async with connect([sys.executable, str(server)]) as client:
-            assert (await client.call_tool("where")).content[0].text == "None"
+    async with served_script(tmp_path, SERVED) as client:
+        assert (await client.call_tool("where")).content[0].text == "None"

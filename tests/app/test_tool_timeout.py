@@ -3,7 +3,6 @@ naming the timeout, for async and plain ``def`` handlers, in both eras and over 
 
 from __future__ import annotations
 
-import sys
 import threading
 
 import pytest
@@ -11,8 +10,9 @@ import trio
 import trio.testing
 
 from mcptrio import App, Context, SessionLimits
-from mcptrio.client import connect
 from mcptrio.testing import open_client
+
+from .stdio_script import served_script
 
 
 def text_of(result: dict) -> str:
@@ -119,13 +119,10 @@ trio.run(serve_stdio, app)
 
 
 async def test_over_stdio_both_kinds_time_out_at_their_timeout(tmp_path):
-    server = tmp_path / "timed.py"
-    server.write_text(SERVED)
-    with trio.fail_after(20):
-        async with connect([sys.executable, str(server)]) as client:
-            for name in ("slow", "blocking"):
-                started = trio.current_time()
-                result = await client.call_tool(name)
-                assert result.is_error is True
-                assert result.content[0].text == f"tool {name!r} timed out after 0.3 s"
-                assert trio.current_time() - started < 5
+    async with served_script(tmp_path, SERVED) as client:
+        for name in ("slow", "blocking"):
+            started = trio.current_time()
+            result = await client.call_tool(name)
+            assert result.is_error is True
+            assert result.content[0].text == f"tool {name!r} timed out after 0.3 s"
+            assert trio.current_time() - started < 5
