@@ -139,8 +139,8 @@ class Context:
 
     @property
     def http(self) -> HttpRequest | None:
-        """The HTTP request this message came in (headers, client address, principal); None on
-        stdio, WebSocket and in memory."""
+        """The Streamable HTTP request this message came in (headers, client address, principal);
+        None on stdio, WebSocket, the 2024-11-05 HTTP+SSE transport and in memory."""
         http = self._request.http
         return http if isinstance(http, HttpRequest) else None
 
@@ -424,6 +424,9 @@ class SyncContext:
 
     def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
         return self.run(self.ctx.list_roots, key=key)
+
+    def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        return self.run(self.ctx.read_resource, uri)
 
 
 def _capability_object(capability: str) -> dict[str, Any]:

@@ -42,7 +42,7 @@ def reading_app(seen: list[str]) -> App:
 
     @app.tool()
     def read_in_thread(uri: str, ctx: Context) -> str:
-        return json.dumps(ctx.sync.run(ctx.read_resource, uri))
+        return json.dumps(ctx.sync.read_resource(uri))
 
     @app.tool()
     async def where(ctx: Context) -> str:
