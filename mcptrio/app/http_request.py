@@ -1,9 +1,10 @@
 """What a handler may know of the HTTP request that carried its message (``ctx.http``).
 
 The HTTP transport, which sits above the app, makes one per POST that dispatches a request and
-hands it on with each (``IncomingRequest.http``); a request that came over stdio, WebSocket,
-the 2024-11-05 HTTP+SSE transport (its messages reach a stream, not a request) or in memory has none.  The headers are decoded when a handler first reads them, so a request
-whose handler never looks costs the transport one small object.
+hands it on with each (``IncomingRequest.http``).  A request that came over stdio, WebSocket, the
+2024-11-05 HTTP+SSE transport (its messages reach a stream, not a request) or in memory has none.
+The headers are decoded when a handler first reads them, so a request whose handler never looks
+costs the transport one small object.
 """
 
 from __future__ import annotations
