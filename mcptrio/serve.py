@@ -15,8 +15,8 @@ import trio
 
 from .app import App
 from .runtime.limits import SessionLimits
-from .runtime.session import Session
 from .runtime.stream import MessageStream
+from .runtime.stream_session import StreamSession
 from .transports.stdio import open_stdio_stream, stdout_reserved_for_messages
 
 ShutdownTrigger = Callable[[], Awaitable[object]]
@@ -44,7 +44,7 @@ async def serve_stream(
 ) -> None:
     """Serve one session over any message stream until it ends or the trigger fires; ``transport``
     names what carries it (``stdio``, ``memory``, ...) for logs and telemetry."""
-    session = Session(app, stream, limits, transport=transport)
+    session = StreamSession(app, stream, limits, transport=transport)
     shutdown = trio.Event()
     async with app.running(), trio.open_nursery() as nursery:
         if shutdown_trigger is not None:

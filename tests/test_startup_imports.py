@@ -32,7 +32,7 @@ NOT_IMPORTED = (
     "mcptrio.transports.http",
     "mcptrio.transports.websocket",
     "mcptrio.cli.network",
-    "mcptrio.cli.workers",
+    "mcptrio.cli.worker_processes",
     "mcptrio.state.redis",
     "mcptrio.auth.config",
     "mcptrio.app.telemetry",
@@ -104,7 +104,7 @@ def test_a_stdio_server_imports_nothing_it_does_not_use(plugin, calls):
     for i in range(1, len(calls) + 1):
         assert not by_id[i]["result"].get("isError"), by_id[i]
     assert by_id[99]["result"]["tools"]
-    assert "trio" in modules and "mcptrio.runtime.session" in modules  # (the check itself works)
+    assert "trio" in modules and "mcptrio.runtime.stream_session" in modules  # (the check itself works)
     assert [name for name in NOT_IMPORTED if loaded(modules, name)] == []
 
 

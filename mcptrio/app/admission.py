@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
+from ..auth.principal import client_key
 from ..protocol import errors
 from ..protocol.errors import RATE_LIMITED, McpError
 
@@ -70,7 +71,9 @@ class RateLimiter:
         self._new_keys = 0
 
     async def __call__(self, request: Request, call_next: CallNext) -> dict[str, Any]:
-        wait = self.take(client_key(request), trio.current_time())
+        wait = self.take(
+            client_key(request.principal, request.client_address, request.context.session_key), trio.current_time()
+        )
         if wait > 0:
             retry_after = math.ceil(wait * 1000) / 1000
             raise McpError(
@@ -104,17 +107,6 @@ class RateLimiter:
 
     def describe(self) -> str:
         return f"{self.limit.rate:g}/s, burst {self.limit.burst}"
-
-
-def client_key(request: Request) -> Any:
-    """Who a request counts against: the principal, else the client's address, else its session."""
-    principal = request.principal
-    if principal is not None:
-        return ("principal", getattr(principal, "subject", principal))
-    address = request.context.client_address
-    if address is not None:
-        return ("address", address)
-    return ("session", request.context.session_key)
 
 
 class ToolCallLimiter:

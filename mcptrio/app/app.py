@@ -266,6 +266,12 @@ class App(Registry):
             self._handler = pipeline.build(self, self._builtin_pipeline(), self.middleware)
         return self._handler
 
+    def header_params(self, tool: object) -> list[tuple[str, tuple[str, ...]]] | None:
+        """The arguments of tool ``tool`` that 2026-07-28 clients mirror in ``Mcp-Param-*`` headers
+        (name, path); None when there is no such tool."""
+        entry = self.tools.get(tool) if isinstance(tool, str) else None
+        return entry.signature.header_params if entry is not None else None
+
     def timed_out(self, request: IncomingRequest, timeout: float) -> dict[str, Any] | None:
         """What a request that ran out of time answers, when not the runtime's JSON-RPC error."""
         return boundary.timed_out(request, timeout)

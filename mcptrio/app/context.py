@@ -24,6 +24,7 @@ from .http_request import HttpRequest
 from .input_rounds import NO_ANSWERS
 
 if TYPE_CHECKING:
+    from ..auth.principal import Principal
     from ..protocol.events import IncomingRequest
     from ..runtime.core import SessionCore as Session
 
@@ -127,15 +128,17 @@ class Context:
         return self._session.client_address
 
     @property
-    def principal(self) -> Any:
+    def principal(self) -> Principal | None:
         """Who made the request, once authorization is on; None without it."""
-        return self._request.principal
+        principal: Principal | None = self._request.principal  # (the protocol layer does not know auth)
+        return principal
 
     @property
-    def auth(self) -> Any:
+    def auth(self) -> Principal | None:
         """The ``mcptrio.auth.Principal`` of the request's access token (subject, client id,
         scopes, expiry, claims) when the server checks tokens; None otherwise (and on stdio)."""
-        return self._request.principal
+        principal: Principal | None = self._request.principal  # (the protocol layer does not know auth)
+        return principal
 
     @property
     def http(self) -> HttpRequest | None:

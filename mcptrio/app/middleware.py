@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..auth.principal import Principal
     from .context import Context
 
 CallNext = Callable[["Request"], Awaitable[dict[str, Any]]]
@@ -83,7 +84,7 @@ class Request:
         return self.context.client_address
 
     @property
-    def principal(self) -> Any:
+    def principal(self) -> Principal | None:
         """Who made the request, once authorization is on; None without it."""
         return self.context.principal
 

@@ -13,6 +13,7 @@ import attrs
 from ..protocol.session import META_SUBSCRIPTION_ID
 
 if TYPE_CHECKING:
+    from ..protocol.events import Route
     from ..runtime.core import SessionCore
     from .tasks.records import TaskRecord
 
@@ -26,7 +27,7 @@ class Listener:
     session: SessionCore
     request_id: Any
     filter: dict[str, Any]
-    route: Any = None
+    route: Route | None = None
 
 
 class Audience:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 import attrs
@@ -29,3 +30,16 @@ class Principal:
 
     def has(self, scopes: frozenset[str] | set[str]) -> bool:
         return scopes <= self.scopes
+
+
+ClientKey = tuple[str, Hashable]  # ("principal", subject), ("address", address) or ("session", key)
+
+
+def client_key(principal: Principal | None, address: str | None, session: Hashable = None) -> ClientKey:
+    """Whom a request or stream counts against: the token's subject, else the network address, else
+    the session (stdio, in-process)."""
+    if principal is not None:
+        return ("principal", principal.subject)
+    if address is None and session is not None:
+        return ("session", session)
+    return ("address", address)

@@ -1,6 +1,7 @@
 """The ``mcptrio`` command: ``serve`` plugins, list the installed ``plugins``, use a server from the
 shell (``inspect``, ``list``, ``call``, ``read``, ``prompt``; ``auth`` logs in to protected ones),
-write a ``new`` plugin, ``rotate-key``.
+write a ``new`` plugin, ``rotate-key``; ``dev`` serves with the MCP Inspector beside it, ``install`` adds a
+server to a client's configuration.
 
 Each command's module is imported only when that command runs (a stdio server's start-up time
 matters).  Every user error is one line on stderr and exit status 2; a clean shutdown exits 0.
@@ -14,7 +15,7 @@ import sys
 from .usage import Parser, UsageError, fail
 
 CLIENT_COMMANDS = ("inspect", "list", "call", "read", "prompt")
-COMMANDS = ("serve", "plugins", *CLIENT_COMMANDS, "auth", "new", "rotate-key")
+COMMANDS = ("serve", "dev", "install", "plugins", *CLIENT_COMMANDS, "auth", "new", "rotate-key")
 
 
 def make_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -27,6 +28,14 @@ def make_parser(command: str | None = None) -> argparse.ArgumentParser:
         from . import serve_command
 
         serve_command.add_command(commands)
+    if command in (None, "dev"):
+        from . import dev_command
+
+        dev_command.add_command(commands)
+    if command in (None, "install"):
+        from . import install_command
+
+        install_command.add_command(commands)
     if command in (None, "plugins"):
         commands.add_parser("plugins", help="list installed plugins", description="List installed mcptrio plugins.")
     if command is None or command in CLIENT_COMMANDS:
@@ -73,6 +82,14 @@ def run(args: argparse.Namespace) -> int | None:
         from . import serve_command
 
         return serve_command.run(args)
+    if args.command == "dev":
+        from . import dev_command
+
+        return dev_command.run(args)
+    if args.command == "install":
+        from . import install_command
+
+        return install_command.run(args)
     if args.command == "plugins":
         return list_plugins()
     if args.command == "new":

@@ -26,9 +26,9 @@ def serve(app: App, settings: ServeSettings, argv: list[str]) -> int:
     host, port = settings.host, settings.port
     tls = tls_settings(settings)
     if settings.workers > 1:
-        from . import workers
+        from . import worker_processes
 
-        return workers.supervise(settings, argv)
+        return worker_processes.supervise(settings, argv)
     config = http_config(settings)
     # a descriptor per connection: as many as the limits let in (the HTTP servers refuse more)
     wanted_files = max(config.max_streams + config.max_requests, config.max_connections) + SPARE_FILES

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
@@ -10,6 +10,20 @@ if TYPE_CHECKING:
     from .methods import MethodSpec
 
 RequestId = str | int
+
+
+class Route(Protocol):
+    """Where one request's messages go, as its transport decides (HTTP: the POST's response).
+
+    A request with no route (stdio, WebSocket, messages for no request) is answered on its
+    session's own stream.
+    """
+
+    async def deliver(self, message: dict[str, Any] | list[Any]) -> None:
+        """Send a message for the request; its response (or a batch's array) is the last."""
+
+    def post(self, message: dict[str, Any]) -> None:
+        """Queue a notification without waiting on the client."""
 
 
 @attrs.define(slots=True, eq=False)
@@ -27,7 +41,7 @@ class IncomingRequest:
     progress_token: str | int | None
     spec: MethodSpec  # the method's row of ``methods.TABLE``
     batch: BatchReply | None = None
-    route: Any = None  # the transport's handle for where this request's messages go (HTTP: its POST)
+    route: Route | None = None
     principal: Any = None  # who sent it, when the transport authenticates its peer
     http: object = None  # the HTTP request it came in (``app.http_request.HttpRequest``), set by that transport
 

@@ -80,6 +80,17 @@ class ServerIdentity:
         return info
 
 
+def declares_modern(message: Any) -> bool:
+    """Whether a message opens as a 2026-07-28 request: its ``params._meta`` names its protocol
+    version.  The one test of the era; a transport that must choose a path before the protocol
+    sees the message (HTTP: a session or none) asks it too."""
+    if not isinstance(message, dict):
+        return False
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and META_VERSION in meta
+
+
 def _json_id(value: Any) -> TypeGuard[str | int]:
     return (isinstance(value, str) or isinstance(value, int)) and not isinstance(value, bool)
 
@@ -226,7 +237,7 @@ class ServerProtocol:
         meta = params.get("_meta")
         if meta is not None and not isinstance(meta, dict):
             raise errors.invalid_params('"params._meta" must be an object')
-        if meta and META_VERSION in meta:
+        if meta and META_VERSION in meta:  # (declares_modern, on params already unpacked)
             return self._modern(request_id, method, params, meta)  # modern initialize: -32601
         if method == "initialize":
             return self._initialize(request_id, params)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..protocol.events import Route
 
 import attrs
 import trio
@@ -44,7 +47,9 @@ class ClientCalls:
         """Is a call with this id waiting for the client's answer here?"""
         return isinstance(request_id, str) and request_id in self._pending
 
-    async def call(self, method: str, params: dict[str, Any], timeout: float, route: Any = None) -> dict[str, Any]:
+    async def call(
+        self, method: str, params: dict[str, Any], timeout: float, route: Route | None = None
+    ) -> dict[str, Any]:
         request_id = f"{self._prefix}{next(self._ids)}"
         pending = self._pending[request_id] = _Pending()
         try:
@@ -66,7 +71,7 @@ class ClientCalls:
         assert pending.result is not None
         return pending.result
 
-    async def _cancel(self, request_id: str, reason: str, route: Any) -> None:
+    async def _cancel(self, request_id: str, reason: str, route: Route | None) -> None:
         params = {"requestId": request_id, "reason": reason}
         await self._send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}, route)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import errors
-from ..protocol.events import Cancel, ClientReply, Dispatch, IncomingRequest, Notified, Send
+from ..protocol.events import Cancel, ClientReply, Dispatch, IncomingRequest, Notified, Route, Send
 from ..protocol.session import ServerProtocol, error_message
 from .client_calls import ClientCalls
 from .limits import SessionLimits
@@ -44,10 +44,10 @@ class SessionCore:
             self._client_calls = ClientCalls(self.send, self.call_prefix)
         return self._client_calls
 
-    async def send(self, message: dict[str, Any] | list[Any], route: Any = None) -> None:
+    async def send(self, message: dict[str, Any] | list[Any], route: Route | None = None) -> None:
         raise NotImplementedError
 
-    def post(self, message: dict[str, Any], route: Any = None) -> None:
+    def post(self, message: dict[str, Any], route: Route | None = None) -> None:
         """Send without waiting (change notifications): a session that can't take it drops it."""
         raise NotImplementedError
 
@@ -58,7 +58,7 @@ class SessionCore:
     async def close_stream(self, request: IncomingRequest) -> None:
         """End the transport stream carrying ``request`` without cancelling it (HTTP only)."""
 
-    async def call_client(self, method: str, params: dict[str, Any], route: Any = None) -> dict[str, Any]:
+    async def call_client(self, method: str, params: dict[str, Any], route: Route | None = None) -> dict[str, Any]:
         return await self.client_calls.call(method, params, self.limits.client_request_timeout, route)
 
     async def reply(self, request: IncomingRequest, message: dict[str, Any] | None) -> None:
@@ -74,14 +74,14 @@ class SessionCore:
         """Queue a request's answer if that needs no waiting; False: answer it with ``reply``."""
         return False
 
-    def dispatch(self, request: IncomingRequest, route: Any = None) -> bool:
+    def dispatch(self, request: IncomingRequest, route: Route | None = None) -> bool:
         """Start a worker for a request that arrived on ``route``; False at the in-flight limit."""
         request.route = route
         if self.principal is not None:
             request.principal = self.principal
         return self.dispatcher.start(request)
 
-    async def handle_event(self, event: Any, route: Any = None) -> None:
+    async def handle_event(self, event: Any, route: Route | None = None) -> None:
         """Act on one protocol event from a frame that arrived on ``route``."""
         if isinstance(event, Dispatch):
             if not self.dispatch(event.request, route):

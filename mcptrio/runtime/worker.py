@@ -98,8 +98,8 @@ class _Worker:
         self.dispatcher._hand_over(self)
 
 
-class Session(Protocol):
-    """What a dispatcher needs of its session (``core.SessionCore`` is one)."""
+class DispatcherOwner(Protocol):
+    """What a dispatcher needs of the session it runs requests for (``core.SessionCore`` is one)."""
 
     host: Host
     limits: SessionLimits
@@ -113,7 +113,7 @@ class Session(Protocol):
 class Dispatcher:
     """Hands each request to a worker and cancels them by request id; never awaits handler work."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: DispatcherOwner) -> None:
         self.session = session
         self.nursery: trio.Nursery | None = None  # where stream sessions' workers run
         self._handles: dict[Any, _Handle] = {}

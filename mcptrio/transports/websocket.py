@@ -17,16 +17,17 @@ from trio_websocket import serve_websocket as ws_serve
 
 from ..auth.errors import AuthError
 from ..auth.gate import Gate
-from ..auth.principal import Principal
+from ..auth.principal import Principal, client_key
 from ..framing import Oversize
 from ..runtime.limits import SessionLimits
-from ..runtime.session import Session
 from ..runtime.stream import OneByOne
+from ..runtime.stream_session import StreamSession
 from ..state import StateUrl
 from .net import forwarded, security
 from .net.authorization import expiry_deadline, resource_check
-from .net.capacity import Capacity, LimitReached, client_key
+from .net.capacity import Capacity
 from .net.config import HttpConfig
+from .net.refusal import HttpError
 from .net.shared_state import shared_state
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ async def serve_websocket(
     config = config or HttpConfig(path=path)
     proxies = config.proxy_networks
     shutdown = trio.Event()
-    live: set[Session] = set()
+    live: set[StreamSession] = set()
     capacity = Capacity(config.max_requests, config.max_streams, config.max_streams_per_client)
     all_ended = trio.Event()
 
@@ -126,7 +127,7 @@ async def serve_websocket(
         key = client_key(principal, client_address)
         try:
             capacity.open_stream(key, "WebSocket connection")
-        except LimitReached as full:
+        except HttpError as full:
             await request.reject(503, extra_headers=full.headers, body=full.body())
             return
         try:
@@ -138,7 +139,7 @@ async def serve_websocket(
         request: WebSocketRequest, principal: Principal | None, client_address: str | None
     ) -> None:
         connection = await request.accept(subprotocol=SUBPROTOCOL)
-        session = Session(app, WebSocketMessageStream(connection), limits, transport="websocket")
+        session = StreamSession(app, WebSocketMessageStream(connection), limits, transport="websocket")
         session.principal = principal
         session.client_address = client_address
         live.add(session)

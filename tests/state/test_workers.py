@@ -236,7 +236,7 @@ async def test_a_bad_state_url_is_a_usage_error(tmp_path):
 
 
 def test_a_workers_command_line_keeps_everything_but_the_worker_count():
-    from mcptrio.cli.workers import child_argv
+    from mcptrio.cli.worker_processes import child_argv
 
     argv = [
         "serve",

@@ -8,6 +8,7 @@ Security checks (Host, Origin, body size) come before anything else.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections.abc import Awaitable, Callable
@@ -19,16 +20,17 @@ import trio
 from ...app.http_request import HttpRequest
 from ...auth.errors import AuthError
 from ...auth.gate import Gate
+from ...auth.principal import client_key
 from ...protocol import errors
 from ...protocol.errors import McpError
 from ...protocol.events import Dispatch, IncomingRequest
-from ...protocol.session import META_VERSION, error_message
+from ...protocol.session import declares_modern, error_message
 from ...protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
 from ...runtime.limits import SessionLimits
 from ...runtime.worker import SHUTDOWN
 from ...state import StateUnavailable
 from ..net import authorization, forwarded, security
-from ..net.capacity import Capacity, LimitReached, client_key
+from ..net.capacity import Capacity
 from ..net.config import HttpConfig
 from ..net.refusal import HttpError, retry_later
 from . import headers as mcp_headers
@@ -40,6 +42,7 @@ from .legacy.routes import SessionRoutes
 from .legacy.sessions import HttpSession, SessionTable
 from .legacy.sse_transport import LegacySseEndpoints
 from .server.asgi_io import Receive, Send, accepts
+from .stateless_call import StatelessCall
 from .watch import Watch, Watchers
 
 if TYPE_CHECKING:
@@ -59,7 +62,7 @@ class McpHttpApp(SessionRoutes):
         self.sessions = SessionTable(self.config)
         self._proxies = self.config.proxy_networks
         self.watchers = Watchers(self.config)
-        self.active: set[HttpSession] = set()  # cores with requests in flight (modern and legacy)
+        self.active: set[HttpSession | StatelessCall] = set()  # with requests in flight
         self.capacity = Capacity(self.config.max_requests, self.config.max_streams, self.config.max_streams_per_client)
         self.shutting_down = False
         self._shutdown = trio.Event()
@@ -234,7 +237,7 @@ class McpHttpApp(SessionRoutes):
             # requests in flight can finish).  Retryable: another instance will take it.
             raise draining(value.get("id") if isinstance(value, dict) else None)
         header_version = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
-        if _is_modern(value) or (header_version in MODERN_VERSIONS and b"mcp-session-id" not in headers):
+        if declares_modern(value) or (header_version in MODERN_VERSIONS and b"mcp-session-id" not in headers):
             await self._modern_post(headers, value, receive, sink)
         else:
             await self._legacy_post(headers, header_version, value, receive, sink)
@@ -242,18 +245,15 @@ class McpHttpApp(SessionRoutes):
     async def _modern_post(self, headers: dict[bytes, bytes], value: Any, receive: Receive, sink: Sink) -> None:
         request_id = value.get("id") if isinstance(value, dict) else None
         if isinstance(value, dict) and "method" in value and "id" in value:
-            header_params = None
             params = value.get("params")
-            if value.get("method") == "tools/call" and isinstance(params, dict):
-                entry = self.app.tools.get(params.get("name"))  # type: ignore[arg-type]
-                header_params = entry.signature.header_params if entry is not None else None
+            called = params.get("name") if value.get("method") == "tools/call" and isinstance(params, dict) else None
+            header_params = self.app.header_params(called)
             try:
                 mcp_headers.check(headers, value, header_params)
             except McpError as err:
                 raise HttpError(400, err, request_id) from None
-        core = HttpSession(self.app, self.limits, self.config)
-        core.client_address = sink.client_address
-        await self._exchange(core, value, receive, sink, era="modern", headers=[])
+        call = StatelessCall(self.app, self.limits, sink.client_address)
+        await self._exchange(call, value, receive, sink, era="modern", headers=[])
 
     async def _legacy_post(
         self, headers: dict[bytes, bytes], header_version: str, value: Any, receive: Receive, sink: Sink
@@ -316,7 +316,7 @@ class McpHttpApp(SessionRoutes):
                 sink,
                 era="legacy",
                 headers=self._session_headers(session),
-                before_answer=self._opened,
+                before_answer=functools.partial(self._opened, session),
             )
         except BaseException:
             if session.protocol.state == "new" or not sink.started:
@@ -343,7 +343,7 @@ class McpHttpApp(SessionRoutes):
 
     async def _exchange(
         self,
-        core: HttpSession,
+        core: HttpSession | StatelessCall,
         value: Any,
         receive: Receive,
         sink: Sink,
@@ -351,18 +351,18 @@ class McpHttpApp(SessionRoutes):
         era: str,
         headers: list[tuple[bytes, bytes]],
         priming: bool = False,
-        before_answer: Callable[[HttpSession], Awaitable[None]] | None = None,
+        before_answer: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         """Feed one POST body to a session and answer on this HTTP response."""
         exchange = Exchange(
             sink, self.config, era=era, headers=headers, log=core.log, priming=priming, error_status=True
         )
-        if core.log is not None:
+        if isinstance(core, HttpSession) and core.log is not None:
             exchange.on_stream = core.track  # findable for Last-Event-ID once it has event ids
         requests: list[IncomingRequest] = []
         events = core.protocol.receive_value(value)
         if before_answer is not None:
-            await before_answer(core)
+            await before_answer()
         http: HttpRequest | None = None
         for event in events:
             if isinstance(event, Dispatch):
@@ -398,7 +398,7 @@ class McpHttpApp(SessionRoutes):
                 self.capacity.open_stream(listen_key, requests[0].method, requests[0].id)
             else:
                 self.capacity.start_work(len(requests), requests[0].id)
-        except LimitReached:
+        except HttpError:
             for request in requests:
                 core.protocol.finished(request.id)
             raise
@@ -426,7 +426,9 @@ class McpHttpApp(SessionRoutes):
             self.active.discard(core)
             exchange.release()
 
-    async def _work_all(self, core: HttpSession, requests: list[IncomingRequest], exchange: Exchange) -> None:
+    async def _work_all(
+        self, core: HttpSession | StatelessCall, requests: list[IncomingRequest], exchange: Exchange
+    ) -> None:
         arm_now = self._arm_deadlines_at_once
         if len(requests) == 1:
             await self._work(core, requests[0], arm_now)  # the usual case: in the POST's own task
@@ -438,7 +440,7 @@ class McpHttpApp(SessionRoutes):
             await exchange.finish()
 
     @staticmethod
-    async def _work(core: HttpSession, request: IncomingRequest, arm_now: bool) -> None:
+    async def _work(core: HttpSession | StatelessCall, request: IncomingRequest, arm_now: bool) -> None:
         expires = authorization.expiry_deadline(request.principal)
         if request.spec.stream and expires < math.inf:
             # A listen stream lasts until its token expires, then closes as at shutdown (with its
@@ -474,14 +476,6 @@ class McpHttpApp(SessionRoutes):
                 nursery.start_soon(core.dispatcher.drain, self.limits.shutdown_grace)
 
 
-def _is_modern(value: Any) -> bool:
-    if not isinstance(value, dict):
-        return False
-    params = value.get("params")
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return isinstance(meta, dict) and META_VERSION in meta
-
-
 def _route(path: str | None) -> str | None:
     """A configured path as ``__call__`` compares it (no trailing slash)."""
     return None if path is None else path.rstrip("/")
@@ -497,6 +491,6 @@ def draining(request_id: Any = None) -> HttpError:
     return retry_later("the server is draining: retry (another instance will answer)", request_id)
 
 
-async def _close_at(deadline: float, core: HttpSession, request_id: Any) -> None:
+async def _close_at(deadline: float, core: HttpSession | StatelessCall, request_id: Any) -> None:
     await trio.sleep_until(deadline)
     core.dispatcher.cancel(request_id, SHUTDOWN)

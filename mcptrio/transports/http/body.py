@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import trio
 
 from ...protocol import errors
@@ -19,16 +17,17 @@ async def read_body(headers: dict[bytes, bytes], receive: Receive, sink: Sink, l
         raise too_large(limit)  # refused before reading a byte of it
     chunks, size = [], 0
     deadline = None  # set at the first wait: a body already here needs none
-    nowait = sink.receive_nowait
-    queue = None if nowait is not None else _server_queue(receive)
+    nowait = sink.receive_nowait  # (the servers' scope extension: what has arrived, without waiting)
     while True:
-        message = nowait() if nowait is not None else _queued(queue)
-        if message is None and queue is not None:
-            # Hypercorn starts the app before it has queued the body of the request (about
-            # every other POST): one trip through the scheduler lets it, and costs less than
-            # the timed wait below with its cancel scope and deadline.
-            await trio.lowlevel.checkpoint()
-            message = _queued(queue)
+        message = None
+        if nowait is not None:
+            message = nowait()
+            if message is None:
+                # A server may start the app before it has queued the body (hypercorn does, about
+                # every other POST): one trip through the scheduler lets it, and costs less than
+                # the timed wait below with its cancel scope and deadline.
+                await trio.lowlevel.checkpoint()
+                message = nowait()
         if message is None:
             if deadline is None:
                 deadline = trio.current_time() + timeout
@@ -49,23 +48,6 @@ async def read_body(headers: dict[bytes, bytes], receive: Receive, sink: Sink, l
         if not message.get("more_body", False):
             sink.body_read = True
             return b"".join(chunks)
-
-
-def _server_queue(receive: Receive) -> trio.MemoryReceiveChannel[dict[str, Any]] | None:
-    """The memory channel behind ``receive`` when the server hands the app one (hypercorn's Trio
-    worker does), so a message already queued can be taken without a timeout scope; else None."""
-    channel = getattr(receive, "__self__", None)
-    return channel if isinstance(channel, trio.MemoryReceiveChannel) else None
-
-
-def _queued(channel: trio.MemoryReceiveChannel[dict[str, Any]] | None) -> dict[str, Any] | None:
-    """The next ASGI message if it is already queued (no waiting), else None."""
-    if channel is None:
-        return None
-    try:
-        return channel.receive_nowait()
-    except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
-        return None
 
 
 def too_large(limit: int) -> HttpError:

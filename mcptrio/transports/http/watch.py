@@ -41,6 +41,7 @@ from .probes import Prober
 
 if TYPE_CHECKING:
     from .legacy.sessions import HttpSession
+    from .stateless_call import StatelessCall
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
@@ -50,7 +51,7 @@ class Watch:
     """One POST whose request(s) may need cancelling when its client goes away."""
 
     receive: Receive
-    core: HttpSession
+    core: HttpSession | StatelessCall
     requests: list[IncomingRequest]
     exchange: Exchange
     sink: Sink  # the POST's own response: its disconnect is the one we hear

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Hashable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from ...auth.principal import Principal
-from ...protocol import errors
-from .refusal import HttpError
+from ...auth.principal import ClientKey
+from .refusal import HttpError, retry_later
 
 log = logging.getLogger("mcptrio.access")
 
@@ -35,26 +34,6 @@ FLAGS = {
     MAX_STREAMS_PER_CLIENT: "--max-streams-per-client",
 }
 RETRY_AFTER = {MAX_REQUESTS: 1, MAX_STREAMS: 5, MAX_STREAMS_PER_CLIENT: 5}  # a listener leaves less often
-
-ClientKey = tuple[str, Hashable]  # ("principal", subject) or ("address", address)
-
-
-class LimitReached(HttpError):
-    """503 with ``Retry-After`` and the retryable -31503, naming the limit in ``data.limit``."""
-
-    def __init__(self, limit: str, message: str, request_id: Any = None) -> None:
-        seconds = RETRY_AFTER[limit]
-        error = errors.unavailable(f"{message} ({FLAGS[limit]}); retry later", seconds)
-        error.data = {**error.data, "limit": limit}
-        super().__init__(503, error, request_id, [(b"retry-after", str(seconds).encode())])
-        self.limit = limit
-
-
-def client_key(principal: Principal | None, address: str | None) -> ClientKey:
-    """Whom a stream counts against: the token's subject, else the network address."""
-    if principal is not None:
-        return ("principal", principal.subject)
-    return ("address", address)
 
 
 class Capacity:
@@ -70,7 +49,7 @@ class Capacity:
         self.refused = dict.fromkeys(FLAGS, 0)
 
     def start_work(self, count: int, request_id: Any = None) -> None:
-        """``count`` requests begin; ``LimitReached`` when they would pass ``max_requests``."""
+        """``count`` requests begin; an ``HttpError`` (503) when they would pass ``max_requests``."""
         if self.working + count > self.max_requests:
             raise self.refuse(
                 MAX_REQUESTS, f"server busy: {self.max_requests} requests in flight", "request", request_id=request_id
@@ -81,7 +60,7 @@ class Capacity:
         self.working -= count
 
     def open_stream(self, key: ClientKey, what: str, request_id: Any = None) -> None:
-        """A stream opens for ``key``; ``LimitReached`` when either stream limit is reached."""
+        """A stream opens for ``key``; an ``HttpError`` (503) when either stream limit is reached."""
         held = self.streams_by_client.get(key, 0)
         if self.streams >= self.max_streams:
             raise self.refuse(
@@ -117,14 +96,15 @@ class Capacity:
 
     def refuse(
         self, limit: str, message: str, what: str, key: ClientKey | None = None, request_id: Any = None
-    ) -> LimitReached:
+    ) -> HttpError:
         """Count a refusal by ``limit``, log it on ``mcptrio.access``, and make its error."""
         self.refused[limit] += 1
         fields: dict[str, Any] = {"outcome": "refused", "limit": limit}
         if key is not None and key[1] is not None:
             fields["client" if key[0] == "address" else "principal"] = key[1]
         log.info("%s refused: %s", what, limit, extra={"fields": fields})
-        return LimitReached(limit, message, request_id)
+        seconds = RETRY_AFTER[limit]
+        return retry_later(f"{message} ({FLAGS[limit]}); retry later", request_id, seconds, {"limit": limit})
 
     def report(self) -> dict[str, Any]:
         """What ``/readyz`` shows: each limit, how much of it is in use, and what it refused."""

@@ -31,6 +31,12 @@ class HttpError(Exception):
         return orjson.dumps(error_message(self.request_id, self.error))
 
 
-def retry_later(message: str, request_id: Any = None, seconds: int = 1) -> HttpError:
-    """503 with ``Retry-After`` and the retryable -31503 (draining, at capacity, state away)."""
-    return HttpError(503, errors.unavailable(message, seconds), request_id, [(b"retry-after", str(seconds).encode())])
+def retry_later(
+    message: str, request_id: Any = None, seconds: int = 1, data: dict[str, Any] | None = None
+) -> HttpError:
+    """503 with ``Retry-After`` and the retryable -31503 (draining, at capacity, state away); ``data``
+    adds to the error's data (which limit refused it, say)."""
+    error = errors.unavailable(message, seconds)
+    if data:
+        error.data = {**error.data, **data}
+    return HttpError(503, error, request_id, [(b"retry-after", str(seconds).encode())])

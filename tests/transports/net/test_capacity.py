@@ -234,21 +234,22 @@ async def test_with_the_defaults_2100_listeners_leave_tool_calls_answered(app):
 
 
 def test_a_principal_counts_as_one_client_from_every_address():
-    from mcptrio.auth.principal import Principal
-    from mcptrio.transports.net.capacity import Capacity, LimitReached, client_key
+    from mcptrio.auth.principal import Principal, client_key
+    from mcptrio.transports.net.capacity import Capacity
+    from mcptrio.transports.net.refusal import HttpError
 
     alice = Principal("alice", "app", frozenset(), None, "https://issuer.example")
     capacity = Capacity(max_requests=1, max_streams=10, max_streams_per_client=2)
     capacity.open_stream(client_key(alice, "10.0.0.1"), "listen")
     capacity.open_stream(client_key(alice, "10.0.0.2"), "listen")
-    with pytest.raises(LimitReached) as info:
+    with pytest.raises(HttpError) as info:
         capacity.open_stream(client_key(alice, "10.0.0.3"), "listen")
-    assert info.value.limit == "max_streams_per_client" and capacity.streams == 2
+    assert info.value.error.data["limit"] == "max_streams_per_client" and capacity.streams == 2
     capacity.open_stream(client_key(None, "10.0.0.3"), "listen")  # no token: its address is the client
     capacity.close_stream(client_key(alice, "10.0.0.9"))
     assert capacity.streams_by_client == {("principal", "alice"): 1, ("address", "10.0.0.3"): 1}
     capacity.start_work(1)
-    with pytest.raises(LimitReached) as info:
+    with pytest.raises(HttpError) as info:
         capacity.start_work(1, "r2")
-    assert info.value.limit == "max_requests" and info.value.request_id == "r2"
+    assert info.value.error.data["limit"] == "max_requests" and info.value.request_id == "r2"
     assert capacity.report()["requests"] == {"in_flight": 1, "limit": 1, "refused": 1}

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from ....auth.principal import client_key
 from ....protocol import errors
 from ....runtime.worker import CLIENT
 from ....state import StateUnavailable
@@ -21,7 +22,7 @@ from ....state.fanout import (
     SessionMessage,
 )
 from ...net import authorization
-from ...net.capacity import Capacity, client_key
+from ...net.capacity import Capacity
 from ...net.refusal import HttpError, retry_later
 from ..event_log import parse_event_id
 from ..exchange import Exchange, Sink

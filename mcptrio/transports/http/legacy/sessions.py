@@ -1,6 +1,5 @@
-"""Sessions behind the HTTP endpoint: a legacy Streamable HTTP session per ``Mcp-Session-Id``,
-and a short-lived core per modern (2026-07-28) request.  Their workers run in the POST's own
-task, so an idle legacy session is only its protocol state: no tasks, no buffers in use.
+"""Legacy Streamable HTTP sessions, one per ``Mcp-Session-Id``.  Their workers run in the POST's
+own task, so an idle session is only its protocol state: no tasks, no buffers in use.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ....protocol.events import IncomingRequest
+from ....protocol.events import IncomingRequest, Route
 from ....runtime.core import SessionCore
 from ...net.config import HttpConfig
 from ..event_log import EventLog, SharedEventLog
@@ -35,7 +34,7 @@ class HttpSession(SessionCore):
         app: App,
         limits: SessionLimits,
         config: HttpConfig,
-        session_id: str | None = None,
+        session_id: str,
         shared: RedisState | None = None,
     ) -> None:
         super().__init__(app, limits)
@@ -47,7 +46,7 @@ class HttpSession(SessionCore):
         self.record: dict[str, Any] = {}  # as last read from (or written to) the shared state
         self.verified_at = -math.inf  # when the record was last read (and renewed) there
         self.binding: str | None = None  # the principal that opened it (with authorization), else None
-        self.last_used = trio.current_time() if session_id is not None else 0.0  # (a 2026-07-28 core: unused)
+        self.last_used = trio.current_time()
         self.log: EventLog | None = None
         self.standalone: Exchange | None = None  # made by the first GET
         self.streams: dict[int, Exchange] = {}
@@ -92,12 +91,12 @@ class HttpSession(SessionCore):
             self.streams[self.standalone.stream] = self.standalone
         return self.standalone
 
-    async def send(self, message: dict[str, Any] | list[Any], route: Any = None) -> None:
+    async def send(self, message: dict[str, Any] | list[Any], route: Route | None = None) -> None:
         target = route if isinstance(route, Exchange) else self.standalone
         if target is not None:
             await target.deliver(message)
 
-    def post(self, message: dict[str, Any], route: Any = None) -> None:
+    def post(self, message: dict[str, Any], route: Route | None = None) -> None:
         target = route if isinstance(route, Exchange) else self.standalone
         if target is None:
             return

@@ -15,8 +15,8 @@ import trio
 
 from ....framing import Oversize
 from ....runtime.limits import SessionLimits
-from ....runtime.session import Session
 from ....runtime.stream import OneByOne
+from ....runtime.stream_session import StreamSession
 from ...net import authorization
 from .. import sse
 from ..exchange import Sink
@@ -70,7 +70,7 @@ class LegacySseEndpoints:
                 nursery.start_soon(self._until_disconnect, receive, stream, nursery.cancel_scope)
                 nursery.start_soon(self._keepalive, sink)
                 nursery.start_soon(self._end_input_at, authorization.expiry_deadline(sink.principal), stream)
-                session = Session(self.app, stream, self.limits, transport="sse")
+                session = StreamSession(self.app, stream, self.limits, transport="sse")
                 session.principal = sink.principal
                 await session.run(shutdown)
                 nursery.cancel_scope.cancel()

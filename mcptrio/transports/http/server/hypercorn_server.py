@@ -12,13 +12,16 @@ mcptrio's own server holds it to.  Two things are fitted on the way, without cha
   says so in HTTP/1.1 and not in HTTP/2 (which has no Connection header).  In HTTP/2 an answer
   ends only once the request's body has come, read by the app or not: hypercorn forgets a stream
   when its answer ends, and a piece of body for it then raised ``KeyError``, which took the
-  connection (and ended the process when hypercorn ran on its own).
+  connection (and ended the process when hypercorn ran on its own).  In HTTP/1.1 the app is
+  offered what is already queued of the body without waiting, through the same scope extension
+  the built-in server offers (``mcptrio.receive_nowait``).
 """
 
 from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from typing import Any, cast
 
 import trio
@@ -209,7 +212,27 @@ class RequestGuard:
             return
         if must_close(headers):
             send = _closing(send)
+        nowait = _queued_body(receive)
+        if nowait is not None:
+            scope = {**scope, "extensions": {**(scope.get("extensions") or {}), "mcptrio.receive_nowait": nowait}}
         await self.app(scope, receive, send)
+
+
+def _queued_body(receive: Receive) -> Callable[[], dict[str, Any] | None] | None:
+    """What hypercorn has queued for the app, without waiting: its Trio worker hands the app a
+    memory channel's ``receive`` (the one place that knows it); None for any other ``receive``."""
+    channel = getattr(receive, "__self__", None)
+    if not isinstance(channel, trio.MemoryReceiveChannel):
+        return None
+
+    def nowait() -> dict[str, Any] | None:
+        try:
+            message: dict[str, Any] = channel.receive_nowait()
+        except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+            return None
+        return message
+
+    return nowait
 
 
 class BodyWatch:

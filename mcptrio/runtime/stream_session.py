@@ -22,14 +22,14 @@ from .core import SessionCore
 from .limits import SessionLimits
 
 if TYPE_CHECKING:
-    from ..protocol.events import IncomingRequest
+    from ..protocol.events import IncomingRequest, Route
     from .host import Host
     from .stream import MessageStream
 
 log = logging.getLogger("mcptrio.session")
 
 
-class Session(SessionCore):
+class StreamSession(SessionCore):
     """One connection's session: reader, writer, dispatcher and workers in one nursery."""
 
     def __init__(
@@ -41,11 +41,11 @@ class Session(SessionCore):
         self._outbox_send, self._outbox_receive = trio.open_memory_channel[bytes](self.limits.outbox_size)
         self._cancel_session = trio.CancelScope()
 
-    async def send(self, message: dict[str, Any] | list[Any], route: Any = None) -> None:
+    async def send(self, message: dict[str, Any] | list[Any], route: Route | None = None) -> None:
         """Encode here, in the caller's task, so a value JSON can't carry fails where it came from."""
         await self._outbox_send.send(orjson.dumps(message))
 
-    def post(self, message: dict[str, Any], route: Any = None) -> None:
+    def post(self, message: dict[str, Any], route: Route | None = None) -> None:
         try:
             self._outbox_send.send_nowait(orjson.dumps(message))
         except trio.WouldBlock:
