@@ -7,6 +7,7 @@ handlers, content and pagination, and the middleware pipeline that wraps them.
 from .app import App, Notification, SessionHooks
 from .context import Context
 from .errors import ToolError
+from .http_request import HttpRequest
 from .lifespan import LifespanError
 from .middleware import Middleware, Request
 from .registry import Registry
@@ -15,6 +16,7 @@ from .signature import Param
 __all__ = [
     "App",
     "Context",
+    "HttpRequest",
     "LifespanError",
     "Middleware",
     "Notification",

@@ -16,6 +16,7 @@ from ..protocol.methods import METHODS
 
 if TYPE_CHECKING:
     from ..auth import ScopePolicy
+    from ..auth.principal import Principal
     from .middleware import CallNext, Request
     from .registry import Registry
 
@@ -50,15 +51,19 @@ class ScopeCheck:
     def needed(self, method: str, params: Any) -> frozenset[str]:
         return self.policy.needed(method, params, declared_scopes(self.registry, method, params))
 
+    def check(self, principal: Principal, method: str, params: Any) -> None:
+        """Raise ``FORBIDDEN`` unless ``principal`` has every scope the request needs."""
+        needed = self.needed(method, params)
+        if self.policy.missing(principal.scopes, needed):
+            scopes = sorted(needed)
+            raise McpError(
+                FORBIDDEN,
+                f"insufficient scope: this request needs {' '.join(scopes)}",
+                {"error": "insufficient_scope", "requiredScopes": scopes},
+            )
+
     async def __call__(self, request: Request, call_next: CallNext) -> dict[str, Any]:
         principal = request.principal
         if principal is not None and request.transport != "http":  # (HTTP checked before dispatching)
-            needed = self.needed(request.method, request.params)
-            if self.policy.missing(principal.scopes, needed):
-                scopes = sorted(needed)
-                raise McpError(
-                    FORBIDDEN,
-                    f"insufficient scope: this request needs {' '.join(scopes)}",
-                    {"error": "insufficient_scope", "requiredScopes": scopes},
-                )
+            self.check(principal, request.method, request.params)
         return await call_next(request)

@@ -12,12 +12,15 @@ import functools
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import attrs
 import trio
 
 from ..protocol import errors
 from ..protocol.errors import McpError
+from ..protocol.methods import METHODS
 from ..protocol.session import LOG_LEVELS
 from .errors import ClientCapabilityMissing, InputRequired, StartTask
+from .http_request import HttpRequest
 from .input_rounds import NO_ANSWERS
 
 if TYPE_CHECKING:
@@ -138,6 +141,13 @@ class Context:
         return principal
 
     @property
+    def http(self) -> HttpRequest | None:
+        """The Streamable HTTP request this message came in (headers, client address, principal);
+        None on stdio, WebSocket, the 2024-11-05 HTTP+SSE transport and in memory."""
+        http = self._request.http
+        return http if isinstance(http, HttpRequest) else None
+
+    @property
     def session_key(self) -> object:
         """An opaque, hashable handle of the client's session: a key for per-session caches."""
         return self._session
@@ -216,6 +226,29 @@ class Context:
         """Legacy Streamable HTTP (SEP-1699): end this request's SSE response now; the client
         resumes with ``Last-Event-ID`` and receives the rest.  A no-op on other transports."""
         await self._session.close_stream(self._request)
+
+    # -- this server's own resources -------------------------------------------------------
+
+    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        """Read one of this server's resources as the client would (``resources/read``): through
+        the middleware, with the caller's scopes, raising the ``McpError`` a client would get (an
+        unknown URI: ``-32002``); returns its ``contents``."""
+        request = attrs.evolve(
+            self._request,
+            id=f"{self._request.id}/read",
+            method="resources/read",
+            params={"uri": uri},
+            spec=METHODS["resources/read"],
+            progress_token=None,
+            batch=None,
+        )
+        app = self._app
+        principal = request.principal
+        if principal is not None:
+            app.scopes.check(principal, request.method, request.params)
+        result = await app.handler(self._session, request, self.deadline)
+        contents: list[dict[str, Any]] = result["contents"]
+        return contents
 
     # -- tasks ----------------------------------------------------------------------------
 
@@ -394,6 +427,9 @@ class SyncContext:
 
     def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
         return self.run(self.ctx.list_roots, key=key)
+
+    def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        return self.run(self.ctx.read_resource, uri)
 
 
 def _capability_object(capability: str) -> dict[str, Any]:

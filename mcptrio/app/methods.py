@@ -15,7 +15,7 @@ from ..protocol import errors
 from ..protocol.errors import McpError
 from ..protocol.session import META_SUBSCRIPTION_ID
 from . import results
-from .boundary import guarded
+from .boundary import guarded, tool_error
 from .errors import StartTask
 from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
 from .pagination import page
@@ -119,7 +119,15 @@ async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> d
     kwargs = signature.bind(arguments if type(arguments) is dict else _object_param(params, "arguments"))
     if signature.context_parameter is not None:
         kwargs[signature.context_parameter] = ctx
-    value = await entry.fn(**kwargs)
+    if entry.timeout is None:
+        value = await entry.fn(**kwargs)
+    else:
+        ends = trio.current_time() + entry.timeout
+        ctx.deadline = min(ctx.deadline, ends)  # (ctx.time_left() counts to the sooner)
+        with trio.move_on_at(ends) as scope:
+            value = await entry.fn(**kwargs)
+        if scope.cancelled_caught:
+            return tool_error(f"tool {entry.name!r} timed out after {entry.timeout:g} s")
     result = _tool_result(signature, value)
     if ctx.protocol_version < results.NEWEST_CONTENT_VERSION and ctx.era == "legacy":
         result["content"] = results.for_version(result["content"], ctx.protocol_version)

@@ -110,6 +110,7 @@ class ToolEntry:
     task: str = "never"  # "optional" | "required": may (must) run as a task (app/tasks)
     task_timeout: float | None = None  # seconds a task of this tool may run (None: until its TTL)
     input_first: bool = False  # runs in the request until ctx.start_task(), gathering input first
+    timeout: float | None = None  # seconds a call may run before it is answered as timed out
 
     def definition(self) -> dict[str, Any]:
         out = _optional(
@@ -311,6 +312,7 @@ class Registry:
         task: str = "never",
         task_timeout: float | None = None,
         input_first: bool = False,
+        timeout: float | None = None,
     ) -> Callable[[HandlerT], HandlerT]: ...
 
     def tool(
@@ -328,6 +330,7 @@ class Registry:
         task: str = "never",
         task_timeout: float | None = None,
         input_first: bool = False,
+        timeout: float | None = None,
     ) -> Any:
         """Register a function as a tool (``@plugin.tool`` or ``@plugin.tool(...)``); its signature
         gives the input schema.  A plain ``def`` runs in a worker thread.  ``scopes``: the OAuth
@@ -337,7 +340,11 @@ class Registry:
         client supports tasks; ``"required"``: only as a task.  The task starts before the handler
         runs, or, with ``input_first``, when it calls ``await ctx.start_task()`` (input it asked
         for before, by multi round-trip, is gathered in the request; the handler then runs again
-        from the top in the task, where those answers are returned as they were)."""
+        from the top in the task, where those answers are returned as they were).
+
+        ``timeout``: seconds a call may run; then it is cancelled (a plain ``def``'s thread runs on,
+        its result dropped) and answered ``isError``, "tool 'x' timed out after 2 s", as at the
+        server's request deadline, which still applies when it is the sooner."""
         if callable(name):  # @plugin.tool, without parentheses
             return self.tool()(name)
         _check_called(name, "tool")
@@ -346,6 +353,8 @@ class Registry:
             raise ValueError(f'task must be "never", "optional" or "required", not {task!r}')
         if task_timeout is not None and not task_timeout > 0:
             raise ValueError(f"task_timeout must be a positive number of seconds, got {task_timeout!r}")
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
 
         def register(fn: HandlerT) -> HandlerT:
             check_handler(fn, "tool")
@@ -370,6 +379,7 @@ class Registry:
                 task=task,
                 task_timeout=task_timeout,
                 input_first=input_first,
+                timeout=timeout,
             )
             self._add(self.tools, entry.name, entry, "tool")
             return fn

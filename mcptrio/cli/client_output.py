@@ -79,6 +79,7 @@ class Output:
         self.json = as_json
         self.console = Console()
         self.errors = Console(stderr=True)
+        self._bar: _ProgressBar | None = None  # the call's progress bar, while one is shown
 
     def emit(self, value: Any) -> None:
         sys.stdout.write(json.dumps(value, ensure_ascii=False) + "\n")
@@ -117,7 +118,8 @@ class Output:
 
         if self.json or not self.errors.is_terminal:
             return contextlib.nullcontext(self._status_lines if watch else None)
-        return _ProgressBar(self.errors, self._status_lines if watch else None)
+        self._bar = _ProgressBar(self.errors, self._status_lines if watch else None)
+        return self._bar
 
     def task_state(self, task: dict[str, Any]) -> None:
         """``--watch``: a task's id and status on stderr, each time it changes."""
@@ -133,27 +135,42 @@ class Output:
             self.errors.print(f"status: {message}{done}", highlight=False, markup=False)
 
     async def elicit(self, params: dict[str, Any]) -> dict[str, Any]:
-        """A form in the terminal from the requested schema; declined when stdin is not a terminal."""
+        """A form in the terminal from the requested schema; declined when stdin is not a terminal.
+
+        A progress bar is stopped while the form asks (it would draw over the labels), and a value
+        that does not fit its field (type, choices, range, length) is asked for again."""
         if self.json or not sys.stdin.isatty():
             return {"action": "decline"}
-        from rich.prompt import Confirm, Prompt
+        bar = self._bar
+        if bar is not None:
+            bar.pause()
+        try:
+            return await self._form(params)
+        finally:
+            if bar is not None:
+                bar.resume()
 
-        self.errors.print(f"[bold]{params.get('message', 'The server asks:')}[/]")
+    async def _form(self, params: dict[str, Any]) -> dict[str, Any]:
+        from rich.markup import escape
+
+        from .elicitation_form import Skipped, answer, hint
+
+        self.errors.print(f"[bold]{escape(str(params.get('message', 'The server asks:')))}[/]")
         schema = params.get("requestedSchema") or {}
+        required = set(schema.get("required") or ())
         content: dict[str, Any] = {}
         for name, spec in (schema.get("properties") or {}).items():
-            label = spec.get("title") or name
-            kind = spec.get("type")
-            answer = await trio.to_thread.run_sync(
-                lambda: (
-                    Confirm.ask(label, console=self.errors)
-                    if kind == "boolean"
-                    else Prompt.ask(label, console=self.errors, choices=spec.get("enum"))
-                )
-            )
-            content[name] = (
-                answer if kind in ("boolean", "string", None) else typed_value(name, cast(str, answer), kind)
-            )
+            label = escape(f"{spec.get('title') or name}{hint(spec)}")
+            while True:
+                text = await trio.to_thread.run_sync(self.errors.input, f"{label}: ")
+                try:
+                    content[name] = answer(spec, text, name in required)
+                except Skipped:
+                    break
+                except ValueError as error:
+                    self.errors.print(f"[red]{escape(str(error))}[/]: try again")
+                    continue
+                break
         return {"action": "accept", "content": content}
 
 
@@ -166,13 +183,25 @@ class _ProgressBar:
         self.bar = Progress(console=console, transient=True)
         self.task = self.bar.add_task("working", total=None)
         self.also = also  # (--watch: status lines too)
+        self.running = False
 
     def __enter__(self) -> Any:
         self.bar.start()
+        self.running = True
         return self.update
 
     def __exit__(self, *exc: Any) -> None:
         self.bar.stop()
+        self.running = False
+
+    def pause(self) -> None:
+        """Take the bar off the screen while the terminal asks something (it would draw over it)."""
+        if self.running:
+            self.bar.stop()
+
+    def resume(self) -> None:
+        if self.running:
+            self.bar.start()
 
     def update(self, progress: float, total: float | None, message: str | None) -> None:
         self.bar.update(self.task, completed=progress, total=total, description=message or "working")

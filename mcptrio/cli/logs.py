@@ -93,3 +93,17 @@ def configure(level: str = "info", fmt: str = "text", stream: IO[str] | None = N
         # their INFO (httpx's line per request to the authorization server) repeats or details
         # what mcptrio says itself: shown at debug only
         logger.setLevel(logging.DEBUG if level == "debug" else logging.WARNING)
+
+
+# The start-up line's logger: at INFO whatever the log level, so a server that says nothing else
+# still says once that it is serving (``--quiet`` turns it off).
+READY = logging.getLogger("mcptrio.ready")
+
+
+def ready(what: str, quiet: bool = False) -> None:
+    """Say once, on stderr through the configured handler, that the server serves and where:
+    ``mcptrio 1.2 serving notes over stdio: waiting for a client on stdin``."""
+    from .. import __version__
+
+    READY.setLevel(logging.CRITICAL + 1 if quiet else logging.INFO)
+    READY.info("mcptrio %s serving %s", __version__, what)

@@ -16,6 +16,7 @@ from ..plugins import PluginError
 from ..serve import ServeError, wait_for_signals
 from ..state import StateUnavailable
 from ..transports.http import HttpConfig, TlsError, TlsSettings, serve_http
+from . import logs
 from .serve_settings import ServeSettings
 
 log = logging.getLogger("mcptrio")
@@ -62,7 +63,7 @@ def serve(app: App, settings: ServeSettings, argv: list[str]) -> int:
                     )
                 )
                 if settings.listen_fd is None:
-                    log.info("serving %s at %s%s", served, url, where)
+                    logs.ready(f"{served} at {url}{where}", settings.quiet)
                 else:
                     log.info("worker serving %s%s", served, where)
                 if open_files < wanted_files:

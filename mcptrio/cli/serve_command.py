@@ -4,6 +4,7 @@ app, served over stdio here or, by ``network`` (imported only then), over HTTP o
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import logging
 import os
@@ -157,5 +158,10 @@ async def _stdio(app: App, settings: ServeSettings) -> None:
             from . import reload
 
             await nursery.start(reload.watch, app, list(settings.plugins), settings.prefixes, settings.target)
-        await serve_stdio(app, shutdown_trigger=wait_for_signals)
+        async with trio.open_nursery() as serving:
+            await serving.start(functools.partial(serve_stdio, app, shutdown_trigger=wait_for_signals))
+            logs.ready(
+                f"{', '.join(app.plugins) or app.identity.name} over stdio: waiting for a client on stdin",
+                settings.quiet,
+            )
         nursery.cancel_scope.cancel()

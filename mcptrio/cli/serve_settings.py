@@ -379,6 +379,15 @@ class ServeSettings:
         default="text",
         label="log format",
     )
+    quiet: bool = setting(
+        YesNo(),
+        "no start-up line on stderr (version, plugins, transport, where it waits for clients)",
+        OPERATING,
+        flags=("--quiet",),
+        default=False,
+        doc="Leave out the one line `serve` writes on stderr once it serves (mcptrio's version, the "
+        "plugins, the transport, and where it waits for a client), which is there at every log level.",
+    )
     access_log: bool = setting(
         YesNo("both"),
         "a line per MCP request on the mcptrio.access logger (on stdio it would halve the "

@@ -64,6 +64,7 @@ class RawClient:
         self._arrived = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._over = False  # the reader has seen the connection end: no answer will come
+        self._not_json: str | None = None  # the start of what the server sent that was not JSON, if it did
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -77,7 +78,13 @@ class RawClient:
                     data = await self.end.receive()
                 except (trio.EndOfChannel, trio.ClosedResourceError, trio.BrokenResourceError):
                     break
-                self._route(orjson.loads(data))
+                try:
+                    message = orjson.loads(data)
+                except orjson.JSONDecodeError:
+                    # (a stdio server printing to stdout what should go to stderr: nothing after it can be trusted)
+                    self._not_json = data[:80].decode(errors="replace")
+                    break
+                self._route(message)
             self._over = True
             for channel in self._waiting.values():
                 channel.close()
@@ -204,7 +211,10 @@ class RawClient:
         """The error for a request the connection ended before answering, saying why when the end can
         (``why_ended``: a server process's exit status and last lines of stderr)."""
         why_ended = getattr(self.end, "why_ended", None)
-        why = f": {await why_ended()}" if why_ended is not None else ""
+        if self._not_json is not None:
+            why = f": the server sent a message that is not JSON: {self._not_json!r}"
+        else:
+            why = f": {await why_ended()}" if why_ended is not None else ""
         return McpError(-32000, f"the connection ended before the answer to {method}{why}", {"transport": True})
 
     async def cancel_request(self, request_id: Any) -> None:

@@ -43,6 +43,7 @@ class IncomingRequest:
     batch: BatchReply | None = None
     route: Route | None = None
     principal: Any = None  # who sent it, when the transport authenticates its peer
+    http: object = None  # the HTTP request it came in (``app.http_request.HttpRequest``), set by that transport
 
 
 @attrs.define(slots=True, eq=False)

@@ -49,9 +49,27 @@ def _marked(metafunc: Any, name: str, default: tuple[str, ...], allowed: tuple[s
     return values
 
 
+TRIO_MODE_MISSING = (
+    "mcptrio's mcp_client is for async tests that pytest-trio runs: add `trio_mode = true` under "
+    "[tool.pytest.ini_options] in pyproject.toml (and install pytest-trio), or mark the test @pytest.mark.trio"
+)
+
+
+def _run_by_trio(metafunc: Any) -> bool:
+    """Will pytest-trio run this test (``trio_mode``, or its ``trio`` mark)?"""
+    if metafunc.definition.get_closest_marker("trio") is not None:
+        return True
+    try:
+        return bool(metafunc.config.getini("trio_mode"))
+    except ValueError:  # pytest-trio is not installed: it declares the option
+        return False
+
+
 def pytest_generate_tests(metafunc: Any) -> None:
     if "mcp_client" not in metafunc.fixturenames:
         return
+    if not _run_by_trio(metafunc):
+        raise pytest.UsageError(TRIO_MODE_MISSING)
     eras = _marked(metafunc, "mcp_eras", ERAS, ERAS)
     transports = _marked(metafunc, "mcp_transports", ("memory",), TRANSPORTS)
     combos = [(era, transport) for transport in transports for era in eras]

@@ -591,3 +591,29 @@ async def test_on_the_legacy_sse_transport_a_missing_scope_is_a_json_rpc_error_o
                 refused = (await reader.until_response(2))[-1]
     assert refused["error"]["code"] == -31403
     assert refused["error"]["data"]["requiredScopes"] == ["files:write", "mcp:read"]
+
+
+async def test_a_handler_reads_a_resource_with_its_callers_scopes_and_sees_its_principal(auth_server):
+    app = make_app(auth_server.issuer)
+
+    @app.resource("files://secret", scopes=["files:read"])
+    async def secret() -> str:
+        return "the secret"
+
+    @app.tool()
+    async def peek(ctx: mcptrio.Context) -> str:
+        assert ctx.http is not None and ctx.http.principal is ctx.auth
+        try:
+            return (await ctx.read_resource("files://secret"))[0]["text"]
+        except mcptrio.McpError as error:
+            return f"refused {error.code}: {error.message}"
+
+    async with served(app) as url, new_client() as http:
+        narrow = auth_server.token("alpha", url, "mcp:read")
+        wide = auth_server.token("alpha", url, "mcp:read files:read")
+        refused = await post_modern(http, url, narrow, "peek")
+        allowed = await post_modern(http, url, wide, "peek")
+    assert final_of(refused)["result"]["content"][0]["text"] == (
+        "refused -31403: insufficient scope: this request needs files:read mcp:read"
+    )
+    assert final_of(allowed)["result"]["content"][0]["text"] == "the secret"

@@ -99,7 +99,7 @@ def test_an_elicitation_is_declined_without_a_terminal():
     assert done.returncode == 0 and "action=decline" in done.stdout
 
 
-def in_a_terminal(args: list[str], answers: list[bytes]) -> tuple[int, str]:
+def in_a_terminal(args: list[str], answers: list[bytes], term: str = "dumb") -> tuple[int, str]:
     """Run ``mcptrio ARGS`` in a pseudo-terminal, typing each answer when a prompt (a line ending
     in ":") waits; its exit status and all it wrote."""
     import pty
@@ -111,7 +111,7 @@ def in_a_terminal(args: list[str], answers: list[bytes]) -> tuple[int, str]:
         stdout=terminal,
         stderr=terminal,
         close_fds=True,
-        env={**os.environ, "COLUMNS": "120", "TERM": "dumb"},
+        env={**os.environ, "COLUMNS": "120", "TERM": term},
     )
     os.close(terminal)
     seen = b""
@@ -199,5 +199,5 @@ def test_call_watch_follows_a_task_and_answers_its_question_in_a_terminal():
         ["call", "--plugins", "everything", "confirm_delete", "filename=a.txt", "--watch"], [b"y\n"]
     )
     assert status == 0, text
-    assert "Delete a.txt?" in text and "confirm [y/n]:" in text and "Deleted a.txt" in text
+    assert "Delete a.txt?" in text and "confirm (y/n):" in text and "Deleted a.txt" in text
     assert ": input_required" in text and ": completed" in text  # (each state the polls saw)

@@ -5,8 +5,8 @@ import sys
 import textwrap
 
 
-def run_pytest(tmp_path, tests):
-    (tmp_path / "pytest.ini").write_text("[pytest]\ntrio_mode = true\n")
+def run_pytest(tmp_path, tests, ini="[pytest]\ntrio_mode = true\n"):
+    (tmp_path / "pytest.ini").write_text(ini)
     (tmp_path / "test_it.py").write_text(textwrap.dedent(tests))
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
@@ -86,3 +86,23 @@ def test_nothing_to_serve_and_a_bad_marker_are_clear_errors(tmp_path):
         """,
     )
     assert done.returncode != 0 and "unknown ['carrier-pigeon']" in done.stdout + done.stderr
+
+
+def test_without_trio_mode_it_says_in_one_line_what_to_add(tmp_path):
+    tests = """
+        import pytest
+
+        @pytest.mark.mcp_plugins("bench")
+        async def test_echo(mcp_client):
+            assert (await mcp_client.call_tool("echo", {"text": "a"})).content[0].text == "a"
+        """
+    done = run_pytest(tmp_path, tests, ini="[pytest]\n")
+    assert done.returncode != 0
+    assert "add `trio_mode = true` under [tool.pytest.ini_options]" in done.stdout
+    assert "AssertionError" not in done.stdout
+    marked = run_pytest(
+        tmp_path,
+        tests.replace("@pytest.mark.mcp_plugins", "@pytest.mark.trio\n        @pytest.mark.mcp_plugins"),
+        ini="[pytest]\n",
+    )
+    assert marked.returncode == 0, marked.stdout

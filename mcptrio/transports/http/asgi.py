@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import trio
 
+from ...app.http_request import HttpRequest
 from ...auth.errors import AuthError
 from ...auth.gate import Gate
 from ...auth.principal import client_key
@@ -146,6 +147,7 @@ class McpHttpApp(SessionRoutes):
                 await self._legacy_sse(scope, path, headers, receive, sink)
                 return
             if method == "POST":
+                sink.request_headers = headers  # (ctx.http's, made if a request is dispatched)
                 sink.owner_sends_final = True  # (a GET's sink may carry a resumed POST's answer: not there)
                 await self._post(headers, receive, sink)
             elif method == "GET":
@@ -361,9 +363,13 @@ class McpHttpApp(SessionRoutes):
         events = core.protocol.receive_value(value)
         if before_answer is not None:
             await before_answer()
+        http: HttpRequest | None = None
         for event in events:
             if isinstance(event, Dispatch):
+                if http is None:
+                    http = HttpRequest(sink.request_headers, sink.client_address, sink.principal)
                 event.request.route = exchange
+                event.request.http = http
                 requests.append(event.request)
             else:
                 await core.handle_event(event, exchange)

@@ -43,6 +43,7 @@ class Sink:
         self.owner_sends_final = False
         self.client_address: str | None = None  # the peer's address (ASGI scope["client"]), if known
         self.principal: Any = None  # who the request's bearer token says sent it (with authorization)
+        self.request_headers: dict[bytes, bytes] = {}  # the request's, for ctx.http (a POST's)
         # The server's "the body so far, without waiting" (scope extension mcptrio.receive_nowait), if it has one.
         self.receive_nowait: Callable[[], dict[str, Any] | None] | None = None
         self._final: list[dict[str, Any]] = []
