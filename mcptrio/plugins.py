@@ -143,4 +143,8 @@ def build_app(names: list[str], *, prefixes: dict[str, str] | None = None, **app
             app.include(plugin, prefix=prefixes.get(name))
         except (ValueError, TypeError) as exc:
             raise PluginError(f"failed to load plugin {name!r}: {exc}") from exc
+    try:
+        app.visibility.check(app)
+    except ValueError as exc:
+        raise PluginError(str(exc)) from None
     return app

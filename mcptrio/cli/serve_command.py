@@ -50,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
         access_log=settings.access_log,
         auth=settings.auth,
         thread_limit=settings.thread_limit,
+        visibility=settings.visibility,
+        include_tags=settings.include_tags,
+        exclude_tags=settings.exclude_tags,
     )
     # Everything loaded so far lives as long as the server: keep the collector from rescanning it.
     # Only the young generations are collected first (a full collection found nothing to free
