@@ -18,7 +18,7 @@ from . import results
 from .boundary import guarded
 from .errors import StartTask
 from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
-from .pagination import page
+from .pagination import page, page_kept
 from .tasks import methods as tasks
 
 if TYPE_CHECKING:
@@ -61,9 +61,11 @@ def _listing(app: App, kind: str, key: str, ctx: Context, params: dict[str, Any]
     """A page of the registry's table ``kind`` as the result's ``key``: what the caller may see."""
     entries: Sequence[Any] = list(getattr(app, kind).values())
     visibility = app.visibility
+    chunk: Sequence[Any]
     if visibility.active:
-        entries = visibility.listed(kind, entries, ctx)
-    chunk, cursor = page(entries, params, app.page_size)
+        chunk, cursor = page_kept(entries, params, app.page_size, visibility.judge(kind, ctx))
+    else:
+        chunk, cursor = page(entries, params, app.page_size)
     result: dict[str, Any] = {key: [entry.definition() for entry in chunk]}
     if cursor is not None:
         result["nextCursor"] = cursor

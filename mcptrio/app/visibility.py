@@ -13,8 +13,8 @@ With none of these configured, ``Visibility.active`` is False and the method han
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..protocol import errors
 from .middleware import Request
@@ -41,8 +41,6 @@ CHANGED = {
     "resources": ("notifications/resources/list_changed", "resourcesListChanged"),
     "templates": ("notifications/resources/list_changed", "resourcesListChanged"),
 }
-
-T = TypeVar("T")
 
 
 def key_of(entry: Any) -> str:
@@ -192,15 +190,10 @@ class Visibility:
         needed: frozenset[str] = entry.scopes if configured is None else entry.scopes | configured
         return not needed or not policy.missing(principal.scopes, needed)
 
-    def listed(self, kind: str, entries: Sequence[T], ctx: Context) -> Sequence[T]:
-        """The entries of ``kind`` the caller may see, in their order."""
+    def judge(self, kind: str, ctx: Context) -> Callable[[Any], bool]:
+        """``allows`` for one list request: whether each entry of ``kind`` is shown to ``ctx``'s caller."""
         request = Request(ctx, {}) if self.rules else None
-        return [entry for entry in entries if self.allows(kind, entry, ctx, request)]
-
-    def scope_of_list(self) -> str | None:
-        """The 2026-07-28 ``cacheScope`` every page of a list must carry when lists differ between
-        callers (one caller's list must never serve another's), else None: the server's own."""
-        return "private" if self.per_caller else None
+        return lambda entry: self.allows(kind, entry, ctx, request)
 
     # -- checks at load -------------------------------------------------------------------
 

@@ -1,0 +1,233 @@
+"""Who sees what, measured: ``tools/list`` over 5,000 tools filtered per caller against the same list
+unfiltered, and echo throughput with a visibility rule configured against none.
+
+    .venv/bin/python bench/visibility.py            # about a minute on 2 cores
+    .venv/bin/python bench/visibility.py --smoke    # a few seconds, every figure once
+
+Each server is a process of its own (``python bench/visibility.py serve ...``) on 127.0.0.1, serving
+2026-07-28 requests over HTTP; the client sends them from this process.  Lists: every page of the
+5,000 tools (100 a page), then the first page alone, one client, sequential; a principal comes from
+a verifier that knows two fixed tokens (the bench measures the listing, not JWT checks), with half
+the tools needing a scope only the wide token has.  Echo: 10 clients for ``--seconds``.  Figures
+are medians over ``--reps`` fresh servers, the variants interleaved.  See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import trio
+from client import McpHttpClient, connect_client
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = 5_000
+MODERN = "2026-07-28"
+META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+}
+TOKENS = {"wide": frozenset({"mcp", "admin"}), "narrow": frozenset({"mcp"})}
+# name: (serve arguments, the token the client sends)
+LIST_VARIANTS = {
+    "show (unfiltered)": (["--visibility", "show"], "narrow"),
+    "filter, narrow token (2,500 shown)": (["--visibility", "filter"], "narrow"),
+    "filter, wide token (5,000 shown)": (["--visibility", "filter"], "wide"),
+    "a rule, no auth (2,500 shown)": (["--no-auth", "--rule"], None),
+    "no auth, no rule": (["--no-auth"], None),
+}
+ECHO_VARIANTS = {
+    "echo, no visibility configured": (["--no-auth", "--tools", "1"], None),
+    "echo, a rule configured": (["--no-auth", "--tools", "1", "--rule"], None),
+    "echo, tags excluded": (["--no-auth", "--tools", "1", "--exclude"], None),
+}
+
+
+# -- the server ------------------------------------------------------------------------------------
+
+
+async def _spare(n: int = 0) -> str:
+    return "spare"
+
+
+def serve(args: argparse.Namespace) -> None:
+    import mcptrio
+    from mcptrio.auth import AuthConfig, Principal
+    from mcptrio.transports.http import HttpConfig, serve_http
+
+    class FixedTokens:
+        async def verify(self, token: str) -> Principal:
+            return Principal(token, token, TOKENS[token], None, "http://bench.invalid")
+
+        async def aclose(self) -> None: ...
+
+    auth = None
+    if not args.no_auth:
+        url = f"http://127.0.0.1:{args.port}/mcp"
+        auth = AuthConfig(issuer="http://bench.invalid", public_url=url, scopes=["mcp"], verifier=FixedTokens())
+    app = mcptrio.App(
+        "visibility-bench",
+        auth=auth,
+        visibility=args.visibility,
+        visible=(lambda component, request: "admin" not in component.tags) if args.rule else None,
+        exclude_tags=["unused"] if args.exclude else (),
+    )
+
+    @app.tool()
+    async def echo(text: str) -> str:
+        return text
+
+    app.tool("spare", tags=["unused"])(_spare)
+    for n in range(args.tools - 2):
+        admin = n % 2 == 0
+        scopes, tags = (["admin"], ["admin"]) if admin else ([], ["everyone"])
+        app.tool(f"tool_{n:04d}", description=f"Tool number {n}.", scopes=scopes, tags=tags)(_spare)
+    trio.run(lambda: serve_http(app, port=args.port, config=HttpConfig(response_mode="json")))
+
+
+# -- the client ------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Server:
+    def __init__(self, arguments: list[str], log: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        command = [sys.executable, __file__, "serve", "--port", str(self.port), *arguments]
+        self.log = log.open("w")
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=self.log, env=dict(os.environ))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"the server did not start: {log.read_text()[-2000:]}")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+        self.log.close()
+
+
+async def list_once(client: McpHttpClient, all_pages: bool) -> tuple[float, int]:
+    """Seconds to list (every page, or the first), and how many tools were listed."""
+    started, cursor, count = time.perf_counter(), None, 0
+    while True:
+        page = (await client.request("tools/list", {"cursor": cursor} if cursor else {}))["result"]
+        count += len(page["tools"])
+        cursor = page.get("nextCursor")
+        if cursor is None or not all_pages:
+            return time.perf_counter() - started, count
+
+
+async def measure_lists(port: int, token: str | None, rounds: int) -> dict[str, float]:
+    extra = (("Authorization", f"Bearer {token}"),) if token else ()
+    client = await connect_client("127.0.0.1", port, "/mcp", "modern", extra)
+    await list_once(client, True)  # (warm-up)
+    walks = [await list_once(client, True) for _ in range(rounds)]
+    firsts = [(await list_once(client, False))[0] for _ in range(rounds * 10)]
+    client.conn.close()
+    return {
+        "all pages, ms": statistics.median(t for t, _ in walks) * 1000,
+        "first page, ms": statistics.median(firsts) * 1000,
+        "tools listed": walks[0][1],
+    }
+
+
+async def echo_load(port: int, clients: int, seconds: float) -> float:
+    """Calls per second of ``clients`` clients, each a keep-alive connection sending one echo at a time."""
+    done, stop = 0, 0.0
+
+    async def run_client(client: McpHttpClient) -> None:
+        nonlocal done
+        n = 0
+        while time.perf_counter() < stop:
+            n += 1
+            if await client.call("echo", {"text": f"hi {n}"}) != f"hi {n}":
+                raise RuntimeError("a wrong echo")
+            done += 1
+
+    connected = [await connect_client("127.0.0.1", port, "/mcp", "modern") for _ in range(clients)]
+    for phase in (0.3, seconds):  # a warm-up, then the measured phase
+        done, started = 0, time.perf_counter()
+        stop = started + phase
+        await asyncio.gather(*(run_client(client) for client in connected))
+    for client in connected:
+        client.conn.close()
+    return done / (time.perf_counter() - started)
+
+
+def run(args: argparse.Namespace) -> None:
+    logs = ROOT / "bench" / "results" / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    rounds = 2 if args.smoke else 10
+    seconds = 0.3 if args.smoke else args.seconds
+    reps = 1 if args.smoke else args.reps
+    samples: dict[str, list[dict[str, float]]] = {}
+    for _rep in range(reps):
+        for name, (arguments, token) in LIST_VARIANTS.items():
+            server = Server([*arguments, "--tools", str(TOOLS)], logs / "visibility-server.log")
+            try:
+                samples.setdefault(name, []).append(asyncio.run(measure_lists(server.port, token, rounds)))
+            finally:
+                server.stop()
+        for name, (arguments, _) in ECHO_VARIANTS.items():
+            server = Server(arguments, logs / "visibility-server.log")
+            try:
+                rps = asyncio.run(echo_load(server.port, 10, seconds))
+                samples.setdefault(name, []).append({"calls/s": rps})
+            finally:
+                server.stop()
+    figures = {name: {k: statistics.median(s[k] for s in runs) for k in runs[0]} for name, runs in samples.items()}
+    print(f"| variant ({TOOLS:,} tools, 2026-07-28 over HTTP) | all pages, ms | first page, ms | tools listed |")
+    print("| --- | --- | --- | --- |")
+    for name in LIST_VARIANTS:
+        f = figures[name]
+        print(f"| {name} | {f['all pages, ms']:.1f} | {f['first page, ms']:.2f} | {f['tools listed']:,.0f} |")
+    base = figures["echo, no visibility configured"]["calls/s"]
+    print("\n| echo, 10 clients | calls/s | against none |")
+    print("| --- | --- | --- |")
+    for name in ECHO_VARIANTS:
+        rps = figures[name]["calls/s"]
+        print(f"| {name} | {rps:,.0f} | {rps / base:.2f}× |")
+    (ROOT / "bench" / "results" / "visibility.json").write_text(json.dumps(figures, indent=1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command")
+    server = commands.add_parser("serve")
+    server.add_argument("--port", type=int, required=True)
+    server.add_argument("--tools", type=int, default=TOOLS)
+    server.add_argument("--visibility", default="show")
+    server.add_argument("--no-auth", action="store_true")
+    server.add_argument("--rule", action="store_true")
+    server.add_argument("--exclude", action="store_true")
+    parser.add_argument("--smoke", action="store_true")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    args = parser.parse_args()
+    if args.command == "serve":
+        serve(args)
+    else:
+        run(args)
+
+
+if __name__ == "__main__":
+    main()
