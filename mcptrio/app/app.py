@@ -30,7 +30,7 @@ from .registry import Registry
 from .tasks.methods import EXTENSION
 from .tasks.records import TaskRecord
 from .tasks.runner import TaskRunner
-from .visibility import Rule, Switches, Visibility, changed_lists
+from .visibility import KINDS, Rule, Switches, Visibility, changed_lists
 
 if TYPE_CHECKING:
     from ..auth import AuthConfig
@@ -500,6 +500,20 @@ class App(Registry):
         own.set(on, names, tags)
         session.switches = own
         self.visibility.session_switched()
+        self._tell_session(session, kinds)
+
+    def session_switched_elsewhere(self, session: SessionCore) -> None:
+        """Another worker changed the session's own switches (now restored here): tell the session,
+        if this worker carries its stream, that the lists its switches name changed."""
+        own: Switches | None = session.switches
+        if own is not None:
+            try:
+                kinds = self.visibility.affected(self, own.names, own.tags)
+            except ValueError:  # (a name this worker's plugins do not have: every list, to be safe)
+                kinds = list(KINDS)
+            self._tell_session(session, kinds)
+
+    def _tell_session(self, session: SessionCore, kinds: list[str]) -> None:
         for method, _ in changed_lists(kinds):
             session.post({"jsonrpc": "2.0", "method": method})
 

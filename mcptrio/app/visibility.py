@@ -170,7 +170,7 @@ class Visibility:
         if self.scopes_hide and not self._has_scopes(kind, key, entry, ctx):
             return False
         if self.rules:
-            request = request or Request(ctx, {})
+            request = request or Request(ctx, ctx.incoming.params)
             for rule in self.rules:
                 try:
                     shown = rule(entry, request)
@@ -192,7 +192,7 @@ class Visibility:
 
     def judge(self, kind: str, ctx: Context) -> Callable[[Any], bool]:
         """``allows`` for one list request: whether each entry of ``kind`` is shown to ``ctx``'s caller."""
-        request = Request(ctx, {}) if self.rules else None
+        request = Request(ctx, ctx.incoming.params) if self.rules else None
         return lambda entry: self.allows(kind, entry, ctx, request)
 
     # -- checks at load -------------------------------------------------------------------

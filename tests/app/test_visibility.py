@@ -85,7 +85,7 @@ async def test_a_rule_sees_the_request_and_hides_per_caller():
     seen = []
 
     def rule(component, request) -> bool:
-        seen.append((request.era, request.method))
+        seen.append((request.era, request.method, request.name))
         return "admin" not in component.tags
 
     async with open_client(catalogue(visible=rule)) as client:
@@ -93,7 +93,7 @@ async def test_a_rule_sees_the_request_and_hides_per_caller():
         with pytest.raises(McpError, match="unknown tool"):
             await client.call_tool("purge")
         assert (await client.call_tool("experiment"))["content"][0]["text"] == "new"
-    assert ("legacy", "tools/list") in seen and ("legacy", "tools/call") in seen
+    assert ("legacy", "tools/list", None) in seen and ("legacy", "tools/call", "purge") in seen
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
@@ -176,6 +176,14 @@ async def test_a_session_switches_components_for_itself_alone():
         with trio.move_on_after(0.05):
             await other.wait_for_notification("notifications/tools/list_changed")
             raise AssertionError("the other session was told of a change that is not its own")
+
+
+async def test_completion_of_a_hidden_prompt_is_as_for_an_unknown_one():
+    app = catalogue(exclude_tags=["beta"])
+    ref = {"ref": {"type": "ref/prompt", "name": "draft"}, "argument": {"name": "x", "value": ""}}
+    async with open_client(app) as client:
+        with pytest.raises(McpError, match="unknown prompt: 'draft'"):
+            await client.request("completion/complete", ref)
 
 
 def test_bad_settings_are_refused_in_one_line():

@@ -139,3 +139,19 @@ async def test_a_session_s_own_switch_holds_on_every_worker(redis):
             for_others = await tool_names(client, b, other)
     assert "experiment" not in on_b
     assert "experiment" in for_others
+
+
+async def test_a_session_s_own_switch_on_one_worker_reaches_its_get_stream_on_another(redis):
+    async with two_workers(redis) as (apps, (a, b)), new_client() as client, new_client() as streamer:
+        with trio.fail_after(30):
+            session_id = await initialize(client, a)
+            get = {"accept": "text/event-stream", "mcp-session-id": session_id, "mcp-protocol-version": LEGACY}
+            async with streamer.stream("GET", b, headers=get) as stream:
+                reader = SseReader(stream)
+                await reader.next()  # the priming event: the GET stream is attached on b
+                answer = await client.post(
+                    a, json=call_tool("hide_for_me", {"name": "experiment"}, 2), headers=legacy_headers(session_id)
+                )
+                assert text_of(final_of(answer)) == "hidden"
+                told = await reader.next_message()
+    assert told == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
