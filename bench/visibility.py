@@ -24,9 +24,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import trio
-from client import McpHttpClient, connect_client
+from client import McpHttpClient, connect_client, cpu_seconds
+
+if TYPE_CHECKING:
+    import mcptrio
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = 5_000
@@ -136,16 +140,22 @@ async def list_once(client: McpHttpClient, all_pages: bool) -> tuple[float, int]
             return time.perf_counter() - started, count
 
 
-async def measure_lists(port: int, token: str | None, rounds: int) -> dict[str, float]:
+async def measure_lists(port: int, pid: int, token: str | None, rounds: int) -> dict[str, float]:
+    """Wall time (median) and the server's CPU (mean) of listing every page, and of the first page."""
     extra = (("Authorization", f"Bearer {token}"),) if token else ()
     client = await connect_client("127.0.0.1", port, "/mcp", "modern", extra)
     await list_once(client, True)  # (warm-up)
+    cpu = cpu_seconds(pid)
     walks = [await list_once(client, True) for _ in range(rounds)]
-    firsts = [(await list_once(client, False))[0] for _ in range(rounds * 10)]
+    walk_cpu, cpu = (cpu_seconds(pid) - cpu) / rounds, cpu_seconds(pid)
+    firsts = [(await list_once(client, False))[0] for _ in range(rounds * 20)]
+    first_cpu = (cpu_seconds(pid) - cpu) / (rounds * 20)
     client.conn.close()
     return {
         "all pages, ms": statistics.median(t for t, _ in walks) * 1000,
+        "all pages, server CPU ms": walk_cpu * 1000,
         "first page, ms": statistics.median(firsts) * 1000,
+        "first page, server CPU µs": first_cpu * 1e6,
         "tools listed": walks[0][1],
     }
 
@@ -173,6 +183,64 @@ async def echo_load(port: int, clients: int, seconds: float) -> float:
     return done / (time.perf_counter() - started)
 
 
+# -- in process: CPU per request, the transport the same for every variant ----------------------------
+
+
+def in_process_app(tools: int, rule: bool, exclude: bool) -> mcptrio.App:
+    import mcptrio
+
+    app = mcptrio.App(
+        "visibility-bench",
+        visible=(lambda component, request: "admin" not in component.tags) if rule else None,
+        exclude_tags=["unused"] if exclude else (),
+    )
+
+    @app.tool()
+    async def echo(text: str) -> str:
+        return text
+
+    app.tool("spare", tags=["unused"])(_spare)
+    for n in range(tools - 2):
+        app.tool(f"tool_{n:04d}", tags=["admin"] if n % 2 == 0 else ["everyone"])(_spare)
+    return app
+
+
+async def cpu_per_request(app: mcptrio.App, method: str, params: dict[str, Any], count: int) -> float:
+    """Process CPU (server and client, in memory) per request, in µs."""
+    from mcptrio.testing import open_client
+
+    async with open_client(app, era="modern") as client:
+        for _ in range(20):
+            await client.request(method, params)
+        started = time.process_time()
+        for _ in range(count):
+            await client.request(method, params)
+        return (time.process_time() - started) / count * 1e6
+
+
+IN_PROCESS = {  # name: (rule, exclude)
+    "none": (False, False),
+    "a rule (half hidden)": (True, False),
+    "tags excluded": (False, True),
+}
+
+
+def run_in_process(reps: int, count: int) -> dict[str, dict[str, float]]:
+    samples: dict[str, list[dict[str, float]]] = {}
+    for _rep in range(reps):
+        for name, (rule, exclude) in IN_PROCESS.items():
+            listing = in_process_app(TOOLS, rule, exclude)
+            echo = in_process_app(2, rule, exclude)
+            call = {"name": "echo", "arguments": {"text": "hi"}}
+            samples.setdefault(name, []).append(
+                {
+                    "tools/list first page, µs": trio.run(cpu_per_request, listing, "tools/list", {}, count // 10),
+                    "tools/call echo, µs": trio.run(cpu_per_request, echo, "tools/call", call, count),
+                }
+            )
+    return {name: {k: statistics.median(s[k] for s in runs) for k in runs[0]} for name, runs in samples.items()}
+
+
 def run(args: argparse.Namespace) -> None:
     logs = ROOT / "bench" / "results" / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -184,7 +252,9 @@ def run(args: argparse.Namespace) -> None:
         for name, (arguments, token) in LIST_VARIANTS.items():
             server = Server([*arguments, "--tools", str(TOOLS)], logs / "visibility-server.log")
             try:
-                samples.setdefault(name, []).append(asyncio.run(measure_lists(server.port, token, rounds)))
+                samples.setdefault(name, []).append(
+                    asyncio.run(measure_lists(server.port, server.process.pid, token, rounds))
+                )
             finally:
                 server.stop()
         for name, (arguments, _) in ECHO_VARIANTS.items():
@@ -195,17 +265,29 @@ def run(args: argparse.Namespace) -> None:
             finally:
                 server.stop()
     figures = {name: {k: statistics.median(s[k] for s in runs) for k in runs[0]} for name, runs in samples.items()}
-    print(f"| variant ({TOOLS:,} tools, 2026-07-28 over HTTP) | all pages, ms | first page, ms | tools listed |")
-    print("| --- | --- | --- | --- |")
+    print(
+        f"| variant ({TOOLS:,} tools, 100 a page) | listed | all pages: ms | server CPU ms | first page: ms "
+        "| server CPU µs |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for name in LIST_VARIANTS:
         f = figures[name]
-        print(f"| {name} | {f['all pages, ms']:.1f} | {f['first page, ms']:.2f} | {f['tools listed']:,.0f} |")
+        print(
+            f"| {name} | {f['tools listed']:,.0f} | {f['all pages, ms']:.0f} | {f['all pages, server CPU ms']:.0f} "
+            f"| {f['first page, ms']:.2f} | {f['first page, server CPU µs']:,.0f} |"
+        )
     base = figures["echo, no visibility configured"]["calls/s"]
     print("\n| echo, 10 clients | calls/s | against none |")
     print("| --- | --- | --- |")
     for name in ECHO_VARIANTS:
         rps = figures[name]["calls/s"]
         print(f"| {name} | {rps:,.0f} | {rps / base:.2f}× |")
+    in_process = run_in_process(reps, 200 if args.smoke else 5000)
+    print("\n| in process, CPU per request (memory transport) | tools/list first page of 5,000, µs | echo, µs |")
+    print("| --- | ---: | ---: |")
+    for name, f in in_process.items():
+        print(f"| {name} | {f['tools/list first page, µs']:,.0f} | {f['tools/call echo, µs']:,.0f} |")
+    figures.update({f"in process: {name}": f for name, f in in_process.items()})
     (ROOT / "bench" / "results" / "visibility.json").write_text(json.dumps(figures, indent=1))
 
 

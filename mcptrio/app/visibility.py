@@ -18,19 +18,18 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol import errors
 from .middleware import Request
-from .registry import tag_set
+from .registry import PromptEntry, ResourceEntry, TemplateEntry, ToolEntry, tag_set
 
 if TYPE_CHECKING:
     from ..auth import ScopePolicy
     from .context import Context
-    from .registry import PromptEntry, Registry, ResourceEntry, TemplateEntry, ToolEntry
-
-    Component = ToolEntry | PromptEntry | ResourceEntry | TemplateEntry
+    from .registry import Registry
 
 log = logging.getLogger("mcptrio.app")
 
-# (component, request) -> shown?  The component is a ToolEntry, PromptEntry, ResourceEntry or TemplateEntry.
-Rule = Callable[[Any, Request], bool]
+Component = ToolEntry | PromptEntry | ResourceEntry | TemplateEntry
+# (component, request) -> shown?
+Rule = Callable[[Component, Request], bool]
 MODES = ("filter", "show")
 # Each kind's table in the registry, the scope policy's table for it, and the list_changed it sends.
 KINDS = ("tools", "prompts", "resources", "templates")
@@ -43,9 +42,11 @@ CHANGED = {
 }
 
 
-def key_of(entry: Any) -> str:
+def key_of(entry: Component) -> str:
     """What names a component in switches and scope tables: a name, a URI or a URI template."""
-    return str(getattr(entry, "uri_template", None) or getattr(entry, "uri", None) or entry.name)
+    if isinstance(entry, TemplateEntry):
+        return entry.uri_template
+    return entry.uri if isinstance(entry, ResourceEntry) else entry.name
 
 
 class Switches:
@@ -150,7 +151,7 @@ class Visibility:
 
     # -- the judgement --------------------------------------------------------------------
 
-    def allows(self, kind: str, entry: Any, ctx: Context, request: Request | None = None) -> bool:
+    def allows(self, kind: str, entry: Component, ctx: Context, request: Request | None = None) -> bool:
         """May ``ctx``'s caller see and use ``entry`` (of registry table ``kind``)?  A rule that raises
         fails the request with an internal error (logged), nothing more."""
         tags: frozenset[str] = entry.tags
@@ -158,7 +159,7 @@ class Visibility:
             return False
         if self.exclude and tags & self.exclude:
             return False
-        key = key_of(entry)
+        key = key_of(entry) if self.sessions_switched or self.switches or self.scopes_hide else ""
         said: bool | None = None
         if self.sessions_switched:
             own: Switches | None = ctx.session.switches
@@ -181,7 +182,7 @@ class Visibility:
                     return False
         return True
 
-    def _has_scopes(self, kind: str, key: str, entry: Any, ctx: Context) -> bool:
+    def _has_scopes(self, kind: str, key: str, entry: Component, ctx: Context) -> bool:
         principal = ctx.principal
         policy = self.policy
         if principal is None or policy is None:
@@ -190,7 +191,7 @@ class Visibility:
         needed: frozenset[str] = entry.scopes if configured is None else entry.scopes | configured
         return not needed or not policy.missing(principal.scopes, needed)
 
-    def judge(self, kind: str, ctx: Context) -> Callable[[Any], bool]:
+    def judge(self, kind: str, ctx: Context) -> Callable[[Component], bool]:
         """``allows`` for one list request: whether each entry of ``kind`` is shown to ``ctx``'s caller."""
         request = Request(ctx, ctx.incoming.params) if self.rules else None
         return lambda entry: self.allows(kind, entry, ctx, request)
