@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import errors
+from ..protocol.errors import McpError
 from .middleware import Request
 from .registry import PromptEntry, ResourceEntry, TemplateEntry, ToolEntry, tag_set
 
@@ -117,6 +118,8 @@ class Visibility:
         self.switches = Switches()  # server-wide
         self.policy: ScopePolicy | None = None  # set by the App when authorization is on
         self.sessions_switched = False  # some session switched something for itself: look at each
+        self.switched = False  # something is switched server-wide
+        self.scopes_hide = False  # filter mode with authorization on: what a token lacks the scopes for is hidden
         self.active = False  # anything to judge at all (else lists and lookups skip this)
         self.per_caller = False  # lists may differ between callers (2026-07-28 cacheScope "private")
         for rule in rules:
@@ -140,14 +143,12 @@ class Visibility:
         self.policy = policy
         self.refresh()
 
-    @property
-    def scopes_hide(self) -> bool:
-        """In filter mode with authorization on, what a token lacks the scopes for is hidden."""
-        return self.mode == "filter" and self.policy is not None
-
     def refresh(self) -> None:
+        """Work out again what there is to judge (after any change of the settings or switches)."""
+        self.scopes_hide = self.mode == "filter" and self.policy is not None
+        self.switched = bool(self.switches)
         self.per_caller = bool(self.rules) or self.scopes_hide or self.sessions_switched
-        self.active = self.per_caller or bool(self.include or self.exclude or self.switches)
+        self.active = self.per_caller or bool(self.include or self.exclude or self.switched)
 
     # -- the judgement --------------------------------------------------------------------
 
@@ -155,16 +156,16 @@ class Visibility:
         """May ``ctx``'s caller see and use ``entry`` (of registry table ``kind``)?  A rule that raises
         fails the request with an internal error (logged), nothing more."""
         tags: frozenset[str] = entry.tags
-        if self.include and not (tags & self.include):
+        if self.include and self.include.isdisjoint(tags):
             return False
-        if self.exclude and tags & self.exclude:
+        if self.exclude and not self.exclude.isdisjoint(tags):
             return False
-        key = key_of(entry) if self.sessions_switched or self.switches or self.scopes_hide else ""
+        key = key_of(entry) if self.sessions_switched or self.switched or self.scopes_hide else ""
         said: bool | None = None
         if self.sessions_switched:
             own: Switches | None = ctx.session.switches
             said = own.opinion(key, tags) if own is not None else None
-        if said is None and self.switches:
+        if said is None and self.switched:
             said = self.switches.opinion(key, tags)
         if said is False:
             return False
@@ -176,8 +177,7 @@ class Visibility:
                 try:
                     shown = rule(entry, request)
                 except Exception:
-                    log.exception("visibility rule %s failed on %s %r", getattr(rule, "__qualname__", rule), kind, key)
-                    raise errors.internal_error("a visibility rule failed") from None
+                    raise self._rule_failed(rule, kind, entry) from None
                 if not shown:
                     return False
         return True
@@ -192,9 +192,32 @@ class Visibility:
         return not needed or not policy.missing(principal.scopes, needed)
 
     def judge(self, kind: str, ctx: Context) -> Callable[[Component], bool]:
-        """``allows`` for one list request: whether each entry of ``kind`` is shown to ``ctx``'s caller."""
+        """``allows`` for one list request: whether each entry of ``kind`` is shown to ``ctx``'s caller.
+        With nothing but rules configured, or nothing but the scopes (filter mode), a quicker test
+        of that alone."""
         request = Request(ctx, ctx.incoming.params) if self.rules else None
+        only_one_thing = not (self.include or self.exclude or self.switched or self.sessions_switched)
+        if only_one_thing and request is not None and not self.scopes_hide:
+            rules = self.rules
+
+            def by_rules(entry: Component) -> bool:
+                for rule in rules:
+                    try:
+                        if not rule(entry, request):
+                            return False
+                    except Exception:
+                        raise self._rule_failed(rule, kind, entry) from None
+                return True
+
+            return by_rules
+        if only_one_thing and request is None and self.scopes_hide:
+            return lambda entry: self._has_scopes(kind, key_of(entry), entry, ctx)
         return lambda entry: self.allows(kind, entry, ctx, request)
+
+    @staticmethod
+    def _rule_failed(rule: Rule, kind: str, entry: Component) -> McpError:
+        log.exception("visibility rule %s failed on %s %r", getattr(rule, "__qualname__", rule), kind, key_of(entry))
+        return errors.internal_error("a visibility rule failed")
 
     # -- checks at load -------------------------------------------------------------------
 
