@@ -291,7 +291,8 @@ def run(args: argparse.Namespace) -> None:
     for name, f in in_process.items():
         print(f"| {name} | {f['tools/list first page, µs']:,.0f} | {f['tools/call echo, µs']:,.0f} |")
     figures.update({f"in process: {name}": f for name, f in in_process.items()})
-    (ROOT / "bench" / "results" / "visibility.json").write_text(json.dumps(figures, indent=1))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(figures, indent=1))
 
 
 def main() -> None:
@@ -307,6 +308,7 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "visibility.json")
     args = parser.parse_args()
     if args.command == "serve":
         serve(args)

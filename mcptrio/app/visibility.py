@@ -13,7 +13,7 @@ With none of these configured, ``Visibility.active`` is False and the method han
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import errors
@@ -211,8 +211,24 @@ class Visibility:
 
             return by_rules
         if only_one_thing and request is None and self.scopes_hide:
-            return lambda entry: self._has_scopes(kind, key_of(entry), entry, ctx)
+            return self._by_scopes(kind, ctx)
         return lambda entry: self.allows(kind, entry, ctx, request)
+
+    def _by_scopes(self, kind: str, ctx: Context) -> Callable[[Component], bool]:
+        """Has the caller every scope each entry needs?  What it holds worked out once per list."""
+        principal, policy = ctx.principal, self.policy
+        if principal is None or policy is None:
+            return lambda entry: True  # (a transport that does not authenticate: nothing is checked)
+        granted = policy.granted(principal.scopes)
+        configured: Mapping[str, frozenset[str]] = getattr(policy, POLICY_TABLE[kind])
+        if not configured:
+            return lambda entry: entry.scopes <= granted
+
+        def by_scopes(entry: Component) -> bool:
+            extra = configured.get(key_of(entry))
+            return (entry.scopes if extra is None else entry.scopes | extra) <= granted
+
+        return by_scopes
 
     @staticmethod
     def _rule_failed(rule: Rule, kind: str, entry: Component) -> McpError:

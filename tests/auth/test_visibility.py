@@ -42,8 +42,9 @@ PUBLIC = {
 }
 
 
-def guarded_app(issuer: str, visibility: str = "filter", *, with_write_file: bool = True) -> mcptrio.App:
-    app = mcptrio.App("guarded", auth=AuthConfig(issuer=issuer, scopes=["mcp:read"], leeway=0), visibility=visibility)
+def guarded_app(issuer: str, visibility: str = "filter", *, with_write_file: bool = True, **auth: Any) -> mcptrio.App:
+    config = AuthConfig(issuer=issuer, scopes=["mcp:read"], leeway=0, **auth)
+    app = mcptrio.App("guarded", auth=config, visibility=visibility)
 
     @app.tool()
     async def search(query: str) -> str:
@@ -116,6 +117,20 @@ async def test_two_tokens_see_different_lists_over_http_in_filter_mode(auth_serv
     assert seen(narrow) == PUBLIC
     if era == "modern":  # each caller's list is its own: no cache may share it
         assert {result["cacheScope"] for result in [*wide.values(), *narrow.values()]} == {"private"}
+
+
+async def test_the_operator_s_scopes_and_hierarchy_count_too(auth_server):
+    app = guarded_app(
+        auth_server.issuer,
+        tool_scopes={"search": ["files:read"]},
+        implied_scopes={"files:write": ["files:read"]},
+    )
+    async with served(app) as url, new_client() as http:
+        narrow = await modern_lists(http, url, auth_server.token("beta", url, NARROW))
+        implied = await modern_lists(http, url, auth_server.token("alpha", url, "mcp:read files:write"))
+    assert seen(narrow)["tools"] == set()  # search now needs files:read
+    assert seen(implied)["tools"] == {"search", "write_file"}  # files:write implies files:read
+    assert seen(implied)["resources"] == {"docs://readme", "docs://secrets"}
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
