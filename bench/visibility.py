@@ -9,7 +9,8 @@ Each server is a process of its own (``python bench/visibility.py serve ...``) o
 5,000 tools (100 a page), then the first page alone, one client, sequential; a principal comes from
 a verifier that knows two fixed tokens (the bench measures the listing, not JWT checks), with half
 the tools needing a scope only the wide token has.  Echo: 10 clients for ``--seconds``.  Figures
-are medians over ``--reps`` fresh servers, the variants interleaved.  See bench/README.md.
+are medians over ``--reps`` fresh servers, the variants interleaved; then the same apps in process
+(memory transport), the least CPU per request of ``2 * reps + 1`` repetitions.  See bench/README.md.
 """
 
 from __future__ import annotations
