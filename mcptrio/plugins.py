@@ -186,6 +186,10 @@ def build_app(
             _include(app, target, None, target.name or "target")
     for plugin_name, plugin in loaded:
         _include(app, plugin, prefixes.get(plugin_name), plugin_name)
+    try:
+        app.visibility.check(app)
+    except ValueError as exc:
+        raise PluginError(str(exc)) from None
     return app
 
 

@@ -10,7 +10,7 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -19,7 +19,7 @@ import trio
 from ..protocol.session import ServerIdentity
 from ..protocol.versions import at_least
 from ..runtime.limits import SessionLimits
-from ..state.fanout import FanoutMessage, ListChanged, ResourceUpdated, TaskChanged
+from ..state.fanout import ComponentsSwitched, FanoutMessage, ListChanged, ResourceUpdated, TaskChanged
 from . import boundary, lifespan, pipeline
 from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
@@ -30,6 +30,7 @@ from .registry import Registry
 from .tasks.methods import EXTENSION
 from .tasks.records import TaskRecord
 from .tasks.runner import TaskRunner
+from .visibility import KINDS, Rule, Switches, Visibility, changed_lists
 
 if TYPE_CHECKING:
     from ..auth import AuthConfig
@@ -103,6 +104,12 @@ class App(Registry):
     their TTL and poll interval), ``auth`` (an ``AuthConfig``: the network transports check bearer
     tokens, the pipeline checks the scopes each tool, prompt and resource needs).
 
+    Who sees what (``visibility.py``, the "Who sees what" guide): ``visibility`` is ``"show"`` (every
+    component the tag filters and rules let through is listed; a call without its scopes gets the
+    ``insufficient_scope`` step-up) or ``"filter"`` (what a token lacks the scopes for is hidden too,
+    and answered as an unknown name); ``include_tags``/``exclude_tags`` keep only, or drop, the
+    components with those tags; ``visible`` is a rule ``(component, request) -> bool`` (or a list).
+
     Authoring: ``thread_limit`` is how many plain ``def`` handlers may run at once, each in a worker
     thread (more calls wait for a thread); ``inline_schemas=False`` keeps object types under
     ``$defs`` in the schemas of the tools registered on the app itself (see ``Registry``).
@@ -129,6 +136,10 @@ class App(Registry):
         access_log: bool = False,
         thread_limit: int = DEFAULT_THREAD_LIMIT,
         inline_schemas: bool = True,
+        visibility: str = "show",
+        include_tags: Iterable[str] = (),
+        exclude_tags: Iterable[str] = (),
+        visible: Rule | Iterable[Rule] | None = None,
     ) -> None:
         super().__init__(name, title=title, version=version, inline_schemas=inline_schemas)
         if not (isinstance(thread_limit, int) and thread_limit >= 1):
@@ -173,6 +184,10 @@ class App(Registry):
         if self.rate_limiter is not None:
             self.use_builtin(RATE_LIMIT, self.rate_limiter)
         self.auth = auth
+        rules = () if visible is None else [visible] if callable(visible) else list(visible)
+        self.visibility = Visibility(visibility, include_tags, exclude_tags, rules)
+        if auth is not None:
+            self.visibility.use_policy(auth.policy())
         self.tasks = tasks or TaskRunner()
         self.tasks.listeners.append(self.audience.task_changed)
         self._scopes: ScopeCheck | None = None
@@ -212,7 +227,8 @@ class App(Registry):
         if self._scopes is None:
             from ..auth import ScopePolicy
 
-            self._scopes = ScopeCheck(self, self.auth.policy() if self.auth is not None else ScopePolicy())
+            policy = self.auth.policy() if self.auth is not None else ScopePolicy()
+            self._scopes = ScopeCheck(self, policy, hides=self.visibility.scopes_hide)
         return self._scopes
 
     @property
@@ -241,6 +257,14 @@ class App(Registry):
             self.audience.resource_updated(message.uri)
         elif isinstance(message, TaskChanged):
             self.audience.task_changed(TaskRecord.from_dict(message.record))
+        elif isinstance(message, ComponentsSwitched):
+            try:
+                kinds = self._switch(message.on, message.names, message.tags)
+            except ValueError as exc:  # (a worker serving other plugins)
+                log.warning("a run-time switch from another worker was skipped: %s", exc)
+                return
+            for method, filter_key in changed_lists(kinds):
+                self.audience.list_changed(method, filter_key)
 
     async def _relay(self, message: FanoutMessage) -> None:
         """A change made here, for the other processes (at most once: a lost link loses it, logged)."""
@@ -349,6 +373,7 @@ class App(Registry):
             return
         self._lifespan_running = True
         try:
+            self.visibility.check(self)
             async with lifespan.run(self, self.lifespans):
                 yield
         finally:
@@ -463,6 +488,62 @@ class App(Registry):
     async def _list_changed(self, method: str, filter_key: str) -> None:
         self.audience.list_changed(method, filter_key)
         await self._relay(ListChanged(method, filter_key))
+
+    # -- who sees what --------------------------------------------------------------------
+
+    def add_visibility_rule(self, rule: Rule) -> Rule:
+        """Add a rule ``rule(component, request) -> bool`` (also a decorator): a component it answers
+        False for is hidden from that request.  A rule that raises fails the request with an internal
+        error; keep it quick, it runs for every component a list shows."""
+        return self.visibility.add_rule(rule)
+
+    async def disable(self, *names: str, tags: Iterable[str] = ()) -> None:
+        """Hide these tools, prompts, resources or templates (by name, URI or URI template, or by
+        tag) from every caller, and tell the sessions and listen streams whose lists changed (every
+        worker's, with shared state).  A name or tag no component has is a ValueError."""
+        await self._switched(False, names, tuple(tags))
+
+    async def enable(self, *names: str, tags: Iterable[str] = ()) -> None:
+        """Show again what ``disable`` hid (a name switched beats a tag switched)."""
+        await self._switched(True, names, tuple(tags))
+
+    async def _switched(self, on: bool, names: tuple[str, ...], tags: tuple[str, ...]) -> None:
+        for method, filter_key in changed_lists(self._switch(on, names, tags)):
+            self.audience.list_changed(method, filter_key)
+        await self._relay(ComponentsSwitched(on, list(names), list(tags)))
+
+    def _switch(self, on: bool, names: Iterable[str], tags: Iterable[str]) -> list[str]:
+        kinds = self.visibility.affected(self, names, tags)
+        self.visibility.switches.set(on, names, tags, forget=True)
+        self.visibility.refresh()
+        return kinds
+
+    def switch_session(self, session: SessionCore, on: bool, names: tuple[str, ...], tags: tuple[str, ...]) -> None:
+        """``ctx.session.disable(...)``/``enable(...)``: for that legacy session alone, which is told
+        its lists changed."""
+        if session.protocol.legacy_version is None:
+            raise ValueError("only a legacy (initialize) session has components of its own to switch")
+        kinds = self.visibility.affected(self, names, tags)
+        own: Switches = session.switches if session.switches is not None else Switches()
+        own.set(on, names, tags)
+        session.switches = own
+        self.visibility.session_switched()
+        self._tell_session(session, kinds)
+
+    def session_switched_elsewhere(self, session: SessionCore) -> None:
+        """Another worker changed the session's own switches (now restored here): tell the session,
+        if this worker carries its stream, that the lists its switches name changed."""
+        own: Switches | None = session.switches
+        if own is not None:
+            try:
+                kinds = self.visibility.affected(self, own.names, own.tags)
+            except ValueError:  # (a name this worker's plugins do not have: every list, to be safe)
+                kinds = list(KINDS)
+            self._tell_session(session, kinds)
+
+    def _tell_session(self, session: SessionCore, kinds: list[str]) -> None:
+        for method, _ in changed_lists(kinds):
+            session.post({"jsonrpc": "2.0", "method": method})
 
     async def notify_resource_updated(self, uri: str) -> None:
         """``notifications/resources/updated`` to every session and stream subscribed to ``uri``."""

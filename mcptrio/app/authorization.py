@@ -4,7 +4,9 @@ The HTTP transport checks scopes itself before it dispatches (a missing scope is
 on the HTTP response, the spec's step-up challenge); this middleware checks them wherever no
 status can be sent (WebSocket, the 2024-11-05 SSE transport) and is the second lock on HTTP.
 A request without a principal came over a transport that does not authenticate (stdio, in
-memory) and is not checked.
+memory) and is not checked.  With ``visibility="filter"`` only the scopes every request needs are
+checked here: a component the token lacks the scopes for is hidden instead (``visibility.py``), and
+answered as an unknown name.
 """
 
 from __future__ import annotations
@@ -44,11 +46,14 @@ def declared_scopes(registry: Registry, method: str, params: Any) -> frozenset[s
 class ScopeCheck:
     """The middleware: a principal without every scope the request needs gets ``FORBIDDEN``."""
 
-    def __init__(self, registry: Registry, policy: ScopePolicy) -> None:
+    def __init__(self, registry: Registry, policy: ScopePolicy, hides: bool = False) -> None:
         self.registry = registry
         self.policy = policy
+        self.hides = hides  # filter mode: what a token lacks the scopes for is hidden, not refused
 
     def needed(self, method: str, params: Any) -> frozenset[str]:
+        if self.hides:
+            return self.policy.required
         return self.policy.needed(method, params, declared_scopes(self.registry, method, params))
 
     def check(self, principal: Principal, method: str, params: Any) -> None:

@@ -6,7 +6,7 @@ A handler's failure is not answered here but in ``boundary.py``, which runs ever
 from __future__ import annotations
 
 import base64
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import trio
@@ -18,13 +18,14 @@ from . import results
 from .boundary import guarded, tool_error
 from .errors import StartTask
 from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
-from .pagination import page
+from .pagination import page, page_kept
 from .tasks import methods as tasks
 
 if TYPE_CHECKING:
     from .context import Context
     from .registry import PromptEntry, ResourceEntry, TemplateEntry, ToolEntry
     from .tasks.runner import TaskRunner
+    from .visibility import Visibility
 
 
 class App(Protocol):
@@ -37,6 +38,7 @@ class App(Protocol):
     page_size: int
     audience: Audience
     tasks: TaskRunner
+    visibility: Visibility
 
 
 def _string_param(params: dict[str, Any], name: str) -> str:
@@ -55,12 +57,26 @@ def _object_param(params: dict[str, Any], name: str) -> dict[str, Any]:
     return value
 
 
-def _listing(key: str, entries: list[Any], params: dict[str, Any], size: int) -> dict[str, Any]:
-    chunk, cursor = page(entries, params, size)
+def _listing(app: App, kind: str, key: str, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    """A page of the registry's table ``kind`` as the result's ``key``: what the caller may see."""
+    entries: Sequence[Any] = list(getattr(app, kind).values())
+    visibility = app.visibility
+    chunk: Sequence[Any]
+    if visibility.active:
+        chunk, cursor = page_kept(entries, params, app.page_size, visibility.judge(kind, ctx))
+    else:
+        chunk, cursor = page(entries, params, app.page_size)
     result: dict[str, Any] = {key: [entry.definition() for entry in chunk]}
     if cursor is not None:
         result["nextCursor"] = cursor
+    if visibility.per_caller and ctx.era == "modern":
+        result["cacheScope"] = "private"  # (every page: this list is the caller's own)
     return result
+
+
+def _shown(app: App, kind: str, entry: Any, ctx: Context) -> bool:
+    """Is ``entry`` (of the registry's table ``kind``) there for this caller?  (Hidden: as if unknown.)"""
+    return entry is not None and (not app.visibility.active or app.visibility.allows(kind, entry, ctx))
 
 
 def _with_context(kwargs: dict[str, Any], name: str | None, ctx: Context) -> dict[str, Any]:
@@ -73,7 +89,7 @@ def _with_context(kwargs: dict[str, Any], name: str | None, ctx: Context) -> dic
 
 
 async def tools_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    result = _listing("tools", list(app.tools.values()), params, app.page_size)
+    result = _listing(app, "tools", "tools", ctx, params)
     if tasks.legacy_tasks(ctx):  # 2025-11-25 names each tool's task support (the extension does not)
         for tool in result["tools"]:
             support = app.tools[tool["name"]].task
@@ -88,7 +104,7 @@ def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> Awaitable[dict
     if type(name) is not str:
         name = _string_param(params, "name")
     entry = app.tools.get(name)
-    if entry is None:
+    if entry is None or (app.visibility.active and not app.visibility.allows("tools", entry, ctx)):
         raise errors.invalid_params(f"unknown tool: {name!r}")
     if entry.task == "never" and "task" not in params:
         return _run_tool(entry, ctx, params)  # the usual case, first
@@ -157,11 +173,11 @@ def _tool_result(signature: Any, value: Any) -> dict[str, Any]:
 
 
 async def resources_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    return _listing("resources", list(app.resources.values()), params, app.page_size)
+    return _listing(app, "resources", "resources", ctx, params)
 
 
 async def resources_templates_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    return _listing("resourceTemplates", list(app.templates.values()), params, app.page_size)
+    return _listing(app, "templates", "resourceTemplates", ctx, params)
 
 
 def _not_found(ctx: Context, uri: str) -> McpError:
@@ -172,12 +188,12 @@ def _not_found(ctx: Context, uri: str) -> McpError:
 async def resources_read(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     uri = _string_param(params, "uri")
     entry = app.resources.get(uri)
-    if entry is not None:
+    if entry is not None and _shown(app, "resources", entry, ctx):
         value = await entry.fn(**_with_context({}, entry.context_parameter, ctx))
         return {"contents": _resource_contents(uri, entry.mime_type, value)}
     for template in app.templates.values():
         variables = template.match(uri)
-        if variables is not None:
+        if variables is not None and _shown(app, "templates", template, ctx):
             try:
                 value = await template.fn(**_with_context(dict(variables), template.context_parameter, ctx))
             except LookupError:  # (a template's way to say the URI names nothing)
@@ -207,8 +223,18 @@ def _resource_contents(uri: str, mime_type: str | None, value: Any) -> list[dict
 
 
 async def resources_subscribe(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    ctx.session.subscriptions.add(_string_param(params, "uri"))
-    return {}
+    uri = _string_param(params, "uri")
+    if not app.visibility.active or not _hidden_uri(app, uri, ctx):
+        ctx.session.subscriptions.add(uri)
+    return {}  # (hidden: accepted as for a URI that names nothing, and never told of)
+
+
+def _hidden_uri(app: App, uri: str, ctx: Context) -> bool:
+    entry: Any = app.resources.get(uri)
+    kind = "resources"
+    if entry is None:
+        entry, kind = next((t for t in app.templates.values() if t.match(uri) is not None), None), "templates"
+    return entry is not None and not _shown(app, kind, entry, ctx)
 
 
 async def resources_unsubscribe(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
@@ -220,13 +246,13 @@ async def resources_unsubscribe(app: App, ctx: Context, params: dict[str, Any]) 
 
 
 async def prompts_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
-    return _listing("prompts", list(app.prompts.values()), params, app.page_size)
+    return _listing(app, "prompts", "prompts", ctx, params)
 
 
 async def prompts_get(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     name = _string_param(params, "name")
     entry = app.prompts.get(name)
-    if entry is None:
+    if entry is None or not _shown(app, "prompts", entry, ctx):
         raise errors.invalid_params(f"unknown prompt: {name!r}")
     arguments = _object_param(params, "arguments")
     known = {argument["name"]: argument for argument in entry.arguments}
@@ -291,12 +317,12 @@ async def completion_complete(app: App, ctx: Context, params: dict[str, Any]) ->
     context_args = _object_param(_object_param(params, "context"), "arguments")
     if ref.get("type") == "ref/prompt":
         entry: Any = app.prompts.get(_string_param(ref, "name"))
-        if entry is None:
+        if not _shown(app, "prompts", entry, ctx):
             raise errors.invalid_params(f"unknown prompt: {ref['name']!r}")
     elif ref.get("type") == "ref/resource":
         uri = _string_param(ref, "uri")
         entry = app.templates.get(uri)
-        if entry is None:
+        if not _shown(app, "templates", entry, ctx):
             raise errors.invalid_params(f"unknown resource template: {uri!r}")
     else:
         raise errors.invalid_params('"ref.type" must be "ref/prompt" or "ref/resource"')

@@ -107,6 +107,7 @@ class ToolEntry:
     meta: dict[str, Any] | None = None
     owner: str = ""
     scopes: frozenset[str] = frozenset()  # OAuth scopes a call needs (with authorization on)
+    tags: frozenset[str] = frozenset()  # what visibility filters and switches name (visibility.py)
     task: str = "never"  # "optional" | "required": may (must) run as a task (app/tasks)
     task_timeout: float | None = None  # seconds a task of this tool may run (None: until its TTL)
     input_first: bool = False  # runs in the request until ctx.start_task(), gathering input first
@@ -141,6 +142,7 @@ class ResourceEntry:
     icons: list[dict[str, Any]] | None = None
     owner: str = ""
     scopes: frozenset[str] = frozenset()  # OAuth scopes a read needs (with authorization on)
+    tags: frozenset[str] = frozenset()  # what visibility filters and switches name (visibility.py)
 
     def definition(self) -> dict[str, Any]:
         out = {"uri": self.uri, "name": self.name}
@@ -173,6 +175,7 @@ class TemplateEntry:
     complete: dict[str, Completer] = attrs.field(factory=dict)
     owner: str = ""
     scopes: frozenset[str] = frozenset()  # OAuth scopes it needs (with authorization on)
+    tags: frozenset[str] = frozenset()  # what visibility filters and switches name (visibility.py)
 
     def match(self, uri: str) -> dict[str, str] | None:
         found = self.pattern.fullmatch(uri)
@@ -204,6 +207,7 @@ class PromptEntry:
     complete: dict[str, Completer] = attrs.field(factory=dict)
     owner: str = ""
     scopes: frozenset[str] = frozenset()  # OAuth scopes it needs (with authorization on)
+    tags: frozenset[str] = frozenset()  # what visibility filters and switches name (visibility.py)
 
     def definition(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name}
@@ -309,6 +313,7 @@ class Registry:
         output_schema: dict[str, Any] | None = None,
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] = (),
+        tags: Iterable[str] = (),
         task: str = "never",
         task_timeout: float | None = None,
         input_first: bool = False,
@@ -327,6 +332,7 @@ class Registry:
         output_schema: dict[str, Any] | None = None,
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] = (),
+        tags: Iterable[str] = (),
         task: str = "never",
         task_timeout: float | None = None,
         input_first: bool = False,
@@ -349,6 +355,7 @@ class Registry:
             return self.tool()(name)
         _check_called(name, "tool")
         declared = _scopes(scopes)
+        labels = tag_set(tags)
         if task not in ("never", "optional", "required"):
             raise ValueError(f'task must be "never", "optional" or "required", not {task!r}')
         if task_timeout is not None and not task_timeout > 0:
@@ -376,6 +383,7 @@ class Registry:
                 icons,
                 meta,
                 scopes=declared,
+                tags=labels,
                 task=task,
                 task_timeout=task_timeout,
                 input_first=input_first,
@@ -399,12 +407,14 @@ class Registry:
         icons: list[dict[str, Any]] | None = None,
         complete: dict[str, HandlerFunction] | None = None,
         scopes: Iterable[str] = (),
+        tags: Iterable[str] = (),
     ) -> Callable[[HandlerT], HandlerT]:
         """Register a resource; a URI with ``{variables}`` makes it a resource template, whose
         handler takes each variable as a parameter.  A plain ``def`` runs in a worker thread.
         ``scopes``: the OAuth scopes a token needs to read it."""
         _check_called(uri, "resource", "a URI")
         declared = _scopes(scopes)
+        labels = tag_set(tags)
 
         def register(fn: HandlerT) -> HandlerT:
             check_handler(fn, "resource")
@@ -429,6 +439,7 @@ class Registry:
                     icons,
                     _completers(complete),
                     scopes=declared,
+                    tags=labels,
                 )
                 self._add(self.templates, uri, entry, "resource template")
             else:
@@ -444,6 +455,7 @@ class Registry:
                     annotations,
                     icons,
                     scopes=declared,
+                    tags=labels,
                 )
                 self._add(self.resources, uri, entry, "resource")
             return fn
@@ -464,6 +476,7 @@ class Registry:
         icons: list[dict[str, Any]] | None = None,
         complete: dict[str, HandlerFunction] | None = None,
         scopes: Iterable[str] = (),
+        tags: Iterable[str] = (),
     ) -> Callable[[HandlerT], HandlerT]: ...
 
     def prompt(
@@ -476,6 +489,7 @@ class Registry:
         icons: list[dict[str, Any]] | None = None,
         complete: dict[str, HandlerFunction] | None = None,
         scopes: Iterable[str] = (),
+        tags: Iterable[str] = (),
     ) -> Any:
         """Register a prompt (``@plugin.prompt`` or ``@plugin.prompt(...)``); its parameters are the
         prompt's arguments (``arguments`` describes them).  A plain ``def`` runs in a worker thread.
@@ -484,6 +498,7 @@ class Registry:
             return self.prompt()(name)
         _check_called(name, "prompt")
         declared = _scopes(scopes)
+        labels = tag_set(tags)
 
         def register(fn: HandlerT) -> HandlerT:
             check_handler(fn, "prompt")
@@ -500,6 +515,7 @@ class Registry:
                 icons,
                 _completers(complete),
                 scopes=declared,
+                tags=labels,
             )
             self._add(self.prompts, entry.name, entry, "prompt")
             return fn
@@ -522,6 +538,17 @@ def _check_called(first: object, kind: str, what: str = "a name") -> None:
                 f"@resource: write @plugin.resource(URI): a resource needs its URI (got {shown!r} where {what} goes)"
             )
         raise TypeError(f"@{kind}: the name must be a string, not {first!r}")
+
+
+def tag_set(tags: Iterable[str], what: str = "tags") -> frozenset[str]:
+    """``tags`` checked: a list of non-empty strings (``what`` names the setting in an error)."""
+    if isinstance(tags, str):
+        raise TypeError(f"{what} must be a list of tags, not the string {tags!r}")
+    found = frozenset(tags)
+    bad = [tag for tag in found if not isinstance(tag, str) or not tag]
+    if bad:
+        raise ValueError(f"{what}: a tag must be a non-empty string, not {bad[0]!r}")
+    return found
 
 
 def _scopes(scopes: Iterable[str]) -> frozenset[str]:

@@ -38,6 +38,9 @@ APP_SETTINGS = (
     "access_log",
     "auth",
     "thread_limit",
+    "visibility",
+    "include_tags",
+    "exclude_tags",
 )
 
 
@@ -106,6 +109,9 @@ def build(settings: ServeSettings, given: Callable[[str], bool] = lambda key: Fa
         access_log=settings.access_log,
         auth=settings.auth,
         thread_limit=settings.thread_limit,
+        visibility=settings.visibility,
+        include_tags=settings.include_tags,
+        exclude_tags=settings.exclude_tags,
     )
 
 

@@ -56,6 +56,12 @@ class PluginNames(Kind):
         return tuple(name.strip() for name in names if name.strip())
 
 
+class Tags(PluginNames):
+    """Component tags: ``"a,b"`` on the command line, a list (or that string) in the file."""
+
+    toml = 'a list of tags (or one string "a,b")'
+
+
 class Prefixes(Repeatable):
     """A table of plugin = prefix; each ``PLUGIN=PREFIX`` flag adds or replaces one entry."""
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, ParamSpec
 
 from . import auth_settings, logs
 from .config_file import read_config
-from .serve_kinds import Auth, Limits, PluginNames, Prefixes, Rate, RedisUrl, TargetName
+from .serve_kinds import Auth, Limits, PluginNames, Prefixes, Rate, RedisUrl, Tags, TargetName
 from .setting_kinds import (
     MISSING,
     TRANSPORTS,
@@ -46,6 +46,7 @@ HTTP = "HTTP"
 PROCESSES = "Several processes"
 OPERATING = "Operating"
 AUTHORIZATION = "Authorization"
+VISIBILITY = "Who sees what"
 COMMAND_LINE = "Command line only"
 SECTIONS = {  # each section's introduction on the reference page
     WHERE: "",
@@ -56,6 +57,7 @@ SECTIONS = {  # each section's introduction on the reference page
     "[the configuration guide](../guides/configuration.md#servelimits).",
     AUTHORIZATION: "See [Protecting a server with OAuth](../guides/oauth.md); the keys of `[serve.auth]` are "
     "listed in [the configuration guide](../guides/configuration.md#serveauth).",
+    VISIBILITY: "See [Who sees what](../guides/who-sees-what.md).",
     COMMAND_LINE: "Flags with no key in the file.",
 }
 RESPONSE_MODES = ("auto", "json", "sse")
@@ -470,6 +472,37 @@ class ServeSettings:
         flags=tuple(auth_settings.FLAGS.values()),
         default_doc="off",
         transports=NETWORK,
+    )
+
+    # -- who sees what
+    visibility: str = setting(
+        Choice(("filter", "show")),
+        "show: list every tool and answer a call without its scopes with the 403 step-up; "
+        "filter: hide what the caller's token lacks the scopes for, as if it did not exist",
+        VISIBILITY,
+        flags=("--visibility",),
+        default="show",
+        doc="`show`: every component the tags and rules let through is listed, and a call without the "
+        "scopes it needs gets the `403` `insufficient_scope` step-up. `filter`: what the caller's token lacks "
+        "the scopes for is left out of the lists too, and a call to it is answered as one to an unknown name.",
+    )
+    include_tags: tuple[str, ...] = setting(
+        Tags(),
+        "serve only the tools, prompts and resources with one of these tags (comma-separated)",
+        VISIBILITY,
+        flags=("--include-tags",),
+        default=(),
+        doc="Serve only the tools, prompts, resources and templates with at least one of these tags. A tag "
+        "no component has is refused at start.",
+    )
+    exclude_tags: tuple[str, ...] = setting(
+        Tags(),
+        "serve none of the tools, prompts and resources with one of these tags (comma-separated)",
+        VISIBILITY,
+        flags=("--exclude-tags",),
+        default=(),
+        doc="Serve none of the tools, prompts, resources and templates with any of these tags (wins over "
+        "`include_tags`). A tag no component has is refused at start.",
     )
 
     # -- the command line only

@@ -7,6 +7,7 @@ stream carries everything), the POST exchange on HTTP.  Messages for no request 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import errors
@@ -28,6 +29,7 @@ class SessionCore:
     client_address: str | None = None  # the peer's network address, where there is one (http, websocket)
     principal: Any = None  # who the connection authenticated as (websocket, legacy SSE), else None
     call_prefix = "mcptrio-"  # ids of server→client requests start with it
+    switches: Any = None  # what was switched on or off for this session alone (the host's: app/visibility.py)
 
     def __init__(self, host: Host, limits: SessionLimits | None = None, protocol: ServerProtocol | None = None) -> None:
         self.host = host
@@ -36,6 +38,15 @@ class SessionCore:
         self._client_calls: ClientCalls | None = None  # made on first use: 2026-07-28 sessions never call the client
         self.dispatcher = Dispatcher(self)
         self.subscriptions: set[str] = set()  # legacy resources/subscribe
+
+    def disable(self, *names: str, tags: Iterable[str] = ()) -> None:
+        """Hide these components (by name, URI or tag) from this session alone; the host decides
+        what they are, and tells the session its lists changed."""
+        self.host.switch_session(self, False, names, tuple(tags))
+
+    def enable(self, *names: str, tags: Iterable[str] = ()) -> None:
+        """Show these components to this session again, even those hidden server-wide."""
+        self.host.switch_session(self, True, names, tuple(tags))
 
     @property
     def client_calls(self) -> ClientCalls:

@@ -45,3 +45,6 @@ class Host(Protocol):
 
     def on_client_notification(self, session: Session, method: str, params: dict[str, Any]) -> None:
         """A client notification the protocol does not consume itself (e.g. roots/list_changed)."""
+
+    def switch_session(self, session: Session, on: bool, names: tuple[str, ...], tags: tuple[str, ...]) -> None:
+        """Switch what ``names`` and ``tags`` name on or off for ``session`` alone."""

@@ -55,6 +55,16 @@ class ResourceUpdated:
     uri: str
 
 
+@attrs.frozen
+class ComponentsSwitched:
+    """Components switched on or off server-wide (``app.enable``/``app.disable``), by name or tag."""
+
+    KIND: ClassVar[str] = "switched"
+    on: bool
+    names: list[str]
+    tags: list[str]
+
+
 # -- tasks (app.tasks) ------------------------------------------------------------------------
 
 
@@ -138,6 +148,7 @@ FanoutMessage = (
     KeysRotated
     | ListChanged
     | ResourceUpdated
+    | ComponentsSwitched
     | TaskChanged
     | TaskCancelRequested
     | TaskInputDelivered

@@ -132,6 +132,23 @@ async def test_prefix_resolves_a_clash_and_plugins_compose(plugin_path, monkeypa
     assert client.end.process.returncode == 0
 
 
+@pytest.mark.parametrize("where", ["flag", "file"])
+def test_a_tag_no_component_has_is_a_one_line_error(plugin_path, tmp_path, where):
+    if where == "flag":
+        args = ["serve", "--plugins", "alpha", "--exclude-tags", "nosuchtag"]
+    else:
+        config = tmp_path / "serve.toml"
+        config.write_text('[serve]\nplugins = ["alpha"]\nexclude_tags = ["nosuchtag"]\nvisibility = "filter"\n')
+        args = ["serve", "--config", str(config)]
+    line = one_line_error(run(args, plugin_path))
+    assert "exclude_tags: no tool, prompt or resource has the tag 'nosuchtag'" in line
+
+
+def test_a_bad_visibility_is_a_one_line_error():
+    line = one_line_error(run(["serve", "--plugins", "x", "--visibility", "hide"]))
+    assert "--visibility" in line and "hide" in line
+
+
 def test_plugins_lists_name_distribution_version(plugin_path):
     done = run(["plugins"], plugin_path)
     assert done.returncode == 0

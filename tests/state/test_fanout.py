@@ -12,6 +12,7 @@ import trio
 from mcptrio.state import parse_state_url
 from mcptrio.state.fanout import (
     ClientReplied,
+    ComponentsSwitched,
     FanoutMessage,
     KeysRotated,
     ListChanged,
@@ -32,6 +33,8 @@ EXAMPLES = [
     KeysRotated(),
     ListChanged("notifications/tools/list_changed", "toolsListChanged"),
     ResourceUpdated("file:///a.txt"),
+    ComponentsSwitched(False, ["echo"], ["beta"]),
+    ComponentsSwitched(True, [], ["beta"]),
     TaskChanged({"task_id": "t1", "status": "working", "issued_keys": []}),
     TaskCancelRequested("t1"),
     TaskInputDelivered("t1", {"k1": {"action": "accept"}}),

@@ -142,6 +142,8 @@ class SessionRoutes:
         elif isinstance(message, SessionChanged):
             session.record = {**session.record, **message.fields}
             shared_sessions.restore(session, session.record)
+            if "vis" in message.fields:  # (its stream may be carried here)
+                self.app.session_switched_elsewhere(session)
         else:
             exchange = session.streams.get(message.stream)
             if exchange is not None:

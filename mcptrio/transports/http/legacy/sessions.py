@@ -38,6 +38,7 @@ class HttpSession(SessionCore):
         shared: RedisState | None = None,
     ) -> None:
         super().__init__(app, limits)
+        self.app = app
         self.config = config
         self.session_id = session_id
         self.shared = shared  # the state shared with other processes (legacy sessions), if any

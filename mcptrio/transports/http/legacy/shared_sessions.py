@@ -1,6 +1,7 @@
 """Legacy sessions shared by several processes (``--state redis://…``): any request on any worker.
 
-A session's record (version, client info and capabilities, log level, subscriptions, principal)
+A session's record (version, client info and capabilities, log level, subscriptions, principal,
+the components switched for it alone)
 lives in the shared state; a worker that meets a session id it does not hold builds a local
 core from it, and every use renews and re-reads it (one round trip), so a DELETE, an expiry or a
 ``logging/setLevel`` on another worker is seen at the next request.  What stays per process is
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import trio
 
+from ....app.visibility import Switches
 from ....protocol import errors
 from ....protocol.session import INITIALIZING, READY, error_message
 from ....state import StateUnavailable
@@ -45,13 +47,14 @@ def record_of(session: HttpSession) -> dict[str, Any]:
         "subs": sorted(session.subscriptions),
         "bind": session.binding,
         "ready": protocol.state == READY,
+        "vis": session.switches.to_json() if session.switches is not None else None,
     }
 
 
 def changed_fields(session: HttpSession, before: dict[str, Any]) -> dict[str, Any]:
     """What a request changed in the record (log level, subscriptions, initialized)."""
     now = record_of(session)
-    return {name: now[name] for name in ("lvl", "subs", "ready") if now[name] != before.get(name)}
+    return {name: now[name] for name in ("lvl", "subs", "ready", "vis") if now[name] != before.get(name)}
 
 
 def restore(session: HttpSession, record: dict[str, Any]) -> None:
@@ -65,6 +68,9 @@ def restore(session: HttpSession, record: dict[str, Any]) -> None:
         protocol.state = READY if record.get("ready") else INITIALIZING
     session.subscriptions = set(record.get("subs") or ())
     session.binding = record.get("bind")
+    session.switches = Switches.from_json(record.get("vis"))
+    if session.switches is not None:
+        session.app.visibility.session_switched()
 
 
 def unavailable(request_id: Any = None) -> HttpError:
