@@ -81,7 +81,7 @@ async def test_over_websocket(era):
 @pytest.mark.parametrize("era", [None, "legacy"])
 async def test_over_stdio_with_a_command_line(era):
     async with mcptrio.client.connect(MCPTRIO_BENCH, era=era) as client:
-        assert client.server_info.name == "mcptrio"
+        assert client.server_info.name == "bench"  # (one plugin served: its name)
         assert text(await client.call_tool("echo", {"text": "over stdio"})) == "over stdio"
         with trio.move_on_after(0.3):
             await client.call_tool("sleep", {"ms": 30000})
