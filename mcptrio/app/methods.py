@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .context import Context
     from .registry import PromptEntry, ResourceEntry, TemplateEntry, ToolEntry
     from .tasks.runner import TaskRunner
+    from .tool_search import ToolSearch
     from .visibility import Visibility
 
 
@@ -39,6 +40,7 @@ class App(Protocol):
     audience: Audience
     tasks: TaskRunner
     visibility: Visibility
+    tool_search: ToolSearch | None
 
 
 def _string_param(params: dict[str, Any], name: str) -> str:
@@ -89,6 +91,8 @@ def _with_context(kwargs: dict[str, Any], name: str | None, ctx: Context) -> dic
 
 
 async def tools_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    if app.tool_search is not None:  # (the same two tools for every caller)
+        return {"tools": [entry.definition() for entry in app.tool_search.front.values()]}
     result = _listing(app, "tools", "tools", ctx, params)
     if tasks.legacy_tasks(ctx):  # 2025-11-25 names each tool's task support (the extension does not)
         for tool in result["tools"]:
@@ -105,7 +109,9 @@ def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> Awaitable[dict
         name = _string_param(params, "name")
     entry = app.tools.get(name)
     if entry is None or (app.visibility.active and not app.visibility.allows("tools", entry, ctx)):
-        raise errors.invalid_params(f"unknown tool: {name!r}")
+        entry = app.tool_search.front.get(name) if app.tool_search is not None else None
+        if entry is None:
+            raise errors.invalid_params(f"unknown tool: {name!r}")
     if entry.task == "never" and "task" not in params:
         return _run_tool(entry, ctx, params)  # the usual case, first
     return _tools_call_maybe_task(app, ctx, params, entry)
