@@ -17,6 +17,7 @@ from ..protocol.session import META_SUBSCRIPTION_ID
 from . import results
 from .boundary import guarded, tool_error
 from .errors import StartTask
+from .middleware import Request
 from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
 from .pagination import page, page_kept
 from .tasks import methods as tasks
@@ -108,13 +109,19 @@ def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> Awaitable[dict
     if type(name) is not str:
         name = _string_param(params, "name")
     entry = app.tools.get(name)
-    if entry is None or (app.visibility.active and not app.visibility.allows("tools", entry, ctx)):
+    if entry is None or (app.visibility.active and not app.visibility.allows("tools", entry, ctx, _asked(ctx, params))):
         entry = app.tool_search.front.get(name) if app.tool_search is not None else None
         if entry is None:
             raise errors.invalid_params(f"unknown tool: {name!r}")
     if entry.task == "never" and "task" not in params:
         return _run_tool(entry, ctx, params)  # the usual case, first
     return _tools_call_maybe_task(app, ctx, params, entry)
+
+
+def _asked(ctx: Context, params: dict[str, Any]) -> Request | None:
+    """The request as the rules are to see it, where middleware changed its params (``call_tool``
+    is the call it names); else None, made only if a rule needs it."""
+    return None if params is ctx.incoming.params else Request(ctx, params)
 
 
 async def _tools_call_maybe_task(app: App, ctx: Context, params: dict[str, Any], entry: ToolEntry) -> dict[str, Any]:

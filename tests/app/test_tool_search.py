@@ -85,7 +85,10 @@ async def test_call_tool_calls_by_name_and_passes_errors_through(era):
 
 @ERAS
 async def test_a_hidden_tool_is_neither_found_nor_called(era):
+    asked = []
+
     def no_admin(component, request) -> bool:
+        asked.append((request.method, request.name))
         return "admin" not in component.tags
 
     async with open_client(catalogue(visibility="filter", visible=no_admin), era=era) as client:
@@ -96,6 +99,7 @@ async def test_a_hidden_tool_is_neither_found_nor_called(era):
         with pytest.raises(McpError) as unknown:
             await client.call_tool("call_tool", {"name": "never_was", "arguments": {}})
         assert hidden.value.code == unknown.value.code and "unknown tool: 'broken'" in hidden.value.message
+    assert ("tools/call", "broken") in asked  # (the rule sees the call call_tool names)
 
 
 async def test_a_disabled_tool_drops_out_of_the_hits_and_comes_back():
