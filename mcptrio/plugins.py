@@ -187,7 +187,7 @@ def build_app(
     for plugin_name, plugin in loaded:
         _include(app, plugin, prefixes.get(plugin_name), plugin_name)
     try:
-        app.visibility.check(app)
+        app.check()
     except ValueError as exc:
         raise PluginError(str(exc)) from None
     return app

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from .bench_smoke import smoke_run
+
 REPO = Path(__file__).resolve().parent.parent
 RUN = REPO / "bench" / "run.py"
 SERVERS = ("mcptrio", "sdk")
@@ -21,19 +23,7 @@ SERVERS = ("mcptrio", "sdk")
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory):
-    out = tmp_path_factory.mktemp("bench") / "smoke.json"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run(
-        [sys.executable, str(RUN), "--smoke", "--out", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        stdin=subprocess.DEVNULL,
-        cwd=REPO,
-        env=env,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-6000:]
-    return done.stdout, json.loads(out.read_text())
+    return smoke_run("run.py", tmp_path_factory.mktemp("bench") / "smoke.json", timeout=600)
 
 
 def test_smoke_run_prints_the_table(smoke):

@@ -30,6 +30,7 @@ from .registry import Registry
 from .tasks.methods import EXTENSION
 from .tasks.records import TaskRecord
 from .tasks.runner import TaskRunner
+from .tool_search import ToolSearch
 from .visibility import KINDS, Rule, Switches, Visibility, changed_lists
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ log = logging.getLogger("mcptrio.app")
 
 # Ranks of the built-in middleware the operator turns on: lower is further out.  User and
 # plugin middleware run inside all of them, and the boundary (boundary.py) inside those.
-TELEMETRY, ACCESS_LOG, AUTHORIZATION, RATE_LIMIT, CONCURRENCY = 10, 20, 25, 30, 50
+TELEMETRY, ACCESS_LOG, TOOL_SEARCH, AUTHORIZATION, RATE_LIMIT, CONCURRENCY = 10, 20, 22, 25, 30, 50
 # Plain def handlers running at once, each in a worker thread (Trio's own default, too).
 DEFAULT_THREAD_LIMIT = 40
 
@@ -109,6 +110,8 @@ class App(Registry):
     ``insufficient_scope`` step-up) or ``"filter"`` (what a token lacks the scopes for is hidden too,
     and answered as an unknown name); ``include_tags``/``exclude_tags`` keep only, or drop, the
     components with those tags; ``visible`` is a rule ``(component, request) -> bool`` (or a list).
+    ``tool_search=True`` (needs ``mcptrio[search]``): ``tools/list`` shows just ``search_tools`` and
+    ``call_tool``, for catalogues too big to list (``tool_search.py``); direct calls keep working.
 
     Authoring: ``thread_limit`` is how many plain ``def`` handlers may run at once, each in a worker
     thread (more calls wait for a thread); ``inline_schemas=False`` keeps object types under
@@ -140,6 +143,7 @@ class App(Registry):
         include_tags: Iterable[str] = (),
         exclude_tags: Iterable[str] = (),
         visible: Rule | Iterable[Rule] | None = None,
+        tool_search: bool = False,
     ) -> None:
         super().__init__(name, title=title, version=version, inline_schemas=inline_schemas)
         if not (isinstance(thread_limit, int) and thread_limit >= 1):
@@ -188,6 +192,9 @@ class App(Registry):
         self.visibility = Visibility(visibility, include_tags, exclude_tags, rules)
         if auth is not None:
             self.visibility.use_policy(auth.policy())
+        self.tool_search = ToolSearch() if tool_search else None
+        if self.tool_search is not None:
+            self.use_builtin(TOOL_SEARCH, self.tool_search)
         self.tasks = tasks or TaskRunner()
         self.tasks.listeners.append(self.audience.task_changed)
         self._scopes: ScopeCheck | None = None
@@ -228,7 +235,9 @@ class App(Registry):
             from ..auth import ScopePolicy
 
             policy = self.auth.policy() if self.auth is not None else ScopePolicy()
-            self._scopes = ScopeCheck(self, policy, hides=self.visibility.scopes_hide)
+            self._scopes = ScopeCheck(
+                self, policy, hides=self.visibility.scopes_hide, by_name=self.tool_search is not None
+            )
         return self._scopes
 
     @property
@@ -334,6 +343,8 @@ class App(Registry):
         self.prompts, self.middleware = fresh.prompts, fresh.middleware
         self.notification_hooks = fresh.notification_hooks
         self._handler = None
+        if self.tool_search is not None:
+            self.tool_search.invalidate()
 
     def set_identity(
         self,
@@ -373,7 +384,7 @@ class App(Registry):
             return
         self._lifespan_running = True
         try:
-            self.visibility.check(self)
+            self.check()
             async with lifespan.run(self, self.lifespans):
                 yield
         finally:
@@ -412,6 +423,16 @@ class App(Registry):
             self.notification_hooks.setdefault(method, []).extend(hooks)
         self._handler = None
         self.plugins.append(owner)
+        if self.tool_search is not None:
+            self.tool_search.invalidate()
+
+    def check(self) -> None:
+        """What the settings name must exist, and nothing may clash with tool search's two tools:
+        else a ValueError naming it (before serving).  Builds the tool search index."""
+        self.visibility.check(self)
+        if self.tool_search is not None:
+            self.tool_search.check(self.tools)
+            self.tool_search.index(self.tools)
 
     # -- what the protocol needs ----------------------------------------------------------
 

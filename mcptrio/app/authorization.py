@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol.errors import FORBIDDEN, McpError
 from ..protocol.methods import METHODS
+from .tool_search import unwrapped
 
 if TYPE_CHECKING:
     from ..auth import ScopePolicy
@@ -46,14 +47,17 @@ def declared_scopes(registry: Registry, method: str, params: Any) -> frozenset[s
 class ScopeCheck:
     """The middleware: a principal without every scope the request needs gets ``FORBIDDEN``."""
 
-    def __init__(self, registry: Registry, policy: ScopePolicy, hides: bool = False) -> None:
+    def __init__(self, registry: Registry, policy: ScopePolicy, hides: bool = False, by_name: bool = False) -> None:
         self.registry = registry
         self.policy = policy
         self.hides = hides  # filter mode: what a token lacks the scopes for is hidden, not refused
+        self.by_name = by_name  # tool search: a call_tool call needs what its tool needs
 
     def needed(self, method: str, params: Any) -> frozenset[str]:
         if self.hides:
             return self.policy.required
+        if self.by_name and method == "tools/call":
+            params = unwrapped(params)
         return self.policy.needed(method, params, declared_scopes(self.registry, method, params))
 
     def check(self, principal: Principal, method: str, params: Any) -> None:

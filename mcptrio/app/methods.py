@@ -17,6 +17,7 @@ from ..protocol.session import META_SUBSCRIPTION_ID
 from . import results
 from .boundary import guarded, tool_error
 from .errors import StartTask
+from .middleware import Request
 from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
 from .pagination import page, page_kept
 from .tasks import methods as tasks
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from .context import Context
     from .registry import PromptEntry, ResourceEntry, TemplateEntry, ToolEntry
     from .tasks.runner import TaskRunner
+    from .tool_search import ToolSearch
     from .visibility import Visibility
 
 
@@ -39,6 +41,7 @@ class App(Protocol):
     audience: Audience
     tasks: TaskRunner
     visibility: Visibility
+    tool_search: ToolSearch | None
 
 
 def _string_param(params: dict[str, Any], name: str) -> str:
@@ -89,6 +92,8 @@ def _with_context(kwargs: dict[str, Any], name: str | None, ctx: Context) -> dic
 
 
 async def tools_list(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    if app.tool_search is not None:  # (the same two tools for every caller)
+        return {"tools": [entry.definition() for entry in app.tool_search.front.values()]}
     result = _listing(app, "tools", "tools", ctx, params)
     if tasks.legacy_tasks(ctx):  # 2025-11-25 names each tool's task support (the extension does not)
         for tool in result["tools"]:
@@ -104,11 +109,19 @@ def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> Awaitable[dict
     if type(name) is not str:
         name = _string_param(params, "name")
     entry = app.tools.get(name)
-    if entry is None or (app.visibility.active and not app.visibility.allows("tools", entry, ctx)):
-        raise errors.invalid_params(f"unknown tool: {name!r}")
+    if entry is None or (app.visibility.active and not app.visibility.allows("tools", entry, ctx, _asked(ctx, params))):
+        entry = app.tool_search.front.get(name) if app.tool_search is not None else None
+        if entry is None:
+            raise errors.invalid_params(f"unknown tool: {name!r}")
     if entry.task == "never" and "task" not in params:
         return _run_tool(entry, ctx, params)  # the usual case, first
     return _tools_call_maybe_task(app, ctx, params, entry)
+
+
+def _asked(ctx: Context, params: dict[str, Any]) -> Request | None:
+    """The request as the rules are to see it, where middleware changed its params (``call_tool``
+    is the call it names); else None, made only if a rule needs it."""
+    return None if params is ctx.incoming.params else Request(ctx, params)
 
 
 async def _tools_call_maybe_task(app: App, ctx: Context, params: dict[str, Any], entry: ToolEntry) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import trio
 
 from .. import plugins
-from ..app import App, Registry
+from ..app import App, Registry, tool_search
 from ..app.lifespan import LifespanError
 from ..groups import first
 from ..serve import ServeError, serve_stdio, wait_for_signals
@@ -41,6 +41,7 @@ APP_SETTINGS = (
     "visibility",
     "include_tags",
     "exclude_tags",
+    "tool_search",
 )
 
 
@@ -112,6 +113,7 @@ def build(settings: ServeSettings, given: Callable[[str], bool] = lambda key: Fa
         visibility=settings.visibility,
         include_tags=settings.include_tags,
         exclude_tags=settings.exclude_tags,
+        tool_search=settings.tool_search,
     )
 
 
@@ -134,6 +136,8 @@ def checked(settings: ServeSettings) -> ServeSettings:
     refusal = misplaced(settings)
     if refusal is not None:
         raise UsageError(refusal)
+    if settings.tool_search and not tool_search.available():
+        raise UsageError(f"--tool-search: {tool_search.INSTALL_HINT}")
     if (settings.certfile is None) != (settings.keyfile is None):
         raise UsageError("TLS needs both --certfile and --keyfile")
     if settings.ca_certs is not None and settings.certfile is None:

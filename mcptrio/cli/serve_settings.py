@@ -504,6 +504,16 @@ class ServeSettings:
         doc="Serve none of the tools, prompts, resources and templates with any of these tags (wins over "
         "`include_tags`). A tag no component has is refused at start.",
     )
+    tool_search: bool = setting(
+        YesNo(),
+        "for catalogues too big to list: tools/list shows only search_tools and call_tool (needs mcptrio[search])",
+        VISIBILITY,
+        flags=("--tool-search",),
+        default=False,
+        doc="`tools/list` shows two tools instead of the catalogue: `search_tools(query, limit)`, which ranks "
+        "the tools the caller may see (BM25 over names, titles, descriptions and argument names), and "
+        "`call_tool(name, arguments)`. Direct calls by name keep working. Needs `pip install 'mcptrio[search]'`.",
+    )
 
     # -- the command line only
     reload: bool = setting(

@@ -42,9 +42,11 @@ PUBLIC = {
 }
 
 
-def guarded_app(issuer: str, visibility: str = "filter", *, with_write_file: bool = True, **auth: Any) -> mcptrio.App:
+def guarded_app(
+    issuer: str, visibility: str = "filter", *, with_write_file: bool = True, tool_search: bool = False, **auth: Any
+) -> mcptrio.App:
     config = AuthConfig(issuer=issuer, scopes=["mcp:read"], leeway=0, **auth)
-    app = mcptrio.App("guarded", auth=config, visibility=visibility)
+    app = mcptrio.App("guarded", auth=config, visibility=visibility, tool_search=tool_search)
 
     @app.tool()
     async def search(query: str) -> str:

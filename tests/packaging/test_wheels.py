@@ -44,7 +44,7 @@ def test_the_wheels_install_and_serve_without_the_checkout(tmp_path):
     assert "License-Expression: MIT" in metadata
     assert "Classifier: Framework :: Trio" in metadata and "Classifier: Typing :: Typed" in metadata
     assert "Project-URL: Documentation, " in metadata and "Project-URL: Source, " in metadata
-    for extra in ("auth", "otel", "redis", "client", "dev", "docs"):
+    for extra in ("auth", "otel", "redis", "client", "dev", "docs", "search"):
         assert f"Provides-Extra: {extra}" in metadata, extra
 
     env_dir = tmp_path / "user"
