@@ -7,12 +7,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 from . import install_clients
 from .client_config_file import read_config, with_server, write_config
-from .serve_argv import add_target_arguments, is_file_target, plugin_names, serve_command, split_attribute
+from .serve_argv import add_target_arguments, plugin_names, serve_command
 from .usage import Parser, UsageError
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -99,8 +98,9 @@ def default_name(target: str | None, plugins: list[str]) -> str:
     """The file's stem or the module's last part, else the plugins' names joined by ``-``."""
     if target is None:
         return "-".join(plugins)
-    source, _ = split_attribute(target)
-    return Path(source).stem if is_file_target(target) else source.rsplit(".", 1)[-1]
+    from ..targets import parse_target
+
+    return parse_target(target).module.rsplit(".", 1)[-1]
 
 
 def _check_plugins(names: list[str]) -> None:

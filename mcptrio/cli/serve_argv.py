@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 from .usage import UsageError
 
@@ -28,7 +27,9 @@ def serve_command(target: str | None, plugins: list[str], *, absolute_files: boo
     if target is None and not plugins:
         raise UsageError("name what to serve: a TARGET (file.py or pkg.module) or --plugins a,b")
     if target is not None and absolute_files:
-        target = absolute_target(target)
+        from ..targets import parse_target
+
+        target = parse_target(target).absolute
     command = [interpreter(), "-m", "mcptrio", "serve", *([target] if target is not None else [])]
     if plugins:
         command += ["--plugins", ",".join(plugins)]
@@ -38,25 +39,3 @@ def serve_command(target: str | None, plugins: list[str], *, absolute_files: boo
 def interpreter() -> str:
     """This Python's absolute path, symbolic links kept (a virtual environment's python is a link)."""
     return os.path.abspath(sys.executable)
-
-
-def split_attribute(target: str) -> tuple[str, str]:
-    """``file.py:attr`` or ``pkg.module:attr`` as the file or module, and ``:attr`` (or "")."""
-    head, colon, attr = target.rpartition(":")
-    named = colon and all(part.isidentifier() for part in attr.split("."))
-    return (head, colon + attr) if named else (target, "")
-
-
-def is_file_target(target: str) -> bool:
-    path, _ = split_attribute(target)
-    return path.endswith(".py") or os.sep in path
-
-
-def absolute_target(target: str) -> str:
-    """``file.py[:attr]`` with the file's absolute path; a module name as it is."""
-    if not is_file_target(target):
-        return target
-    path, attr = split_attribute(target)
-    if not Path(path).is_file():
-        raise UsageError(f"{path}: no such file")
-    return str(Path(path).resolve()) + attr
