@@ -518,6 +518,11 @@ class App(Registry):
         error; keep it quick, it runs for every component a list shows."""
         return self.visibility.add_rule(rule)
 
+    def reshape_tool(self, name: str, **changes: Any) -> None:
+        super().reshape_tool(name, **changes)
+        if self.tool_search is not None:
+            self.tool_search.invalidate()
+
     async def disable(self, *names: str, tags: Iterable[str] = ()) -> None:
         """Hide these tools, prompts, resources or templates (by name, URI or URI template, or by
         tag) from every caller, and tell the sessions and listen streams whose lists changed (every
