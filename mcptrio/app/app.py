@@ -303,7 +303,9 @@ class App(Registry):
         """The arguments of tool ``tool`` that 2026-07-28 clients mirror in ``Mcp-Param-*`` headers
         (name, path); None when there is no such tool."""
         entry = self.tools.get(tool) if isinstance(tool, str) else None
-        return entry.signature.header_params if entry is not None else None
+        if entry is None:
+            return None
+        return entry.signature.header_params if entry.reshape is None else entry.reshape.check.header_params
 
     def timed_out(self, request: IncomingRequest, timeout: float) -> dict[str, Any] | None:
         """What a request that ran out of time answers, when not the runtime's JSON-RPC error."""
