@@ -169,6 +169,7 @@ class App(Registry):
         self.shared: RedisState | None = None  # the state shared with other processes, when there is one
         self.audience = Audience()
         self.plugins: list[str] = []
+        self.reshaped: list[tuple[str, dict[str, Any]]] = []  # every reshape_tool, in order
         self.state: dict[str, Any] = {}  # what lifespans set up for handlers: ctx.app.state[...]
         self._lifespan_running = False
         self.session_hooks: list[SessionHooks] = []
@@ -340,7 +341,11 @@ class App(Registry):
 
     def take_handlers(self, fresh: Registry) -> None:
         """Serve ``fresh``'s tools, resources, prompts, middleware and hooks from now on, all at
-        once (``--reload``): requests already running finish with what they started with."""
+        once (``--reload``): requests already running finish with what they started with.  The
+        app's reshaped tools are reshaped in ``fresh`` first; a ValueError if one no longer can be,
+        and nothing changes."""
+        for name, changes in self.reshaped:
+            Registry.reshape_tool(fresh, name, **changes)
         self.tools, self.resources, self.templates = fresh.tools, fresh.resources, fresh.templates
         self.prompts, self.middleware = fresh.prompts, fresh.middleware
         self.notification_hooks = fresh.notification_hooks
@@ -522,6 +527,7 @@ class App(Registry):
 
     def reshape_tool(self, name: str, **changes: Any) -> None:
         super().reshape_tool(name, **changes)
+        self.reshaped.append((name, changes))  # (made again on the fresh handlers of a reload)
         if self.tool_search is not None:
             self.tool_search.invalidate()
 

@@ -187,3 +187,21 @@ def test_a_narrowing_that_widens_a_bound_is_refused():
         app.reshape_tool("page", narrow={"size": {"maximum": 30}})
     app.reshape_tool("page", narrow={"size": {"maximum": 15}})
     assert app.tools["page"].definition()["inputSchema"]["properties"]["size"] == {"type": "integer", "maximum": 15}
+
+
+async def test_a_reload_keeps_the_tool_reshaped_or_refuses_the_new_handlers():
+    app = reshaped(weather_app())
+    app.take_handlers(weather_app())  # what --reload does with the plugins imported afresh
+    async with open_client(app, era="modern") as client:
+        assert list(await listed(client)) == ["acme_forecast", "other"]
+        text = (await client.call_tool("acme_forecast", {"city": "Oslo"}))["content"][0]["text"]
+        assert text == "acme: Oslo in c, 5 days"
+    changed = App("weather")
+
+    @changed.tool()
+    async def forecast(city: str) -> str:  # (the tenant argument is gone)
+        return city
+
+    with pytest.raises(ValueError, match=r"^reshaping tool 'forecast': hide: no argument 'tenant'"):
+        app.take_handlers(changed)
+    assert list(app.tools) == ["acme_forecast", "other"]  # the previous version keeps serving
