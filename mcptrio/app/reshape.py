@@ -14,10 +14,9 @@ from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
-import jsonschema_rs
 
 from .errors import ToolError
-from .signature import ToolSignature
+from .signature import ArgumentError, ToolSignature
 
 if TYPE_CHECKING:
     from .context import Context
@@ -134,11 +133,17 @@ def _fits(original: dict[str, Any], name: str, value: Any, prop: Any = None) -> 
     probe = {key: item for key, item in original.items() if key not in ("required", "additionalProperties")}
     probe["properties"] = {name: original["properties"][name] if prop is None else prop}
     probe["required"] = [name]
-    return bool(jsonschema_rs.validator_for(probe).is_valid({name: value}))
+    try:
+        ToolSignature.for_schema(probe, name).bind({name: value})
+    except ArgumentError:
+        return False
+    return True
 
 
 def _source(where: str, source: object, original: dict[str, Any], name: str) -> Fixed | FromPrincipal:
     if isinstance(source, FromEnv):
+        if not isinstance(source.variable, str) or not source.variable:
+            raise ValueError(f"{where}: the variable must be a non-empty string, not {source.variable!r}")
         value = os.environ.get(source.variable)
         if value is None:
             raise ValueError(f"{where}: the environment variable {source.variable} is not set")
@@ -183,7 +188,7 @@ def _narrowed(
     if "default" in merged:
         try:
             fits = _fits(original, name, merged["default"], merged)
-        except ValueError as exc:  # (a keyword's value of the wrong kind: the schema does not compile)
+        except TypeError as exc:  # (a keyword's value of the wrong kind: the schema does not compile)
             raise ValueError(f"{where}: {exc}") from None
         if not fits:
             raise ValueError(f"{where}: the argument's default {merged['default']!r} does not fit the narrowing")

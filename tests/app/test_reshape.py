@@ -152,6 +152,8 @@ async def test_tool_search_finds_and_calls_the_reshaped_tool(era):
         ({"narrow": {"limit": {"maximum": 3}}}, "narrow 'limit': the argument's default 5 does not fit the narrowing"),
         ({"narrow": {"tenant": {"maxLength": "x"}}}, "narrow 'tenant': maxLength must be a number"),
         ({"rename": "other"}, "rename: a tool 'other' exists already"),
+        ({"narrow": {"tenant": {"pattern": 5}}}, "invalid input schema: 5 is not of type 'string'"),
+        ({"hide": {"tenant": FromEnv("")}}, "hide 'tenant': the variable must be a non-empty string"),
         (
             {"hide": {"tenant": Fixed("a")}, "narrow": {"tenant": {"maxLength": 3}}},
             "narrow 'tenant': the argument is hidden",
