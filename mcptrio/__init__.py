@@ -3,7 +3,19 @@
 import functools
 from typing import TYPE_CHECKING
 
-from .app import App, Context, LifespanError, Notification, Param, Registry, Request, ToolError
+from .app import (
+    App,
+    Context,
+    Fixed,
+    FromEnv,
+    FromPrincipal,
+    LifespanError,
+    Notification,
+    Param,
+    Registry,
+    Request,
+    ToolError,
+)
 from .protocol.errors import McpError
 from .runtime.limits import SessionLimits
 from .serve import serve_stdio, serve_stream, wait_for_signals
@@ -28,6 +40,9 @@ __all__ = [
     "App",
     "content",
     "Context",
+    "Fixed",
+    "FromEnv",
+    "FromPrincipal",
     "LifespanError",
     "McpError",
     "Notification",

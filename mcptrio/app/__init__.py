@@ -11,11 +11,15 @@ from .http_request import HttpRequest
 from .lifespan import LifespanError
 from .middleware import Middleware, Request
 from .registry import Registry
+from .reshape import Fixed, FromEnv, FromPrincipal
 from .signature import Param
 
 __all__ = [
     "App",
     "Context",
+    "Fixed",
+    "FromEnv",
+    "FromPrincipal",
     "HttpRequest",
     "LifespanError",
     "Middleware",

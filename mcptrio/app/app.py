@@ -169,6 +169,7 @@ class App(Registry):
         self.shared: RedisState | None = None  # the state shared with other processes, when there is one
         self.audience = Audience()
         self.plugins: list[str] = []
+        self.reshaped: list[tuple[str, dict[str, Any]]] = []  # every reshape_tool, in order
         self.state: dict[str, Any] = {}  # what lifespans set up for handlers: ctx.app.state[...]
         self._lifespan_running = False
         self.session_hooks: list[SessionHooks] = []
@@ -303,7 +304,9 @@ class App(Registry):
         """The arguments of tool ``tool`` that 2026-07-28 clients mirror in ``Mcp-Param-*`` headers
         (name, path); None when there is no such tool."""
         entry = self.tools.get(tool) if isinstance(tool, str) else None
-        return entry.signature.header_params if entry is not None else None
+        if entry is None:
+            return None
+        return entry.signature.header_params if entry.reshape is None else entry.reshape.check.header_params
 
     def timed_out(self, request: IncomingRequest, timeout: float) -> dict[str, Any] | None:
         """What a request that ran out of time answers, when not the runtime's JSON-RPC error."""
@@ -338,7 +341,11 @@ class App(Registry):
 
     def take_handlers(self, fresh: Registry) -> None:
         """Serve ``fresh``'s tools, resources, prompts, middleware and hooks from now on, all at
-        once (``--reload``): requests already running finish with what they started with."""
+        once (``--reload``): requests already running finish with what they started with.  The
+        app's reshaped tools are reshaped in ``fresh`` first; a ValueError if one no longer can be,
+        and nothing changes."""
+        for name, changes in self.reshaped:
+            Registry.reshape_tool(fresh, name, **changes)
         self.tools, self.resources, self.templates = fresh.tools, fresh.resources, fresh.templates
         self.prompts, self.middleware = fresh.prompts, fresh.middleware
         self.notification_hooks = fresh.notification_hooks
@@ -517,6 +524,12 @@ class App(Registry):
         False for is hidden from that request.  A rule that raises fails the request with an internal
         error; keep it quick, it runs for every component a list shows."""
         return self.visibility.add_rule(rule)
+
+    def reshape_tool(self, name: str, **changes: Any) -> None:
+        super().reshape_tool(name, **changes)
+        self.reshaped.append((name, changes))  # (made again on the fresh handlers of a reload)
+        if self.tool_search is not None:
+            self.tool_search.invalidate()
 
     async def disable(self, *names: str, tags: Iterable[str] = ()) -> None:
         """Hide these tools, prompts, resources or templates (by name, URI or URI template, or by

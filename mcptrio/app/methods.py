@@ -145,7 +145,11 @@ async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> d
     boundary's to answer."""
     signature = entry.signature
     arguments = params.get("arguments")
-    kwargs = signature.bind(arguments if type(arguments) is dict else _object_param(params, "arguments"))
+    if type(arguments) is not dict:
+        arguments = _object_param(params, "arguments")
+    if entry.reshape is not None:  # (checked against the reshaped schema, hidden arguments filled in)
+        arguments = entry.reshape.arguments(arguments, ctx)
+    kwargs = signature.bind(arguments)
     if signature.context_parameter is not None:
         kwargs[signature.context_parameter] = ctx
     if entry.timeout is None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import inspect
 import re
 import sys
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, TypeVar, overload
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import attrs
 
@@ -20,6 +20,9 @@ from .context import Context
 from .lifespan import Lifespan
 from .signature import ToolSignature
 from .threads import as_async, check_handler
+
+if TYPE_CHECKING:
+    from .reshape import Reshaping, Source
 
 # What an entry holds: the handler as an async function (a plain one wrapped to run in a thread).
 Handler = Callable[..., Awaitable[Any]]
@@ -112,6 +115,12 @@ class ToolEntry:
     task_timeout: float | None = None  # seconds a task of this tool may run (None: until its TTL)
     input_first: bool = False  # runs in the request until ctx.start_task(), gathering input first
     timeout: float | None = None  # seconds a call may run before it is answered as timed out
+    reshape: Reshaping | None = None  # what clients see and send instead, when reshaped (reshape.py)
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        """The input schema clients see: the reshaped one, if the tool is reshaped."""
+        return self.signature.input_schema if self.reshape is None else self.reshape.input_schema
 
     def definition(self) -> dict[str, Any]:
         out = _optional(
@@ -122,7 +131,7 @@ class ToolEntry:
             _meta=self.meta,
         )
         out["name"] = self.name
-        out["inputSchema"] = self.signature.input_schema
+        out["inputSchema"] = self.input_schema
         if self.signature.output_schema is not None:
             out["outputSchema"] = self.signature.output_schema
         return out
@@ -521,6 +530,42 @@ class Registry:
             return fn
 
         return register
+
+    def reshape_tool(
+        self,
+        name: str,
+        *,
+        rename: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        hide: Mapping[str, Source] | None = None,
+        narrow: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
+        """Serve tool ``name`` reshaped (``mcptrio.app.reshape``): under the name ``rename``, with
+        another title or description, its arguments in ``hide`` left out of its schema and filled
+        with ``Fixed(value)``, ``FromEnv(variable)`` or ``FromPrincipal(claim)``, and those in
+        ``narrow`` given tighter schema keywords (``{"units": {"enum": ["c"]}}``).  The handler
+        receives its original arguments.  A mistake is a ValueError naming the tool."""
+        from .reshape import reshape
+
+        entry = self.tools.get(name)
+        if entry is None:
+            raise ValueError(f"reshaping tool {name!r}: there is no such tool")
+        if entry.reshape is not None:
+            raise ValueError(f"reshaping tool {name!r}: it is reshaped already (give every change in one reshape_tool)")
+        how = reshape(
+            name, entry.signature.input_schema, self.tools.keys() - {name}, rename=rename, hide=hide, narrow=narrow
+        )
+        new = attrs.evolve(
+            entry,
+            name=how.tool,
+            title=entry.title if title is None else title,
+            description=entry.description if description is None else description,
+            reshape=how,
+        )
+        reshaped = {new.name if key == name else key: new if key == name else old for key, old in self.tools.items()}
+        self.tools.clear()  # (in place, keeping the order: whatever holds the table sees the change)
+        self.tools.update(reshaped)
 
     def _add(self, table: dict[str, Any], key: str, entry: Any, kind: str) -> None:
         if key in table:

@@ -196,6 +196,22 @@ class ToolSignature:
         signature._verbatim_names = None if params is not None or takes_any else frozenset(accepted)
         return signature
 
+    @classmethod
+    def for_schema(cls, input_schema: dict[str, Any], name: str) -> ToolSignature:
+        """A signature that only checks arguments against ``input_schema`` (a reshaped tool's): its
+        ``bind`` returns them as sent.  ``TypeError`` naming ``name`` unless it is a valid schema."""
+        return cls(
+            input_schema=input_schema,
+            output_schema=None,
+            context_parameter=None,
+            wraps_output=False,
+            parameters=None,
+            extra_hint=_NO_HINT,
+            return_type=None,
+            input_check=_checked(name, "input schema", input_schema),
+            output_check=None,
+        )
+
     def bind(self, arguments: dict[str, Any] | None) -> dict[str, Any]:
         """Validate the client's ``arguments`` and return the function's keyword arguments."""
         if arguments is None:

@@ -55,7 +55,7 @@ def words(text: str) -> list[str]:
 
 def tool_words(entry: ToolEntry) -> list[str]:
     """What a tool is found by: its name, title, description and argument names."""
-    properties = entry.signature.input_schema.get("properties")
+    properties = entry.input_schema.get("properties")
     arguments = " ".join(properties) if isinstance(properties, dict) else ""
     return words(" ".join((entry.name, entry.title or "", entry.description or "", arguments)))
 
@@ -67,7 +67,7 @@ def hit(entry: ToolEntry) -> dict[str, Any]:
         out["title"] = entry.title
     if entry.description:
         out["description"] = entry.description
-    out["inputSchema"] = entry.signature.input_schema
+    out["inputSchema"] = entry.input_schema
     return out
 
 

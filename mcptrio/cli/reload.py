@@ -57,7 +57,10 @@ def reload_plugins(
         _forget_modules(packages, folders)  # (what the failed import left half-made)
         sys.modules.update(saved)  # the modules the running handlers came from
         raise
-    app.take_handlers(fresh)
+    try:
+        app.take_handlers(fresh)
+    except ValueError as exc:  # (a reshaped tool that changed beyond it)
+        raise PluginError(str(exc)) from None
 
 
 def _forget_modules(packages: list[str], folders: list[Path]) -> dict[str, Any]:

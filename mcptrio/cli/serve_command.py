@@ -42,6 +42,7 @@ APP_SETTINGS = (
     "include_tags",
     "exclude_tags",
     "tool_search",
+    "reshape",
 )
 
 
@@ -94,7 +95,7 @@ def build(settings: ServeSettings, given: Callable[[str], bool] = lambda key: Fa
                 f"{settings.target} is an App, configured in its code: set {', '.join(told)} there "
                 "(or serve a Registry, which these settings configure)"
             )
-    return plugins.build_app(
+    app = plugins.build_app(
         list(settings.plugins),
         prefixes=settings.prefixes,
         target=target,
@@ -115,6 +116,12 @@ def build(settings: ServeSettings, given: Callable[[str], bool] = lambda key: Fa
         exclude_tags=settings.exclude_tags,
         tool_search=settings.tool_search,
     )
+    for tool, changes in settings.reshape.items():
+        try:
+            app.reshape_tool(tool, **changes)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    return app
 
 
 def load(text: str) -> Registry:

@@ -187,3 +187,70 @@ class Auth(Kind):
 
     def resolve(self, setting: Setting, flag: object, file: object, settled: Settled) -> object:
         return auth_settings.auth_config(flag if isinstance(flag, dict) else {}, file if file is not MISSING else {})
+
+
+class Reshapes(Kind):
+    """The ``[serve.reshape.NAME]`` tables: each tool's ``reshape_tool`` keyword arguments, a
+    hidden argument's ``{value = ...}``, ``{env = "VAR"}`` or ``{claim = "name"}`` as its source."""
+
+    toml = "a table of tables ([serve.reshape.TOOL])"
+    KEYS = ("rename", "title", "description", "hide", "narrow")
+    SOURCES = ("value", "env", "claim")
+
+    def shown(self) -> str:
+        return "table"
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, dict)
+
+    def unknown_keys(self, where: str, value: object) -> list[str]:
+        if not isinstance(value, dict):
+            return []
+        return [
+            f"{where}.{tool}.{key}"
+            for tool, table in value.items()
+            if isinstance(table, dict)
+            for key in table
+            if key not in self.KEYS
+        ]
+
+    def file_problem(self, where: str, value: object) -> str | None:
+        if not isinstance(value, dict):
+            return super().file_problem(where, value)
+        for tool, table in value.items():
+            at = f"{where}.{tool}"
+            if not isinstance(table, dict):
+                return f"{at} must be a table, got {table!r}"
+            for key in ("rename", "title", "description"):
+                if key in table and not isinstance(table[key], str):
+                    return f"{at}.{key} must be a string, got {table[key]!r}"
+            for key in ("hide", "narrow"):
+                if key in table and not isinstance(table[key], dict):
+                    return f"{at}.{key} must be a table, got {table[key]!r}"
+            for argument, source in table.get("hide", {}).items():
+                if not isinstance(source, dict) or len(source) != 1 or next(iter(source)) not in self.SOURCES:
+                    return f'{at}.hide.{argument} must be one of {{value = ...}}, {{env = "VAR"}}, {{claim = "name"}}'
+                if "value" not in source and not isinstance(next(iter(source.values())), str):
+                    return f"{at}.hide.{argument}: the variable or claim must be a string, got {source!r}"
+            for argument, keywords in table.get("narrow", {}).items():
+                if not isinstance(keywords, dict):
+                    return f"{at}.narrow.{argument} must be a table of schema keywords, got {keywords!r}"
+        return None
+
+    def resolve(self, setting: Setting, flag: object, file: object, settled: Settled) -> object:
+        from ..app.reshape import Fixed, FromEnv, FromPrincipal
+
+        out: dict[str, dict[str, Any]] = {}
+        for tool, table in (file if isinstance(file, dict) else {}).items():
+            changes = dict(table)
+            if "hide" in changes:
+                changes["hide"] = {
+                    argument: Fixed(source["value"])
+                    if "value" in source
+                    else FromEnv(source["env"])
+                    if "env" in source
+                    else FromPrincipal(source["claim"])
+                    for argument, source in changes["hide"].items()
+                }
+            out[tool] = changes
+        return out

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, ParamSpec
 
 from . import auth_settings, logs
 from .config_file import read_config
-from .serve_kinds import Auth, Limits, PluginNames, Prefixes, Rate, RedisUrl, Tags, TargetName
+from .serve_kinds import Auth, Limits, PluginNames, Prefixes, Rate, RedisUrl, Reshapes, Tags, TargetName
 from .setting_kinds import (
     MISSING,
     TRANSPORTS,
@@ -513,6 +513,17 @@ class ServeSettings:
         doc="`tools/list` shows two tools instead of the catalogue: `search_tools(query, limit)`, which ranks "
         "the tools the caller may see (BM25 over names, titles, descriptions and argument names), and "
         "`call_tool(name, arguments)`. Direct calls by name keep working. Needs `pip install 'mcptrio[search]'`.",
+    )
+
+    reshape: dict[str, dict[str, Any]] = setting(
+        Reshapes(),
+        "Tools served reshaped: the `[serve.reshape.TOOL]` tables, each with `rename`, `title`, `description`, "
+        '`hide` (an argument left out of the schema, filled with `{value = ...}`, `{env = "VAR"}` read at start '
+        'or `{claim = "name"}` of the caller\'s token) and `narrow` (schema keywords that narrow an argument: '
+        "`{enum = [...]}`, `{maximum = 10}`). A mistake is refused at start, naming the tool.",
+        VISIBILITY,
+        default={},
+        default_doc="none",
     )
 
     # -- the command line only
