@@ -95,8 +95,8 @@ await client.close();
 
 
 async def test_the_typescript_sdk_client_lists_and_calls_a_reshaped_tool(tmp_path: Path) -> None:
-    if not (NODE.exists() and TS_CLIENT.exists()):
-        pytest.skip("the TypeScript SDK client is installed with conformance/ (npm ci there)")
+    # (the test command installs both with conformance/: npm ci there)
+    assert NODE.exists() and TS_CLIENT.exists(), "run `npm ci --prefix conformance` (the test command does)"
     target = tmp_path / "weather.py"
     target.write_text(TARGET)
     config = tmp_path / "serve.toml"
