@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import attrs
 
 from ..auth.principal import Principal
+from ..protocol.errors import McpError
 
 
 @attrs.frozen
@@ -26,6 +27,9 @@ class HttpRequest:
     raw_headers: Mapping[bytes, bytes]  # as the server read them: lower-case names, the last of a repeated one
     client_address: str | None = None
     principal: Principal | None = None
+    # A tools/call whose Mcp-Param-* headers do not match its tool's arguments, where the tool may be
+    # hidden from the caller: the app answers it once it has found the tool there for the caller.
+    param_mismatch: McpError | None = attrs.field(default=None, repr=False)
 
     @functools.cached_property
     def headers(self) -> Mapping[str, str]:

@@ -113,6 +113,10 @@ def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> Awaitable[dict
         entry = app.tool_search.front.get(name) if app.tool_search is not None else None
         if entry is None:
             raise errors.invalid_params(f"unknown tool: {name!r}")
+    elif app.visibility.active:
+        http = ctx.http
+        if http is not None and http.param_mismatch is not None:
+            raise http.param_mismatch  # (its headers were checked before dispatch; asgi.py)
     if entry.task == "never" and "task" not in params:
         return _run_tool(entry, ctx, params)  # the usual case, first
     return _tools_call_maybe_task(app, ctx, params, entry)

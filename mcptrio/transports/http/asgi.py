@@ -244,6 +244,7 @@ class McpHttpApp(SessionRoutes):
 
     async def _modern_post(self, headers: dict[bytes, bytes], value: Any, receive: Receive, sink: Sink) -> None:
         request_id = value.get("id") if isinstance(value, dict) else None
+        param_mismatch: McpError | None = None
         if isinstance(value, dict) and "method" in value and "id" in value:
             params = value.get("params")
             called = params.get("name") if value.get("method") == "tools/call" and isinstance(params, dict) else None
@@ -251,9 +252,14 @@ class McpHttpApp(SessionRoutes):
             try:
                 mcp_headers.check(headers, value, header_params)
             except McpError as err:
-                raise HttpError(400, err, request_id) from None
+                if not (header_params and self.app.visibility.active and _fits_unknown_tool(headers, value)):
+                    raise HttpError(400, err, request_id) from None
+                # The tool's own Mcp-Param-* headers do not match, and it may be hidden from this
+                # caller: answered as that tool's mismatch (400) only once the app has found it
+                # there for the caller, else as an unknown tool, so hiding leaks nothing.
+                param_mismatch = err
         call = StatelessCall(self.app, self.limits, sink.client_address)
-        await self._exchange(call, value, receive, sink, era="modern", headers=[])
+        await self._exchange(call, value, receive, sink, era="modern", headers=[], param_mismatch=param_mismatch)
 
     async def _legacy_post(
         self, headers: dict[bytes, bytes], header_version: str, value: Any, receive: Receive, sink: Sink
@@ -352,6 +358,7 @@ class McpHttpApp(SessionRoutes):
         headers: list[tuple[bytes, bytes]],
         priming: bool = False,
         before_answer: Callable[[], Awaitable[None]] | None = None,
+        param_mismatch: McpError | None = None,
     ) -> None:
         """Feed one POST body to a session and answer on this HTTP response."""
         exchange = Exchange(
@@ -367,7 +374,7 @@ class McpHttpApp(SessionRoutes):
         for event in events:
             if isinstance(event, Dispatch):
                 if http is None:
-                    http = HttpRequest(sink.request_headers, sink.client_address, sink.principal)
+                    http = HttpRequest(sink.request_headers, sink.client_address, sink.principal, param_mismatch)
                 event.request.route = exchange
                 event.request.http = http
                 requests.append(event.request)
@@ -474,6 +481,15 @@ class McpHttpApp(SessionRoutes):
         async with trio.open_nursery() as nursery:
             for core in list(self.active):
                 nursery.start_soon(core.dispatcher.drain, self.limits.shutdown_grace)
+
+
+def _fits_unknown_tool(headers: dict[bytes, bytes], value: Any) -> bool:
+    """Whether the request's headers pass as they would for a tool that does not exist."""
+    try:
+        mcp_headers.check(headers, value, None)
+    except McpError:
+        return False
+    return True
 
 
 def _route(path: str | None) -> str | None:

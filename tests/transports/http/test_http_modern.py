@@ -371,3 +371,27 @@ async def test_modern_notification_post_is_202(app):
             headers["mcp-method"] = "notifications/roots/list_changed"
             response = await client.post(url, json=body, headers=headers)
     assert response.status_code == 202, response.text
+
+
+async def test_a_hidden_tools_mcp_param_headers_tell_nothing_of_it():
+    """A rule hides execute_sql: called with Mcp-Param-* headers that do not match its arguments, it
+    is answered byte for byte as on a server that never had it; a tool the caller sees still gets
+    the 400 mismatch."""
+    hidden = header_app()
+    hidden.add_visibility_rule(lambda component, request: component.name != "execute_sql")
+    never = build_app()
+    call = modern_tool("execute_sql", {"region": "us-west1", "query": "q"}, 1, headers={"mcp-param-region": "eu"})
+    answers = []
+    for app in (hidden, never):
+        async with http_server(app) as url, new_client() as client:
+            with trio.fail_after(10):
+                answers.append(await post(client, url, call))
+                if app is hidden:
+                    seen = await post(
+                        client,
+                        url,
+                        modern_tool("forecast", {"region": "north"}, 2, headers={"mcp-param-zone": "south"}),
+                    )
+    assert (answers[0].status_code, answers[0].content) == (answers[1].status_code, answers[1].content)
+    assert "unknown tool" in answers[0].text
+    assert seen.status_code == 400 and error_of(seen)["code"] == -32020
