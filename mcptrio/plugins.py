@@ -19,7 +19,10 @@ from . import installed as installed_
 from .app import App, Registry
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from importlib.metadata import EntryPoint
+
+    from .app.app import Proxied
 
 GROUP = "mcptrio.plugins"
 
@@ -156,15 +159,20 @@ def build_app(
     name: str | None = None,
     title: str | None = None,
     version: str | None = None,
+    proxies: Sequence[Proxied] = (),
     **app_options: Any,
 ) -> App:
     """An App composed of ``target`` (a Registry or App from a file or module) and the named
     plugins, in that order.  An App target is served as itself, the plugins included into it.
 
     Who the server says it is (``name``, ``title``, ``version``, where not given): the one plugin's
-    or target's own (a plugin's version: its distribution's), else ``mcptrio`` and its version."""
-    if not names and target is None:
-        raise PluginError("nothing to serve: name a file or module (mcptrio serve app.py) or plugins (--plugins a,b)")
+    or target's own (a plugin's version: its distribution's), else ``mcptrio`` and its version.
+    ``proxies`` (a gateway's upstreams) are served beside them (``App.proxy``)."""
+    if not names and target is None and not proxies:
+        raise PluginError(
+            "nothing to serve: name a file or module (mcptrio serve app.py), plugins (--plugins a,b) "
+            "or upstream servers (--upstream NAME=COMMAND-OR-URL)"
+        )
     prefixes = prefixes or {}
     on_path = registrations_on_path()
     loaded = [(plugin_name, load(plugin_name, on_path)) for plugin_name in names]
@@ -186,6 +194,11 @@ def build_app(
             _include(app, target, None, target.name or "target")
     for plugin_name, plugin in loaded:
         _include(app, plugin, prefixes.get(plugin_name), plugin_name)
+    for upstream in proxies:
+        try:
+            app.proxy(upstream)
+        except ValueError as exc:
+            raise PluginError(str(exc)) from None
     try:
         app.check()
     except ValueError as exc:

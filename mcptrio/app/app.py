@@ -10,8 +10,8 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 import trio
@@ -47,6 +47,16 @@ log = logging.getLogger("mcptrio.app")
 TELEMETRY, ACCESS_LOG, TOOL_SEARCH, AUTHORIZATION, RATE_LIMIT, CONCURRENCY = 10, 20, 22, 25, 30, 50
 # Plain def handlers running at once, each in a worker thread (Trio's own default, too).
 DEFAULT_THREAD_LIMIT = 40
+
+
+class Proxied(Protocol):
+    """What ``App.proxy`` serves: an upstream MCP server (``mcptrio.gateway.Upstream``)."""
+
+    def attach(self, app: App, namespace: str | None) -> None: ...
+
+
+# A report of readiness for ``/readyz``: (its key there, what it shows, whether it lets the server be ready).
+Readiness = Callable[[], tuple[str, Any, bool]]
 
 
 @attrs.frozen
@@ -173,6 +183,7 @@ class App(Registry):
         self.state: dict[str, Any] = {}  # what lifespans set up for handlers: ctx.app.state[...]
         self._lifespan_running = False
         self.session_hooks: list[SessionHooks] = []
+        self.readiness: list[Readiness] = []  # what else /readyz reports (a gateway's upstreams)
         self._builtin: list[tuple[int, Middleware]] = []
         self._handler: RequestHandler | None = None
         self.telemetry: Any = None
@@ -578,6 +589,44 @@ class App(Registry):
     def _tell_session(self, session: SessionCore, kinds: list[str]) -> None:
         for method, _ in changed_lists(kinds):
             session.post({"jsonrpc": "2.0", "method": method})
+
+    # -- components that come and go (a gateway's upstreams) -------------------------------
+
+    def proxy(self, upstream: Proxied, *, namespace: str | None = None) -> None:
+        """Serve an upstream MCP server's tools, resources, templates and prompts beside this app's
+        own (``mcptrio.gateway.Upstream``), for as long as the app runs.  ``namespace`` prefixes
+        their names (default: the upstream's name; ``""``: none)."""
+        upstream.attach(self, namespace)
+
+    def replace_components(self, owner: str, found: dict[str, dict[str, Any]]) -> tuple[list[str], list[str]]:
+        """Put ``found`` (entries by registry table: ``"tools"``, ``"resources"``, ``"templates"``,
+        ``"prompts"``) in place of what ``owner`` had.  Returns the tables that changed, and what was
+        left out because another owner has that name (each described in a few words)."""
+        changed: list[str] = []
+        refused: list[str] = []
+        for kind in KINDS:
+            table: dict[str, Any] = getattr(self, kind)
+            old = {key: entry for key, entry in table.items() if entry.owner == owner}
+            for key in old:
+                del table[key]
+            new: dict[str, Any] = {}
+            for key, entry in found.get(kind, {}).items():
+                if key in table:
+                    refused.append(f"{kind[:-1]} {key!r} (already served by {table[key].owner or self.name!r})")
+                else:
+                    new[key] = entry
+            table.update(new)
+            if [e.definition() for e in old.values()] != [e.definition() for e in new.values()]:
+                changed.append(kind)
+        if changed and self.tool_search is not None:
+            self.tool_search.invalidate()
+        return changed, refused
+
+    def lists_changed_here(self, kinds: Iterable[str]) -> None:
+        """Tell this process's sessions and listen streams that these tables changed (not the other
+        workers, which see the same change of their own)."""
+        for method, filter_key in changed_lists(kinds):
+            self.audience.list_changed(method, filter_key)
 
     async def notify_resource_updated(self, uri: str) -> None:
         """``notifications/resources/updated`` to every session and stream subscribed to ``uri``."""

@@ -197,13 +197,21 @@ class ToolSignature:
         return signature
 
     @classmethod
-    def for_schema(cls, input_schema: dict[str, Any], name: str) -> ToolSignature:
-        """A signature that only checks arguments against ``input_schema`` (a reshaped tool's): its
-        ``bind`` returns them as sent.  ``TypeError`` naming ``name`` unless it is a valid schema."""
+    def for_schema(
+        cls,
+        input_schema: dict[str, Any],
+        name: str,
+        *,
+        output_schema: dict[str, Any] | None = None,
+        context_parameter: str | None = None,
+    ) -> ToolSignature:
+        """A signature that only checks arguments against ``input_schema`` (a reshaped tool's, a
+        proxied one's): its ``bind`` returns them as sent.  ``output_schema`` is only shown: the
+        function returns a whole result.  ``TypeError`` naming ``name`` unless the input schema is valid."""
         return cls(
             input_schema=input_schema,
-            output_schema=None,
-            context_parameter=None,
+            output_schema=output_schema,
+            context_parameter=context_parameter,
             wraps_output=False,
             parameters=None,
             extra_hint=_NO_HINT,

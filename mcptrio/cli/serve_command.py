@@ -115,6 +115,7 @@ def build(settings: ServeSettings, given: Callable[[str], bool] = lambda key: Fa
         include_tags=settings.include_tags,
         exclude_tags=settings.exclude_tags,
         tool_search=settings.tool_search,
+        proxies=list({**settings.upstreams_file, **settings.upstreams}.values()),
     )
     for tool, changes in settings.reshape.items():
         try:

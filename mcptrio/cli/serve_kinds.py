@@ -254,3 +254,63 @@ class Reshapes(Kind):
                 }
             out[tool] = changes
         return out
+
+
+class Upstreams(Repeatable):
+    """The ``[serve.upstreams.NAME]`` tables, and each ``NAME=COMMAND-OR-URL`` flag adding or replacing
+    one, as ``mcptrio.gateway.Upstream``s by name (the gateway is imported only when there is one)."""
+
+    toml = "a table of tables ([serve.upstreams.NAME])"
+    metavar = "NAME=COMMAND-OR-URL"
+
+    def shown(self) -> str:
+        return "table"
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, dict) and all(isinstance(table, dict) for table in value.values())
+
+    def resolve(self, setting: Setting, flag: object, file: object, settled: Settled) -> object:
+        tables = file if isinstance(file, dict) else {}
+        items = self.items(flag)
+        if not tables and not items:
+            return {}
+        from ..gateway import Upstream
+
+        config = settled["config"]
+        folder = config.parent if isinstance(config, Path) else None
+        out: dict[str, Any] = {}
+        try:
+            for name, table in tables.items():
+                if folder is not None and isinstance(table.get("cwd"), str):
+                    table = {**table, "cwd": str(folder / table["cwd"])}
+                out[name] = Upstream.from_table(name, table)
+            for item in items:
+                upstream = Upstream.from_flag(item)
+                out[upstream.name] = upstream
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        return out
+
+
+class ServersFile(Kind):
+    """An ``mcpServers`` file (``mcp.json``) whose servers are served as upstreams; in the config
+    file, a relative path is taken from its folder."""
+
+    metavar = "FILE"
+
+    def shown(self) -> str:
+        return "path"
+
+    def resolve(self, setting: Setting, flag: object, file: object, settled: Settled) -> object:
+        path = flag if flag is not None else file if file is not MISSING else None
+        if path is None:
+            return {}
+        config = settled["config"]
+        if flag is None and isinstance(config, Path) and not Path(str(path)).is_absolute():
+            path = config.parent / str(path)
+        from ..gateway import Upstream
+
+        try:
+            return {upstream.name: upstream for upstream in Upstream.from_servers_file(str(path))}
+        except ValueError as exc:
+            raise UsageError(f"{setting.flags[0]}: {exc}") from None

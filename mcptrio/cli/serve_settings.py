@@ -19,7 +19,19 @@ from typing import TYPE_CHECKING, Any, Literal, ParamSpec
 
 from . import auth_settings, logs
 from .config_file import read_config
-from .serve_kinds import Auth, Limits, PluginNames, Prefixes, Rate, RedisUrl, Reshapes, Tags, TargetName
+from .serve_kinds import (
+    Auth,
+    Limits,
+    PluginNames,
+    Prefixes,
+    Rate,
+    RedisUrl,
+    Reshapes,
+    ServersFile,
+    Tags,
+    TargetName,
+    Upstreams,
+)
 from .setting_kinds import (
     MISSING,
     TRANSPORTS,
@@ -47,6 +59,7 @@ PROCESSES = "Several processes"
 OPERATING = "Operating"
 AUTHORIZATION = "Authorization"
 VISIBILITY = "Who sees what"
+GATEWAY = "Gateway"
 COMMAND_LINE = "Command line only"
 SECTIONS = {  # each section's introduction on the reference page
     WHERE: "",
@@ -58,6 +71,7 @@ SECTIONS = {  # each section's introduction on the reference page
     AUTHORIZATION: "See [Protecting a server with OAuth](../guides/oauth.md); the keys of `[serve.auth]` are "
     "listed in [the configuration guide](../guides/configuration.md#serveauth).",
     VISIBILITY: "See [Who sees what](../guides/who-sees-what.md).",
+    GATEWAY: "Other MCP servers served beside the plugins: see [Gateway](../guides/gateway.md).",
     COMMAND_LINE: "Flags with no key in the file.",
 }
 RESPONSE_MODES = ("auto", "json", "sse")
@@ -524,6 +538,32 @@ class ServeSettings:
         VISIBILITY,
         default={},
         default_doc="none",
+    )
+
+    # -- the gateway
+    upstreams: dict[str, Any] = setting(
+        Upstreams(),
+        "serve another MCP server's tools, resources and prompts as NAME_tool: a command line (stdio) or a URL",
+        GATEWAY,
+        flags=("--upstream",),
+        default={},
+        default_doc="none",
+        doc="Other MCP servers served beside the plugins, one `[serve.upstreams.NAME]` table each: `command`, "
+        "`args`, `env`, `cwd` (stdio) or `url` and `headers` (Streamable HTTP, WebSocket), and `namespace` "
+        '(default: NAME; `""`: none), `token_env` (a bearer token from the environment), `ca_file`, `era` '
+        '(`"legacy"` or `"modern"` to pin it), `timeout` (seconds per request, 60), `start_timeout` (30) and '
+        "`required` (whether `/readyz` is 503 while it is down, false). `--upstream NAME=COMMAND-OR-URL` adds one.",
+    )
+    upstreams_file: dict[str, Any] = setting(
+        ServersFile(),
+        "serve every server of an mcpServers file (mcp.json, as desktop clients write it) as an upstream",
+        GATEWAY,
+        flags=("--upstreams",),
+        default={},
+        default_doc="none",
+        doc="Every server of an `mcpServers` file (`mcp.json`: `command`, `args`, `env`, `cwd` or `url`, "
+        "`headers`) served as an upstream named as the file names it. In the file, a relative path is from "
+        "the config file's folder.",
     )
 
     # -- the command line only

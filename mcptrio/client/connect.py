@@ -52,6 +52,7 @@ async def connect(
     cwd: str | None = None,
     listen: bool | None = None,
     on_session_lost: SessionLost | None = None,
+    long_lived: bool = False,
 ) -> AsyncIterator[Client]:
     """Connect to an MCP server and yield a ready ``Client``.
 
@@ -82,6 +83,10 @@ async def connect(
     ``env``, ``cwd``: a command's variables (added to this process's environment) and folder.
     ``keep_stderr``: a command's stderr is read here instead of shared with this process; when
     the server ends before it answers, the error says how it exited and the last lines it wrote.
+    ``long_lived``: a client that runs for a long time (a gateway's upstream session) keeps no
+    list of the notifications it got (``notifications()`` sees none; each goes to the callables in
+    ``client.raw.on_notification``), and a
+    command's line on stdout that is not JSON is logged and skipped instead of ending the connection.
     """
     if era not in (None, "legacy", "modern"):
         raise ValueError(f"era must be 'legacy', 'modern' or None, got {era!r}")
@@ -114,6 +119,8 @@ async def connect(
                 handlers=handlers,
                 client_info=client_info or CLIENT_INFO,
                 cancel_when_cancelled=True,
+                keep_notifications=not long_lived,
+                skip_noise=long_lived,
             )
             async with trio.open_nursery() as nursery:
                 await nursery.start(raw.run)

@@ -56,10 +56,12 @@ class ProcessEnd:
         self.stderr_tail = stderr_tail  # (when the process's stderr is not this one's)
         self._framer = LineFramer(1 << 30)
         self._lines: list[bytes] = []
+        self._sending = trio.StrictFIFOLock()  # (many requests share the pipe: one line at a time)
 
     async def send(self, frame: bytes) -> None:
         assert self.process.stdin is not None
-        await self.process.stdin.send_all(frame + b"\n")
+        async with self._sending:
+            await self.process.stdin.send_all(frame + b"\n")
 
     async def receive(self) -> bytes:
         assert self.process.stdout is not None

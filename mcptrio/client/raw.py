@@ -42,8 +42,15 @@ class RawClient:
         handlers: dict[str, ServerRequestHandler] | None = None,
         client_info: dict[str, Any] | None = None,
         cancel_when_cancelled: bool = False,
+        keep_notifications: bool = True,
+        skip_noise: bool = False,
     ) -> None:
         self.end = end
+        # A long-lived client (a gateway's upstream session) keeps none: its listeners see each one.
+        self.keep_notifications = keep_notifications
+        # A line that is not JSON is logged and skipped, rather than ending the connection.
+        self.skip_noise = skip_noise
+        self.ended = trio.Event()  # set once the connection is over
         self.client_info = client_info or CLIENT_INFO
         # A caller cancelled while waiting: tell the server (notifications/cancelled; over HTTP in
         # the 2026-07-28 era, close the request's response).  Off for protocol tests by default.
@@ -81,11 +88,15 @@ class RawClient:
                 try:
                     message = orjson.loads(data)
                 except orjson.JSONDecodeError:
+                    if self.skip_noise:
+                        log.warning("the server wrote a line that is not JSON, skipped: %r", data[:80])
+                        continue
                     # (a stdio server printing to stdout what should go to stderr: nothing after it can be trusted)
                     self._not_json = data[:80].decode(errors="replace")
                     break
                 self._route(message)
             self._over = True
+            self.ended.set()
             for channel in self._waiting.values():
                 channel.close()
             nursery.cancel_scope.cancel()  # the connection is over: stop answering server requests
@@ -95,7 +106,8 @@ class RawClient:
             assert self._nursery is not None
             self._nursery.start_soon(self._answer_server_request, message)
         elif isinstance(message, dict) and "method" in message:
-            self.notifications.append(message)
+            if self.keep_notifications:
+                self.notifications.append(message)
             for listener in self.on_notification:
                 try:
                     outcome = listener(message)

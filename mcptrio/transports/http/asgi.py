@@ -122,6 +122,7 @@ class McpHttpApp(SessionRoutes):
                     draining=self.shutting_down,
                     plugins=self.app.plugins,
                     capacity=self.capacity,
+                    readiness=self.app.readiness,
                 )
                 return
             if self.gate is not None and path in self.gate.metadata_paths:

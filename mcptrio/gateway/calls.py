@@ -1,0 +1,172 @@
+"""One caller's request forwarded to an upstream, and what the upstream sends back for it.
+
+The upstream session is shared: many callers' requests are in flight on it at once.  What it sends
+during a request is given back to that request's caller:
+
+- progress, by a progress token of the gateway's own per call (exact on every transport);
+- a question (``elicitation/create``, ``sampling/createMessage``, ``roots/list``): a 2026-07-28
+  upstream answers the call with an ``InputRequiredResult`` (exact), whose questions are the
+  caller's, under the upstream's own keys, and the call is sent again with the answers and the
+  upstream's ``requestState``; a legacy upstream pushes it, and it goes to the caller whose call is
+  the only one in flight; with several in flight the upstream gets an error saying the gateway
+  cannot tell whose it is;
+- log messages: like a pushed question; with several calls in flight they go to the gateway's log.
+
+The caller's question is asked with ``ctx.ask_many``, in the caller's era: a 2026-07-28 caller gets
+an ``InputRequiredResult``, and its retry runs the call upstream again, where the same question is
+answered from the retry's ``inputResponses``.  A 2026-07-28 upstream is told the caller's own
+capabilities, so it decides what to ask as it would for the caller.  Cancelling the caller cancels
+the upstream request.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import itertools
+import logging
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import trio
+
+from ..app.errors import ClientCapabilityMissing, InputRequired
+from ..protocol import errors
+from ..protocol.errors import McpError
+from ..protocol.session import LOG_LEVELS, META_CAPABILITIES, META_LOG_LEVEL
+
+if TYPE_CHECKING:
+    from ..app.context import Context
+
+log = logging.getLogger("mcptrio.gateway")
+
+OUTBOX = 256  # what the upstream sends for one call and its caller has not taken yet; more is dropped
+MAX_ROUNDS = 10  # input round trips with a 2026-07-28 upstream for one call
+_tokens = itertools.count(1)
+current: contextvars.ContextVar[Call | None] = contextvars.ContextVar("mcptrio.gateway.call", default=None)
+
+
+@attrs.define(eq=False)
+class Call:
+    """A caller's request in flight on an upstream session."""
+
+    ctx: Context
+    token: str = attrs.field(factory=lambda: f"mcptrio-gateway-{next(_tokens)}")
+    scope: trio.CancelScope = attrs.field(factory=trio.CancelScope)
+    # What stopped it on the caller's side (a 2026-07-28 question to ask first), raised once it ends.
+    stopped: BaseException | None = None
+    _send: trio.MemorySendChannel[dict[str, Any]] | None = None
+    _nursery: trio.Nursery | None = None
+
+    def deliver(self, message: dict[str, Any]) -> None:
+        """Pass a notification to the caller, in the order they came (never waits)."""
+        if self._send is None:
+            if self._nursery is None:
+                return
+            self._send, receive = trio.open_memory_channel[dict[str, Any]](OUTBOX)
+            self._nursery.start_soon(self._pump, receive)
+        try:
+            self._send.send_nowait(message)
+        except (trio.WouldBlock, trio.ClosedResourceError):
+            pass
+
+    async def _pump(self, receive: trio.MemoryReceiveChannel[dict[str, Any]]) -> None:
+        async for message in receive:
+            params = message.get("params") or {}
+            try:
+                if message["method"] == "notifications/progress":
+                    total = params.get("total")
+                    await self.ctx.progress(params["progress"], total, params.get("message"))
+                elif params.get("level") in LOG_LEVELS:
+                    await self.ctx.log(params["level"], params.get("data"), params.get("logger"))
+            except (ValueError, KeyError, TypeError):  # (progress that went down, a malformed message)
+                continue
+
+    async def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The caller's answer to a legacy upstream's pushed question; what the caller cannot answer
+        is an error for the upstream."""
+        try:
+            return await self.ctx.ask(method, params)
+        except InputRequired as exc:  # (a 2026-07-28 caller: it is asked in the call's answer)
+            self.stopped = exc
+            self.scope.cancel()
+            raise McpError(
+                errors.INTERNAL_ERROR, "the gateway's caller is asked first; the call will be retried"
+            ) from None
+        except ClientCapabilityMissing as exc:
+            raise McpError(errors.INVALID_REQUEST, str(exc)) from None
+
+    async def answers(self, requests: Any) -> dict[str, Any]:
+        """The caller's answers to a 2026-07-28 upstream's ``inputRequests`` (InputRequired: the
+        caller is asked first)."""
+        if not isinstance(requests, dict) or not all(
+            isinstance(r, dict) and isinstance(r.get("method"), str) for r in requests.values()
+        ):
+            raise McpError(errors.INTERNAL_ERROR, "the upstream asked for input in a form that is not inputRequests")
+        try:
+            return await self.ctx.ask_many(
+                {key: {"method": r["method"], "params": r.get("params") or {}} for key, r in requests.items()}
+            )
+        except ClientCapabilityMissing as exc:
+            raise McpError(errors.MISSING_REQUIRED_CLIENT_CAPABILITY, str(exc)) from None
+        except ValueError as exc:  # (a method that is not a server→client request)
+            raise McpError(
+                errors.INTERNAL_ERROR, f"the upstream asked for input the gateway cannot pass on: {exc}"
+            ) from None
+
+
+def forwarded_meta(ctx: Context, call: Call, modern: bool) -> dict[str, Any]:
+    """The caller's ``_meta`` for the upstream: its own keys (trace context, say) and log level, with
+    the gateway's progress token; not the protocol's envelope, which the upstream session has its own
+    of, but for a ``modern`` upstream the caller's capabilities."""
+    meta = {
+        key: value
+        for key, value in ctx.meta.items()
+        if key != "progressToken" and (key == META_LOG_LEVEL or not key.startswith("io.modelcontextprotocol/"))
+    }
+    if ctx.incoming.progress_token is not None:
+        meta["progressToken"] = call.token
+    if modern:
+        meta[META_CAPABILITIES] = ctx.client_capabilities
+    return meta
+
+
+async def run(
+    call: Call, ask: Any, method: str, params: dict[str, Any], meta: dict[str, Any], timeout: float
+) -> dict[str, Any] | None:
+    """Send the request and wait for its answer, delivering what comes for it meanwhile; None if
+    ``timeout`` passed first.  ``ask`` is the upstream session's ``RawClient.request``."""
+    reset = current.set(call)
+    failure: Exception | None = None
+    result: dict[str, Any] | None = None
+    try:
+        async with trio.open_nursery() as nursery:  # (what the upstream sends for the call is delivered here)
+            call._nursery = nursery
+            try:
+                with trio.move_on_after(timeout), call.scope:
+                    result = await _rounds(call, ask, method, params, meta)
+            except Exception as exc:  # (raised as itself below, not wrapped in the nursery's group)
+                failure = exc
+            if call._send is not None:
+                call._send.close()  # what came before the answer is passed on first (the pump ends)
+    finally:
+        current.reset(reset)
+        call._nursery = None
+    if call.stopped is not None:
+        raise call.stopped
+    if failure is not None:
+        raise failure
+    return result
+
+
+async def _rounds(call: Call, ask: Any, method: str, params: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    """The request, sent again with the caller's answers while the upstream asks for input."""
+    for _ in range(MAX_ROUNDS):
+        result: dict[str, Any] = await ask(method, params, meta=meta)  # (a task: followed to its end)
+        if result.get("resultType") != "input_required":
+            return result
+        params = {**params, "inputResponses": await call.answers(result.get("inputRequests"))}
+        if "requestState" in result:
+            params["requestState"] = result["requestState"]
+        else:
+            params.pop("requestState", None)
+    raise McpError(errors.INTERNAL_ERROR, f"the upstream asked for input more than {MAX_ROUNDS} times")

@@ -1,0 +1,412 @@
+"""A ``Link``: one upstream served by one app — its long-lived session, its catalogue, its state.
+
+Theory of operation.  ``attach`` adds to the app a lifespan that starts every link of the app in
+parallel and does not wait for them: the app serves at once, each upstream's components appearing
+(``list_changed``) when its session is up.  A link keeps ONE session with its upstream (a stdio
+process, an HTTP session, or the 2026-07-28 stateless equivalent) and every caller's request goes
+over it (``calls.py``).  Its lists are cached in the app's registry tables until the upstream says
+one changed.  When the session ends (the process exited or was killed, the connection broke, or it
+did not answer its handshake within ``start_timeout``), the calls in flight get an error naming
+the upstream, its components leave the tables (``list_changed``), and it is started again after a
+back-off that doubles from half a second to thirty.  Each worker process has its own links.
+
+What is bound to a session upstream is the gateway's: a subscription is made upstream when a
+caller subscribes (``resources/subscribe``, or a listen stream's ``resourceSubscriptions``), and
+``notifications/resources/updated`` goes to whoever subscribed here; the upstream is asked for
+every log message, and each caller gets those its own level lets through.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+import trio
+
+from ..app.middleware import CallNext, Request
+from ..client.connect import connect
+from ..protocol import errors
+from ..protocol.errors import RESOURCE_NOT_FOUND_LEGACY, McpError
+from ..wire import unstructure
+from . import calls, catalogue
+from .names import own_uri, prefixed_uri
+
+if TYPE_CHECKING:
+    from ..app import App
+    from ..client.session import Client
+
+
+class Spec(Protocol):
+    """What a link reads of its ``Upstream`` (``upstream.py``), which it is given (read-only)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def headers(self) -> dict[str, str]: ...
+    @property
+    def env(self) -> dict[str, str]: ...
+    @property
+    def cwd(self) -> str | None: ...
+    @property
+    def ca_file(self) -> str | None: ...
+    @property
+    def era(self) -> str | None: ...
+    @property
+    def timeout(self) -> float: ...
+    @property
+    def start_timeout(self) -> float: ...
+    @property
+    def required(self) -> bool: ...
+    @property
+    def prefix(self) -> str: ...
+    @property
+    def target(self) -> str | list[str]: ...
+    @property
+    def describe(self) -> str: ...
+    def bearer(self) -> str | None: ...
+
+
+log = logging.getLogger("mcptrio.gateway")
+
+FIRST_DELAY = 0.5
+MAX_DELAY = 30.0
+CHANGED = {
+    "notifications/tools/list_changed": ("tools",),
+    "notifications/prompts/list_changed": ("prompts",),
+    "notifications/resources/list_changed": ("resources", "templates"),
+}
+
+_gateways: weakref.WeakKeyDictionary[App, Gateway] = weakref.WeakKeyDictionary()
+
+
+class UpstreamUnavailable(McpError):
+    """A request for an upstream that is down, or that went down while it was in flight."""
+
+
+class Link:
+    def __init__(self, app: App, upstream: Spec) -> None:
+        self.app = app
+        self.upstream = upstream
+        self.name = upstream.name
+        self.prefix = upstream.prefix
+        self.owner = f"upstream {upstream.name}"
+        self.client: Client | None = None
+        self.state = "starting"  # "up" | "down"
+        self.why = "starting"
+        self.restarts = 0
+        self.catalogue: dict[str, dict[str, Any]] = {}
+        self.subscribed: set[str] = set()  # the upstream's URIs this session has subscribed to
+        self._calls: dict[str, calls.Call] = {}
+        self._changed: set[str] = set()
+        self._change = trio.Event()
+
+    # -- the session, kept up ----------------------------------------------------------------
+
+    async def run(self) -> None:
+        try:
+            await self._keep_up()
+        finally:  # (the app stopped serving: nothing of this session may be used by a later one)
+            self._went_down()
+            self.state, self.why = "starting", "starting"
+
+    async def _keep_up(self) -> None:
+        delay = FIRST_DELAY
+        while True:
+            try:
+                if await self._session():
+                    delay = FIRST_DELAY
+            except (McpError, OSError, ValueError, trio.TooSlowError) as exc:
+                self.why = str(exc) or type(exc).__name__
+            except Exception as exc:  # (whatever a broken upstream makes the client raise: never the gateway's end)
+                self.why = f"{type(exc).__name__}: {exc}"
+                log.debug("upstream %s failed", self.name, exc_info=True)
+            self._went_down()
+            log.warning("upstream %s is down (%s): starting it again in %.1f s", self.name, self.why, delay)
+            await trio.sleep(delay)
+            delay = min(delay * 2, MAX_DELAY)
+            self.restarts += 1
+
+    async def _session(self) -> bool:
+        """One session, until it ends; whether it was up (answered its handshake and lists)."""
+        upstream = self.upstream
+        starting = trio.CancelScope(deadline=trio.current_time() + upstream.start_timeout)
+        with starting:
+            async with connect(
+                upstream.target,
+                era=upstream.era,
+                elicitation=self._asker("elicitation/create"),
+                sampling=self._asker("sampling/createMessage"),
+                roots=self._asker("roots/list"),
+                token=upstream.bearer(),
+                headers=upstream.headers or None,
+                verify=upstream.ca_file or True,
+                env=upstream.env or None,
+                cwd=upstream.cwd,
+                log_level="debug",  # (every message: each caller's own level is applied as it is passed on)
+                long_lived=True,
+            ) as client:
+                client.raw.on_notification.append(self._on_notification)
+                await self._refresh(client, ("tools", "resources", "prompts"))
+                starting.deadline = math.inf
+                self.client, self.state, self.why = client, "up", ""
+                log.info("upstream %s is up (%s, %s)", self.name, upstream.describe, client.protocol_version)
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._refresher, client)
+                    await client.raw.ended.wait()
+                    nursery.cancel_scope.cancel()
+                why_ended = getattr(client.raw.end, "why_ended", None)
+                self.why = await why_ended() if why_ended is not None else "the connection ended"
+                return True
+        if starting.cancelled_caught:
+            raise trio.TooSlowError(f"it did not start and answer within {upstream.start_timeout:g} s")
+        return False
+
+    def _went_down(self) -> None:
+        self.client, self.state = None, "down"
+        self.subscribed.clear()
+        for call in list(self._calls.values()):
+            call.scope.cancel()
+        self.catalogue = {}
+        self._install()
+
+    async def _refresher(self, client: Client) -> None:
+        while True:
+            await self._change.wait()
+            self._change = trio.Event()
+            kinds, self._changed = tuple(self._changed), set()
+            try:
+                await self._refresh(client, kinds)
+            except McpError as exc:
+                log.warning("upstream %s: its lists could not be read again: %s", self.name, exc)
+
+    async def _refresh(self, client: Client, kinds: tuple[str, ...]) -> None:
+        offered = client.server_capabilities
+        completes = "completions" in offered
+        with trio.fail_after(self.upstream.timeout):
+            if "tools" in kinds:
+                listed = [unstructure(t) for t in await client.list_tools()] if "tools" in offered else []
+                self.catalogue["tools"] = catalogue.tools(self, listed)
+            if "resources" in kinds or "templates" in kinds:
+                found = [unstructure(r) for r in await client.list_resources()] if "resources" in offered else []
+                self.catalogue["resources"] = catalogue.resources(self, found)
+                found = (
+                    [unstructure(t) for t in await client.list_resource_templates()] if "resources" in offered else []
+                )
+                self.catalogue["templates"] = catalogue.templates(self, found, completes)
+            if "prompts" in kinds:
+                found = [unstructure(p) for p in await client.list_prompts()] if "prompts" in offered else []
+                self.catalogue["prompts"] = catalogue.prompts(self, found, completes)
+        self._install()
+
+    def _install(self) -> None:
+        changed, refused = self.app.replace_components(self.owner, self.catalogue)
+        for what in refused:
+            log.warning("upstream %s: %s is left out", self.name, what)
+        if changed:
+            self.app.lists_changed_here(changed)
+
+    # -- what the upstream sends ---------------------------------------------------------------
+
+    def _on_notification(self, message: dict[str, Any]) -> Awaitable[None] | None:
+        method = message["method"]
+        params = message.get("params") or {}
+        if method == "notifications/progress":
+            call = self._calls.get(params.get("progressToken"))  # type: ignore[arg-type]
+            if call is not None:
+                call.deliver(message)
+        elif method == "notifications/message":
+            only = self._only_call()
+            if only is not None:
+                only.deliver(message)
+            else:
+                log.debug("upstream %s logged: %s", self.name, params.get("data"))
+        elif method in CHANGED:
+            self._changed.update(CHANGED[method])
+            self._change.set()
+        elif method == "notifications/resources/updated" and isinstance(params.get("uri"), str):
+            self.app.audience.resource_updated(prefixed_uri(self.prefix, params["uri"]))
+        return None
+
+    def _only_call(self) -> calls.Call | None:
+        found = calls.current.get()
+        if found is not None:
+            return found
+        return next(iter(self._calls.values())) if len(self._calls) == 1 else None
+
+    def _asker(self, method: str) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+        async def ask(params: dict[str, Any]) -> dict[str, Any]:
+            call = self._only_call()
+            if call is None:
+                raise McpError(
+                    errors.INTERNAL_ERROR,
+                    f"the gateway cannot tell which of {len(self._calls)} calls in flight {method} is for",
+                )
+            return await call.ask(method, params)
+
+        return ask
+
+    # -- what callers send ----------------------------------------------------------------------
+
+    async def forward(self, ctx: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The upstream's result for the caller's request; an error naming the upstream when it is
+        down, goes down meanwhile, or does not answer within its ``timeout``."""
+        client = self.client
+        if client is None:
+            raise self.unavailable()
+        call = calls.Call(ctx)
+        self._calls[call.token] = call
+        try:
+            result = await calls.run(
+                call,
+                client.raw.request,
+                method,
+                params,
+                calls.forwarded_meta(ctx, call, client.raw.era == "modern"),
+                self.upstream.timeout,
+            )
+        except McpError as exc:
+            if isinstance(exc.data, dict) and exc.data.get("transport"):
+                raise self.unavailable(str(exc)) from None
+            raise
+        finally:
+            self._calls.pop(call.token, None)
+        if result is None:
+            if self.client is not client:
+                raise self.unavailable()
+            raise McpError(
+                errors.INTERNAL_ERROR,
+                f"upstream {self.name!r} did not answer {method} within {self.upstream.timeout:g} s",
+                {"upstream": self.name},
+            )
+        result.pop("resultType", None)  # (the caller's era says whether it has one: the app's to add)
+        return result
+
+    def unavailable(self, why: str | None = None) -> UpstreamUnavailable:
+        return UpstreamUnavailable(
+            errors.INTERNAL_ERROR,
+            f"upstream {self.name!r} is unavailable: {why or self.why or self.state}",
+            {"upstream": self.name},
+        )
+
+    def tool_caller(self, name: str) -> Callable[..., Awaitable[dict[str, Any]]]:
+        async def call_tool(**arguments: Any) -> dict[str, Any]:
+            ctx = arguments.pop(catalogue.CTX)
+            return await self.forward(ctx, "tools/call", {"name": name, "arguments": arguments})
+
+        return call_tool
+
+    def reader(self) -> Callable[..., Awaitable[list[dict[str, Any]]]]:
+        async def read(**variables: Any) -> list[dict[str, Any]]:
+            ctx = variables[catalogue.CTX]
+            served = ctx.params["uri"]
+            uri = own_uri(self.prefix, served) or served
+            try:
+                result = await self.forward(ctx, "resources/read", {"uri": uri})
+            except McpError as exc:
+                if exc.code == RESOURCE_NOT_FOUND_LEGACY or (exc.code == errors.INVALID_PARAMS and "uri" in str(exc)):
+                    raise LookupError(uri) from None  # (answered in the caller's era's form)
+                raise
+            contents = result.get("contents") or []
+            for item in contents:
+                if isinstance(item, dict) and isinstance(item.get("uri"), str):
+                    item["uri"] = prefixed_uri(self.prefix, item["uri"])
+            return contents
+
+        return read
+
+    def prompter(self, name: str) -> Callable[..., Awaitable[dict[str, Any]]]:
+        async def get_prompt(**arguments: Any) -> dict[str, Any]:
+            ctx = arguments.pop(catalogue.CTX)
+            return await self.forward(ctx, "prompts/get", {"name": name, "arguments": arguments})
+
+        return get_prompt
+
+    def completer(self, ref: dict[str, Any], argument: str) -> Callable[..., Awaitable[list[str]]]:
+        async def complete(value: str, context_arguments: dict[str, Any], **kwargs: Any) -> list[str]:
+            params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
+            if context_arguments:
+                params["context"] = {"arguments": context_arguments}
+            result = await self.forward(kwargs[catalogue.CTX], "completion/complete", params)
+            values = (result.get("completion") or {}).get("values") or []
+            return [v for v in values if isinstance(v, str)]
+
+        return complete
+
+    async def subscribe(self, served: str) -> None:
+        """Subscribe upstream to the resource served as ``served``, once per session."""
+        uri = own_uri(self.prefix, served)
+        client = self.client
+        if uri is None or client is None or uri in self.subscribed:
+            return
+        resources = client.server_capabilities.get("resources")
+        if not (isinstance(resources, dict) and resources.get("subscribe")):
+            return
+        self.subscribed.add(uri)
+        try:
+            with trio.fail_after(self.upstream.timeout):
+                await client.raw.request("resources/subscribe", {"uri": uri})
+        except (McpError, trio.TooSlowError) as exc:
+            self.subscribed.discard(uri)
+            log.warning("upstream %s: subscribing to %s failed: %s", self.name, uri, exc)
+
+    def report(self) -> dict[str, Any]:
+        shown: dict[str, Any] = {"state": self.state, "restarts": self.restarts}
+        if self.state != "up":
+            shown["why"] = self.why
+        return shown
+
+
+class Gateway:
+    """An app's links: started together by one lifespan, and the middleware that serves what is
+    bound to a session (subscriptions) or to an upstream that is down (its calls)."""
+
+    def __init__(self, app: App) -> None:
+        self.links: list[Link] = []
+        app.lifespans.append(self.lifespan)
+        app.use(self.middleware)
+        app.readiness.append(self.readiness)
+
+    async def lifespan(self, app: App) -> AsyncIterator[None]:
+        async with trio.open_nursery() as nursery:
+            for link in self.links:
+                nursery.start_soon(link.run)
+            yield
+            nursery.cancel_scope.cancel()
+
+    async def middleware(self, request: Request, call_next: CallNext) -> dict[str, Any]:
+        method = request.method
+        if method == "tools/call" and request.name is not None:
+            for link in self.links:
+                if link.state != "up" and link.prefix and request.name.startswith(f"{link.prefix}_"):
+                    if request.name not in request.context.app.tools:
+                        raise link.unavailable()
+        result = await call_next(request)
+        if method == "resources/subscribe":
+            await self._subscribe([request.params.get("uri")])
+        return result
+
+    async def _subscribe(self, uris: list[Any]) -> None:
+        for uri in uris:
+            if isinstance(uri, str):
+                for link in self.links:
+                    await link.subscribe(uri)
+
+    def readiness(self) -> tuple[str, Any, bool]:
+        shown = {link.name: link.report() for link in self.links}
+        ready = all(link.state == "up" for link in self.links if link.upstream.required)
+        return "upstreams", shown, ready
+
+
+def attach(app: App, upstream: Spec) -> Link:
+    """Serve ``upstream`` from ``app`` while it runs (``App.proxy``)."""
+    gateway = _gateways.get(app)
+    if gateway is None:
+        gateway = _gateways[app] = Gateway(app)
+    if any(link.name == upstream.name for link in gateway.links):
+        raise ValueError(f"two upstreams named {upstream.name!r}")
+    link = Link(app, upstream)
+    gateway.links.append(link)
+    return link

@@ -1,0 +1,247 @@
+"""The gateway: an upstream MCP server served by an mcptrio app (``app.proxy``, ``--upstream``),
+through real stdio processes and real HTTP, in both eras at the front."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+import trio
+
+import mcptrio
+import mcptrio.client
+from mcptrio.client import McpError
+from mcptrio.gateway import Upstream
+
+HERE = Path(__file__).resolve().parent
+SERVE = (sys.executable, "-m", "mcptrio.cli", "serve")
+UPSTREAM = (*SERVE, str(HERE / "upstream_app.py"), "--quiet")
+ERAS = ["legacy", "modern"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def tools_named(client: mcptrio.client.Client, wanted: str, present: bool = True) -> list[str]:
+    """The tool names once ``wanted`` is (or is not) among them: the upstream comes up, or goes, by itself."""
+    with trio.fail_after(30):
+        while True:
+            names = [tool.name for tool in await client.list_tools()]
+            if (wanted in names) == present:
+                return names
+            await trio.sleep(0.05)
+
+
+def gateway(*upstreams: Upstream) -> mcptrio.App:
+    app = mcptrio.App("gateway")
+
+    @app.tool()
+    async def own() -> str:
+        return "the gateway's own tool"
+
+    for upstream in upstreams:
+        app.proxy(upstream)
+    return app
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_upstream_over_stdio_is_served_namespaced_with_progress_and_questions(era):
+    app = gateway(Upstream("up", command=UPSTREAM))
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def elicitation(params):
+        assert params["message"] == "Your name?"
+        return {"action": "accept", "content": {"name": "Ada"}}
+
+    async with mcptrio.client.connect(app, era=era, elicitation=elicitation, log_level="info") as client:
+        names = await tools_named(client, "up_echo")
+        assert {"own", "up_echo", "up_pid", "up_slow", "up_ask_name"} <= set(names)
+        assert (await client.call_tool("up_echo", {"text": "hi"})).content[0].text == "echo: hi"
+        result = await client.call_tool(
+            "up_slow", {"seconds": 0}, progress=lambda p, total, message: progress.append((p, total, message))
+        )
+        assert result.content[0].text == "slept"
+        assert progress == [(1, 2, "started")]
+        assert (await client.call_tool("up_ask_name")).content[0].text == "hello Ada"
+        # A resource template's URI is the upstream's with the namespace before its scheme.
+        templates = await client.list_resource_templates()
+        assert [t.uri_template for t in templates] == ["up+note://{key}"]
+        read = await client.read_resource("up+note://a")
+        assert (read.contents[0].uri, read.contents[0].text) == ("up+note://a", "note a")
+        # Arguments are checked against the upstream's schema; an unknown name is the gateway's own error.
+        bad = await client.call_tool("up_echo", {"text": 3})
+        assert bad.is_error
+        with pytest.raises(McpError, match="unknown tool"):
+            await client.call_tool("up_nothing")
+
+
+async def test_one_upstream_session_serves_many_callers_at_once():
+    app = gateway(Upstream("up", command=UPSTREAM))
+    async with mcptrio.client.connect(app, era="legacy") as first:
+        await tools_named(first, "up_pid")
+        pids = set()
+
+        async def caller(n: int) -> None:
+            async with mcptrio.client.connect(app, era="modern" if n % 2 else "legacy") as client:
+                pids.add((await client.call_tool("up_pid")).content[0].text)
+                assert (await client.call_tool("up_echo", {"text": str(n)})).content[0].text == f"echo: {n}"
+
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                for n in range(20):
+                    nursery.start_soon(caller, n)
+        assert len(pids) == 1  # one upstream process for every caller
+
+
+async def test_a_caller_that_cancels_cancels_the_upstream_request():
+    app = gateway(Upstream("up", command=UPSTREAM))
+    async with mcptrio.client.connect(app, era="legacy") as client:
+        await tools_named(client, "up_slow")
+        with trio.move_on_after(0.5):
+            await client.call_tool("up_slow", {"seconds": 30})
+        # The upstream got notifications/cancelled: its slot is free, a next call is answered at once.
+        with trio.fail_after(5):
+            assert (await client.call_tool("up_echo", {"text": "after"})).content[0].text == "echo: after"
+
+
+async def test_an_upstream_killed_mid_call_gives_an_error_naming_it_and_comes_back():
+    app = gateway(Upstream("up", command=UPSTREAM))
+    changed: list[str] = []
+    async with mcptrio.client.connect(app, era="legacy", listen=True) as client:
+        client.raw.on_notification.append(lambda message: changed.append(message["method"]))
+        await tools_named(client, "up_pid")
+        pid = int((await client.call_tool("up_pid")).content[0].text)
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+
+                async def kill_soon() -> None:
+                    await trio.sleep(0.3)
+                    os.kill(pid, signal.SIGKILL)
+
+                nursery.start_soon(kill_soon)
+                with pytest.raises(McpError, match="upstream 'up' is unavailable") as failed:
+                    await client.call_tool("up_slow", {"seconds": 30})
+        assert failed.value.data == {"upstream": "up"}
+        await tools_named(client, "up_pid", present=False)  # its tools left while it was down...
+        await tools_named(client, "up_pid")  # ...and came back when it was started again
+        again = int((await client.call_tool("up_pid")).content[0].text)
+        assert again != pid
+        assert changed.count("notifications/tools/list_changed") >= 2
+        assert (await client.call_tool("own")).content[0].text == "the gateway's own tool"
+
+
+async def test_an_upstream_that_never_answers_is_down_and_the_others_are_served(caplog):
+    silent = Upstream("silent", command=(sys.executable, "-c", "import time; time.sleep(60)"), start_timeout=0.5)
+    app = gateway(silent, Upstream("up", command=UPSTREAM))
+    async with mcptrio.client.connect(app, era="modern") as client:
+        names = await tools_named(client, "up_echo")
+        assert not any(name.startswith("silent_") for name in names)
+        with pytest.raises(McpError, match="upstream 'silent' is unavailable: .*did not start and answer within 0.5 s"):
+            await client.call_tool("silent_anything")
+    assert any("upstream silent is down" in record.getMessage() for record in caplog.records)
+
+
+async def test_noise_on_an_upstreams_stdout_never_reaches_a_client():
+    noisy = ("sh", "-c", f"echo 'Server running on stdio'; exec {' '.join(UPSTREAM)}")
+    app = gateway(Upstream("up", command=noisy))
+    async with mcptrio.client.connect(app, era="legacy") as client:
+        await tools_named(client, "up_echo")
+        assert (await client.call_tool("up_echo", {"text": "x"})).content[0].text == "echo: x"
+
+
+# -- mcptrio serve --------------------------------------------------------------------------------
+
+
+def serve(*args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen([*SERVE, *args], stderr=subprocess.PIPE, text=True, cwd=cwd)
+
+
+async def ready(port: int, status: int = 200) -> dict:
+    with trio.fail_after(30):
+        async with httpx.AsyncClient() as http:
+            while True:
+                try:
+                    answer = await http.get(f"http://127.0.0.1:{port}/readyz")
+                    if answer.status_code == status:
+                        return answer.json()
+                except httpx.TransportError:
+                    pass
+                await trio.sleep(0.1)
+
+
+async def test_serve_takes_upstreams_from_flags_a_config_file_and_mcp_json(tmp_path):
+    (tmp_path / "mcp.json").write_text(
+        json.dumps({"mcpServers": {"fromjson": {"command": UPSTREAM[0], "args": list(UPSTREAM[1:])}}})
+    )
+    (tmp_path / "gateway.toml").write_text(
+        "[serve.upstreams.fromtoml]\n"
+        f"command = {json.dumps(UPSTREAM[0])}\nargs = {json.dumps(list(UPSTREAM[1:]))}\n"
+        'namespace = "t"\nrequired = true\n'
+    )
+    port = free_port()
+    server = serve(
+        "--config", str(tmp_path / "gateway.toml"),
+        "--upstreams", str(tmp_path / "mcp.json"),
+        "--upstream", f"fromflag={' '.join(UPSTREAM)}",
+        "--transport", "http", "--port", str(port),
+    )  # fmt: skip
+    try:
+        report = await ready(port)
+        assert set(report["upstreams"]) == {"fromjson", "fromtoml", "fromflag"}
+        async with mcptrio.client.connect(f"http://127.0.0.1:{port}/mcp") as client:
+            names = await tools_named(client, "fromflag_echo")
+            names = await tools_named(client, "fromjson_echo")
+            assert {"t_echo", "fromjson_echo", "fromflag_echo"} <= set(names)
+            assert (await client.call_tool("t_echo", {"text": "toml"})).content[0].text == "echo: toml"
+    finally:
+        server.terminate()
+        server.wait(timeout=15)
+
+
+async def test_a_required_upstream_that_is_down_makes_the_gateway_unready(tmp_path):
+    (tmp_path / "gateway.toml").write_text(
+        "[serve.upstreams.gone]\n"
+        f'command = {json.dumps(sys.executable)}\nargs = ["-c", "raise SystemExit(3)"]\nrequired = true\n'
+    )
+    port = free_port()
+    server = serve("--config", str(tmp_path / "gateway.toml"), "--transport", "http", "--port", str(port))
+    try:
+        report = await ready(port, status=503)
+        assert report["status"] == "not ready"
+        assert report["upstreams"]["gone"]["state"] in ("starting", "down")
+    finally:
+        server.terminate()
+        server.wait(timeout=15)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--upstream", "nameonly"], "--upstream wants NAME=COMMAND-OR-URL, got 'nameonly'"),
+        (["--upstreams", "/nonexistent/mcp.json"], "--upstreams: /nonexistent/mcp.json: cannot read it"),
+    ],
+)
+def test_a_bad_upstream_is_one_line_and_exit_2(args, message):
+    done = subprocess.run([*SERVE, *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], done.stderr
+
+
+def test_a_bad_upstream_table_names_the_key(tmp_path):
+    (tmp_path / "gateway.toml").write_text('[serve.upstreams.x]\ncommand = "true"\ntimeout = -1\n')
+    done = subprocess.run(
+        [*SERVE, "--config", str(tmp_path / "gateway.toml")], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert "timeout must be a number of seconds above 0" in done.stderr and "Traceback" not in done.stderr

@@ -1,0 +1,41 @@
+"""An upstream server for the gateway's tests, served with ``mcptrio serve tests/gateway/upstream_app.py``:
+its pid (to kill it), a slow tool, progress, a question for the caller and a log line."""
+
+from __future__ import annotations
+
+import os
+
+import trio
+
+import mcptrio
+
+upstream = mcptrio.Registry("upstream")
+
+
+@upstream.tool()
+async def echo(text: str) -> str:
+    return f"echo: {text}"
+
+
+@upstream.tool()
+async def pid() -> str:
+    return str(os.getpid())
+
+
+@upstream.tool()
+async def slow(seconds: float, ctx: mcptrio.Context) -> str:
+    await ctx.progress(1, 2, "started")
+    await trio.sleep(seconds)
+    return "slept"
+
+
+@upstream.tool()
+async def ask_name(ctx: mcptrio.Context) -> str:
+    await ctx.info("asking for a name")
+    answer = await ctx.elicit("Your name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+    return f"hello {answer.get('content', {}).get('name')}"
+
+
+@upstream.resource("note://{key}")
+async def note(key: str) -> str:
+    return f"note {key}"
