@@ -22,11 +22,13 @@ the upstream request.
 from __future__ import annotations
 
 import contextvars
+import hashlib
 import itertools
 import logging
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import orjson
 import trio
 
 from ..app.errors import ClientCapabilityMissing, InputRequired
@@ -41,6 +43,7 @@ log = logging.getLogger("mcptrio.gateway")
 
 OUTBOX = 256  # what the upstream sends for one call and its caller has not taken yet; more is dropped
 MAX_ROUNDS = 10  # input round trips with a 2026-07-28 upstream for one call
+GATHER = 0.02  # seconds a pushed question waits for others pushed with it (a legacy upstream, a 2026-07-28 caller)
 _tokens = itertools.count(1)
 current: contextvars.ContextVar[Call | None] = contextvars.ContextVar("mcptrio.gateway.call", default=None)
 
@@ -54,6 +57,8 @@ class Call:
     scope: trio.CancelScope = attrs.field(factory=trio.CancelScope)
     # What stopped it on the caller's side (a 2026-07-28 question to ask first), raised once it ends.
     stopped: BaseException | None = None
+    questions: dict[str, dict[str, Any]] = attrs.field(factory=dict)  # for a 2026-07-28 caller, by key
+    ended: trio.Event = attrs.field(factory=trio.Event)
     _send: trio.MemorySendChannel[dict[str, Any]] | None = None
     _nursery: trio.Nursery | None = None
 
@@ -83,17 +88,36 @@ class Call:
 
     async def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """The caller's answer to a legacy upstream's pushed question; what the caller cannot answer
-        is an error for the upstream."""
+        is an error for the upstream.
+
+        A 2026-07-28 caller is asked in the call's answer: the questions the upstream pushes at
+        once (within ``GATHER`` seconds of each other) go out together, each keyed by what it asks,
+        so that the retry, which runs the call upstream again, finds each answer however the
+        upstream orders its questions then."""
+        key = question_key(method, params)
         try:
-            return await self.ctx.ask(method, params)
-        except InputRequired as exc:  # (a 2026-07-28 caller: it is asked in the call's answer)
-            self.stopped = exc
-            self.scope.cancel()
+            return await self.ctx.ask(method, params, key=key)
+        except InputRequired as exc:
+            self.questions.update(exc.requests)
+            if self._nursery is not None:
+                self._nursery.start_soon(self._ask_caller, len(self.questions))
+            await self.ended.wait()
             raise McpError(
-                errors.INTERNAL_ERROR, "the gateway's caller is asked first; the call will be retried"
+                errors.INTERNAL_ERROR, "the gateway's caller is asked first; the call will be sent again"
             ) from None
         except ClientCapabilityMissing as exc:
             raise McpError(errors.INVALID_REQUEST, str(exc)) from None
+        except McpError as exc:
+            if exc.code == errors.MISSING_REQUIRED_CLIENT_CAPABILITY:  # (the caller's error, not the upstream's)
+                self.stopped = exc
+                self.scope.cancel()
+            raise
+
+    async def _ask_caller(self, asked: int) -> None:
+        await trio.sleep(GATHER)
+        if len(self.questions) == asked and self.stopped is None:  # (no other question came meanwhile)
+            self.stopped = InputRequired(dict(self.questions))
+            self.scope.cancel()
 
     async def answers(self, requests: Any) -> dict[str, Any]:
         """The caller's answers to a 2026-07-28 upstream's ``inputRequests`` (InputRequired: the
@@ -112,6 +136,12 @@ class Call:
             raise McpError(
                 errors.INTERNAL_ERROR, f"the upstream asked for input the gateway cannot pass on: {exc}"
             ) from None
+
+
+def question_key(method: str, params: dict[str, Any]) -> str:
+    """The key of a pushed question, made of what it asks: the same question, the same key."""
+    digest = hashlib.sha256(orjson.dumps(params, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+    return f"{method.split('/')[0]}-{digest}"
 
 
 def forwarded_meta(ctx: Context, call: Call, modern: bool) -> dict[str, Any]:
@@ -151,6 +181,7 @@ async def run(
     finally:
         current.reset(reset)
         call._nursery = None
+        call.ended.set()
     if call.stopped is not None:
         raise call.stopped
     if failure is not None:

@@ -102,6 +102,7 @@ class Link:
         self._calls: dict[str, calls.Call] = {}
         self._changed: set[str] = set()
         self._change = trio.Event()
+        self._listening = trio.CancelScope()  # a 2026-07-28 upstream's listen stream (cancelled: opened again)
 
     # -- the session, kept up ----------------------------------------------------------------
 
@@ -155,6 +156,8 @@ class Link:
                 log.info("upstream %s is up (%s, %s)", self.name, upstream.describe, client.protocol_version)
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(self._refresher, client)
+                    if client.era == "modern":
+                        nursery.start_soon(self._listen, client)
                     await client.raw.ended.wait()
                     nursery.cancel_scope.cancel()
                 why_ended = getattr(client.raw.end, "why_ended", None)
@@ -171,6 +174,31 @@ class Link:
             call.scope.cancel()
         self.catalogue = {}
         self._install()
+
+    async def _listen(self, client: Client) -> None:
+        """A 2026-07-28 upstream tells of changes on a ``subscriptions/listen`` stream only: keep one
+        open (what it delivers comes to ``_on_notification``), opened again with the resources
+        subscribed to whenever they change."""
+        while True:
+            wanted: dict[str, Any] = {
+                "toolsListChanged": True,
+                "promptsListChanged": True,
+                "resourcesListChanged": True,
+            }
+            if self.subscribed:
+                wanted["resourceSubscriptions"] = sorted(self.subscribed)
+            request_id, answer = await client.raw.start_request("subscriptions/listen", {"notifications": wanted})
+            with trio.CancelScope() as self._listening:
+                try:
+                    ended = await answer.receive()
+                except trio.EndOfChannel:
+                    return  # (the connection ended)
+                if "error" in ended:
+                    log.info("upstream %s: no listen stream: %s", self.name, ended["error"].get("message"))
+                    return
+                await trio.sleep(FIRST_DELAY)  # (the upstream closed it: open it again, without hurry)
+            if self._listening.cancelled_caught:
+                await client.raw.cancel_request(request_id)
 
     async def _refresher(self, client: Client) -> None:
         while True:
@@ -345,6 +373,9 @@ class Link:
         if not (isinstance(resources, dict) and resources.get("subscribe")):
             return
         self.subscribed.add(uri)
+        if client.era == "modern":
+            self._listening.cancel()  # (opened again, with this URI too)
+            return
         try:
             with trio.fail_after(self.upstream.timeout):
                 await client.raw.request("resources/subscribe", {"uri": uri})
@@ -383,6 +414,10 @@ class Gateway:
                 if link.state != "up" and link.prefix and request.name.startswith(f"{link.prefix}_"):
                     if request.name not in request.context.app.tools:
                         raise link.unavailable()
+        if method == "subscriptions/listen":  # (before: the stream is answered only when it ends)
+            wanted = request.params.get("notifications")
+            uris = wanted.get("resourceSubscriptions") if isinstance(wanted, dict) else None
+            await self._subscribe(uris if isinstance(uris, list) else [])
         result = await call_next(request)
         if method == "resources/subscribe":
             await self._subscribe([request.params.get("uri")])

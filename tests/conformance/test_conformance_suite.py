@@ -80,3 +80,33 @@ def test_official_conformance_suite_passes_through_the_gateway(upstream):
         line = done.stdout.split(f"conformance {version}:")[1].splitlines()[0]
         assert " 0 failed" in line and " 0 passed" not in line, line
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# What a legacy upstream cannot say, so no gateway can bridge it: the keys the server would have
+# given its questions (the legacy wire has none), and which capabilities this caller declared (a
+# shared legacy session declares them once, at its handshake).
+BRIDGING_LIMITS = {"input-required-result-basic-elicitation", "input-required-result-capability-check"}
+
+
+def test_the_2026_07_28_scenarios_pass_through_the_gateway_in_front_of_a_legacy_upstream():
+    """Era bridging: the upstream pinned to the handshake era, the front speaking 2026-07-28."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "conformance" / "run.py"),
+            "--gateway",
+            "stdio",
+            "--upstream-era",
+            "legacy",
+            "--spec-version=2026-07-28",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        cwd=ROOT,
+    )
+    print(done.stdout)
+    line = done.stdout.split("conformance 2026-07-28:")[1].splitlines()[0]
+    assert int(line.split(" scenarios")[0]) >= 40, line
+    failed = {found.split(" ")[0] for found in done.stdout.split("  failed: ")[1:]}
+    assert failed == BRIDGING_LIMITS, done.stdout
