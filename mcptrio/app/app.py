@@ -184,6 +184,8 @@ class App(Registry):
         self._lifespan_running = False
         self.session_hooks: list[SessionHooks] = []
         self.readiness: list[Readiness] = []  # what else /readyz reports (a gateway's upstreams)
+        # What else the server offers, by era and version: (era, version) -> capabilities (a gateway's upstreams').
+        self.offering: list[Callable[[str, str], dict[str, Any]]] = []
         self._builtin: list[tuple[int, Middleware]] = []
         self._handler: RequestHandler | None = None
         self.telemetry: Any = None
@@ -469,6 +471,12 @@ class App(Registry):
                 caps["extensions"] = {EXTENSION: {}}
             elif at_least(version, "2025-11-25"):
                 caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+        for offered in self.offering:
+            for key, value in offered(era, version).items():
+                if key == "extensions" and isinstance(value, dict):
+                    caps["extensions"] = {**value, **caps.get("extensions", {})}
+                else:
+                    caps.setdefault(key, value)
         return caps
 
     @contextlib.contextmanager

@@ -178,6 +178,8 @@ def _tool_result(signature: Any, value: Any) -> dict[str, Any]:
         return cast("dict[str, Any]", results.to_json(value))
     if isinstance(value, dict) and "content" in value and isinstance(value["content"], list):
         return value  # already a CallToolResult in wire form
+    if isinstance(value, dict) and value.get("resultType") == "task":
+        return value  # a task another server started, handed on as it is (mcptrio.gateway)
     if results.is_content_value(value):
         return {"content": results.content_list(value)}
     if signature.output_schema is None:

@@ -55,6 +55,10 @@ class OutputError(ValueError):
 _NO_HINT: Any = inspect.Parameter.empty
 
 
+def _anything(arguments: Any) -> bool:
+    return True
+
+
 class ToolSignature:
     """What a tool function accepts and returns, as JSON Schema; build it with ``from_function``."""
 
@@ -204,10 +208,13 @@ class ToolSignature:
         *,
         output_schema: dict[str, Any] | None = None,
         context_parameter: str | None = None,
+        check: bool = True,
     ) -> ToolSignature:
-        """A signature that only checks arguments against ``input_schema`` (a reshaped tool's, a
-        proxied one's): its ``bind`` returns them as sent.  ``output_schema`` is only shown: the
-        function returns a whole result.  ``TypeError`` naming ``name`` unless the input schema is valid."""
+        """A signature that only checks arguments against ``input_schema`` (a reshaped tool's): its
+        ``bind`` returns them as sent.  ``output_schema`` is only shown: the function returns a
+        whole result.  ``TypeError`` naming ``name`` unless the input schema is valid.
+        ``check=False``: the schema is only shown, and the arguments passed on unchecked (a proxied
+        tool's, which the server it is passed to checks itself)."""
         return cls(
             input_schema=input_schema,
             output_schema=output_schema,
@@ -216,7 +223,7 @@ class ToolSignature:
             parameters=None,
             extra_hint=_NO_HINT,
             return_type=None,
-            input_check=_checked(name, "input schema", input_schema),
+            input_check=_checked(name, "input schema", input_schema) if check else _anything,
             output_check=None,
         )
 

@@ -32,6 +32,7 @@ import orjson
 import trio
 
 from ..app.errors import ClientCapabilityMissing, InputRequired
+from ..app.tasks.methods import client_declares
 from ..protocol import errors
 from ..protocol.errors import McpError
 from ..protocol.session import LOG_LEVELS, META_CAPABILITIES, META_LOG_LEVEL
@@ -190,9 +191,12 @@ async def run(
 
 
 async def _rounds(call: Call, ask: Any, method: str, params: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
-    """The request, sent again with the caller's answers while the upstream asks for input."""
+    """The request, sent again with the caller's answers while the upstream asks for input.  A task
+    the upstream starts is the caller's when it speaks the tasks extension (``tasks.py``), else it
+    is followed to its end here."""
+    follow = not (call.ctx.era == "modern" and client_declares(call.ctx))
     for _ in range(MAX_ROUNDS):
-        result: dict[str, Any] = await ask(method, params, meta=meta)  # (a task: followed to its end)
+        result: dict[str, Any] = await ask(method, params, meta=meta, follow_task=follow)
         if result.get("resultType") != "input_required":
             return result
         params = {**params, "inputResponses": await call.answers(result.get("inputRequests"))}

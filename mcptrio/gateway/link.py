@@ -31,7 +31,7 @@ from ..client.connect import connect
 from ..protocol import errors
 from ..protocol.errors import RESOURCE_NOT_FOUND_LEGACY, McpError
 from ..wire import unstructure
-from . import calls, catalogue
+from . import calls, catalogue, tasks
 from .names import own_uri, prefixed_uri
 
 if TYPE_CHECKING:
@@ -309,6 +309,8 @@ class Link:
                 f"upstream {self.name!r} did not answer {method} within {self.upstream.timeout:g} s",
                 {"upstream": self.name},
             )
+        if result.get("resultType") == "task":
+            return tasks.served(self.name, result)
         result.pop("resultType", None)  # (the caller's era says whether it has one: the app's to add)
         return result
 
@@ -399,6 +401,7 @@ class Gateway:
         app.lifespans.append(self.lifespan)
         app.use(self.middleware)
         app.readiness.append(self.readiness)
+        app.offering.append(self.offering)
 
     async def lifespan(self, app: App) -> AsyncIterator[None]:
         async with trio.open_nursery() as nursery:
@@ -409,6 +412,11 @@ class Gateway:
 
     async def middleware(self, request: Request, call_next: CallNext) -> dict[str, Any]:
         method = request.method
+        if method in tasks.METHODS:
+            found = tasks.upstream_of(request.params, {link.name: link for link in self.links})
+            if found is not None:
+                link, params = found
+                return tasks.served(link.name, await link.forward(request.context, method, params))
         if method == "tools/call" and request.name is not None:
             for link in self.links:
                 if link.state != "up" and link.prefix and request.name.startswith(f"{link.prefix}_"):
@@ -428,6 +436,19 @@ class Gateway:
             if isinstance(uri, str):
                 for link in self.links:
                     await link.subscribe(uri)
+
+    def offering(self, era: str, version: str) -> dict[str, Any]:
+        """The tasks extension, to a 2026-07-28 caller, when an upstream that is up offers it (its
+        tasks are handed on: ``tasks.py``)."""
+        if era != "modern":
+            return {}
+        for link in self.links:
+            client = link.client
+            extensions = client.server_capabilities.get("extensions") if client is not None else None
+            if client is not None and client.era == "modern" and isinstance(extensions, dict):
+                if tasks.EXTENSION in extensions:
+                    return {"extensions": {tasks.EXTENSION: {}}}
+        return {}
 
     def readiness(self) -> tuple[str, Any, bool]:
         shown = {link.name: link.report() for link in self.links}
