@@ -55,6 +55,7 @@ async def access_log(request: Request, call_next: CallNext) -> dict[str, Any]:
             "client": request.client_address,
             "session": reference(request.session_id),
             "principal": getattr(principal, "subject", None) if principal is not None else None,
+            "upstream": request.state.get("upstream"),  # (a gateway's: the server that answered)
         }
         if outcome[1] is not None:
             fields["code"] = outcome[1]

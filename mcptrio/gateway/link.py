@@ -33,6 +33,7 @@ from ..protocol.errors import RESOURCE_NOT_FOUND_LEGACY, McpError
 from ..wire import unstructure
 from . import calls, catalogue, tasks
 from .names import own_uri, prefixed_uri
+from .telemetry import upstream_span
 
 if TYPE_CHECKING:
     from ..app import App
@@ -286,15 +287,11 @@ class Link:
             raise self.unavailable()
         call = calls.Call(ctx)
         self._calls[call.token] = call
+        meta = calls.forwarded_meta(ctx, call, client.raw.era == "modern")
+        target = params.get("name") if isinstance(params.get("name"), str) else None
         try:
-            result = await calls.run(
-                call,
-                client.raw.request,
-                method,
-                params,
-                calls.forwarded_meta(ctx, call, client.raw.era == "modern"),
-                self.upstream.timeout,
-            )
+            with upstream_span(self.app.telemetry, self.name, method, target, meta):
+                result = await calls.run(call, client.raw.request, method, params, meta, self.upstream.timeout)
         except McpError as exc:
             if isinstance(exc.data, dict) and exc.data.get("transport"):
                 raise self.unavailable(str(exc)) from None
@@ -416,7 +413,11 @@ class Gateway:
             found = tasks.upstream_of(request.params, {link.name: link for link in self.links})
             if found is not None:
                 link, params = found
+                request.state["upstream"] = link.name  # (the access log names it)
                 return tasks.served(link.name, await link.forward(request.context, method, params))
+        owner = _owner(request)
+        if owner is not None and owner.startswith("upstream "):
+            request.state["upstream"] = owner.removeprefix("upstream ")
         if method == "tools/call" and request.name is not None:
             for link in self.links:
                 if link.state != "up" and link.prefix and request.name.startswith(f"{link.prefix}_"):
@@ -454,6 +455,20 @@ class Gateway:
         shown = {link.name: link.report() for link in self.links}
         ready = all(link.state == "up" for link in self.links if link.upstream.required)
         return "upstreams", shown, ready
+
+
+def _owner(request: Request) -> str | None:
+    """Who serves what the request names (a tool, a prompt, a resource), if anyone does."""
+    app = request.context.app
+    name = request.name
+    if name is None:
+        return None
+    entry = {"tools/call": app.tools, "prompts/get": app.prompts}.get(request.method, {}).get(name)
+    if entry is None and request.method == "resources/read":
+        entry = app.resources.get(name)
+        if entry is None:
+            entry = next((t for t in app.templates.values() if t.match(name) is not None), None)
+    return getattr(entry, "owner", None)
 
 
 def attach(app: App, upstream: Spec) -> Link:

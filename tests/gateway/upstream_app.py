@@ -39,3 +39,9 @@ async def ask_name(ctx: mcptrio.Context) -> str:
 @upstream.resource("note://{key}")
 async def note(key: str) -> str:
     return f"note {key}"
+
+
+@upstream.tool()
+async def traceparent(ctx: mcptrio.Context) -> str:
+    """The trace context the gateway sent with this call."""
+    return str(ctx.meta.get("traceparent"))

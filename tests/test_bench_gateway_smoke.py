@@ -1,0 +1,14 @@
+"""bench/gateway.py --smoke: every figure of the gateway benchmark is measured (no speed is
+asserted): direct, through the gateway with a stdio and an HTTP upstream (and FastMCP's proxy where
+it is installed)."""
+
+from .bench_smoke import smoke_run
+
+
+def test_the_smoke_run_measures_every_figure(tmp_path):
+    stdout, figures = smoke_run("gateway.py", tmp_path / "gateway.json")
+    assert {"direct", "gateway, stdio upstream", "gateway, HTTP upstream"} <= set(figures)
+    for variant, found in figures.items():
+        assert found["p50 µs"] > 0 and found["calls/s, 10 clients"] > 0 and found["calls/s, 100 callers"] > 0, variant
+    assert figures["direct"]["added p50 µs"] == 0
+    assert "| gateway, stdio upstream |" in stdout
