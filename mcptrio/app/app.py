@@ -180,6 +180,7 @@ class App(Registry):
         self.audience = Audience()
         self.plugins: list[str] = []
         self.reshaped: list[tuple[str, dict[str, Any]]] = []  # every reshape_tool, in order
+        self.reshape_waiting: list[tuple[str, dict[str, Any]]] = []  # reshape_when_served, in order
         self.state: dict[str, Any] = {}  # what lifespans set up for handlers: ctx.app.state[...]
         self._lifespan_running = False
         self.session_hooks: list[SessionHooks] = []
@@ -543,6 +544,11 @@ class App(Registry):
         False for is hidden from that request.  A rule that raises fails the request with an internal
         error; keep it quick, it runs for every component a list shows."""
         return self.visibility.add_rule(rule)
+
+    def reshape_when_served(self, name: str, **changes: Any) -> None:
+        """``reshape_tool`` for a tool that is not here yet but will be (a gateway's upstream's):
+        applied each time it is served (a mistake is then logged, naming the tool)."""
+        self.reshape_waiting.append((name, changes))
 
     def reshape_tool(self, name: str, **changes: Any) -> None:
         super().reshape_tool(name, **changes)

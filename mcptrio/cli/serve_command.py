@@ -121,7 +121,9 @@ def build(settings: ServeSettings, given: Callable[[str], bool] = lambda key: Fa
         try:
             app.reshape_tool(tool, **changes)
         except ValueError as exc:
-            raise UsageError(str(exc)) from None
+            if tool in app.tools or not (settings.upstreams or settings.upstreams_file):
+                raise UsageError(str(exc)) from None
+            app.reshape_when_served(tool, **changes)  # (an upstream's, once it is up)
     return app
 
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import trio
 
 from ..app.middleware import CallNext, Request
+from ..app.registry import Registry
 from ..client.connect import connect
 from ..protocol import errors
 from ..protocol.errors import RESOURCE_NOT_FOUND_LEGACY, McpError
@@ -231,11 +232,27 @@ class Link:
         self._install()
 
     def _install(self) -> None:
+        self._reshape()
         changed, refused = self.app.replace_components(self.owner, self.catalogue)
         for what in refused:
             log.warning("upstream %s: %s is left out", self.name, what)
         if changed:
             self.app.lists_changed_here(changed)
+
+    def _reshape(self) -> None:
+        """Its tools the app reshapes (``App.reshape_when_served``: ``[serve.reshape.TOOL]``)."""
+        tools = self.catalogue.get("tools") or {}
+        waiting = [(name, changes) for name, changes in self.app.reshape_waiting if name in tools]
+        if not waiting:
+            return
+        holder = Registry(self.name)
+        holder.tools.update(tools)
+        for name, changes in waiting:
+            try:
+                holder.reshape_tool(name, **changes)
+            except ValueError as exc:
+                log.warning("upstream %s: %s", self.name, exc)
+        self.catalogue["tools"] = dict(holder.tools)
 
     # -- what the upstream sends ---------------------------------------------------------------
 

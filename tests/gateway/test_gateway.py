@@ -250,3 +250,24 @@ def test_a_bad_upstream_table_names_the_key(tmp_path):
     )
     assert done.returncode == 2
     assert "timeout must be a number of seconds above 0" in done.stderr and "Traceback" not in done.stderr
+
+
+async def test_an_upstreams_tool_is_reshaped_from_the_config_file(tmp_path):
+    (tmp_path / "gateway.toml").write_text(
+        "[serve.upstreams.up]\n"
+        f"command = {json.dumps(UPSTREAM[0])}\nargs = {json.dumps(list(UPSTREAM[1:]))}\n"
+        '[serve.reshape.up_echo]\nrename = "shout"\nhide = {text = {value = "fixed"}}\n'
+    )
+    port = free_port()
+    server = serve("--config", str(tmp_path / "gateway.toml"), "--transport", "http", "--port", str(port))
+    try:
+        await ready(port)
+        async with mcptrio.client.connect(f"http://127.0.0.1:{port}/mcp") as client:
+            await tools_named(client, "shout")
+            tools = {tool.name: tool for tool in await client.list_tools() if tool.name in ("shout", "up_echo")}
+            assert list(tools) == ["shout"]
+            assert "text" not in tools["shout"].input_schema.get("properties", {})
+            assert (await client.call_tool("shout")).content[0].text == "echo: fixed"
+    finally:
+        server.terminate()
+        server.wait(timeout=15)
