@@ -53,6 +53,7 @@ async def connect(
     listen: bool | None = None,
     on_session_lost: SessionLost | None = None,
     long_lived: bool = False,
+    max_message_size: int | None = None,
 ) -> AsyncIterator[Client]:
     """Connect to an MCP server and yield a ready ``Client``.
 
@@ -87,6 +88,7 @@ async def connect(
     list of the notifications it got (``notifications()`` sees none; each goes to the callables in
     ``client.raw.on_notification``), and a
     command's line on stdout that is not JSON is logged and skipped instead of ending the connection.
+    ``max_message_size``: a command's message over this many bytes ends the connection.
     """
     if era not in (None, "legacy", "modern"):
         raise ValueError(f"era must be 'legacy', 'modern' or None, got {era!r}")
@@ -111,7 +113,9 @@ async def connect(
     if roots is not None:
         capabilities["roots"] = {}
     try:
-        async with _end(target, token if auth is None else auth, headers, verify, keep_stderr, env, cwd) as end:
+        async with _end(
+            target, token if auth is None else auth, headers, verify, keep_stderr, env, cwd, max_message_size
+        ) as end:
             raw = RawClient(
                 end,
                 era=era or "modern",
@@ -195,6 +199,7 @@ async def _end(
     keep_stderr: bool,
     env: dict[str, str] | None = None,
     cwd: str | None = None,
+    max_message_size: int | None = None,
 ) -> AsyncIterator[Any]:
     from ..app import App
 
@@ -216,7 +221,9 @@ async def _end(
         if not command:
             raise ValueError("an empty command line")
         environment = {**os.environ, **env} if env else None
-        async with process_end(command, wait=5, keep_stderr=keep_stderr, env=environment, cwd=cwd) as end:
+        async with process_end(
+            command, wait=5, keep_stderr=keep_stderr, env=environment, cwd=cwd, max_message_size=max_message_size
+        ) as end:
             yield end
 
 

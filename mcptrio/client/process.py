@@ -50,11 +50,16 @@ class StderrTail:
 class ProcessEnd:
     """The client's end of a subprocess's stdin/stdout, one JSON message per line."""
 
-    def __init__(self, process: trio.Process, stderr_tail: StderrTail | None = None) -> None:
+    def __init__(
+        self, process: trio.Process, stderr_tail: StderrTail | None = None, max_message_size: int | None = None
+    ) -> None:
         assert process.stdin is not None and process.stdout is not None
         self.process = process
         self.stderr_tail = stderr_tail  # (when the process's stderr is not this one's)
-        self._framer = LineFramer(1 << 30)
+        # Without a limit, a line over 1 GiB is dropped; with one, a line over it ends the connection.
+        self.max_message_size = max_message_size
+        self._framer = LineFramer(max_message_size or 1 << 30)
+        self._oversize: int | None = None
         self._lines: list[bytes] = []
         self._sending = trio.StrictFIFOLock()  # (many requests share the pipe: one line at a time)
 
@@ -69,7 +74,12 @@ class ProcessEnd:
             data = await self.process.stdout.receive_some(65536)
             if not data:
                 raise trio.EndOfChannel
-            self._lines.extend(f for f in self._framer.feed(data) if not isinstance(f, Oversize))
+            for frame in self._framer.feed(data):
+                if not isinstance(frame, Oversize):
+                    self._lines.append(frame)
+                elif self.max_message_size is not None:
+                    self._oversize = frame.size
+                    raise trio.EndOfChannel
         return self._lines.pop(0)
 
     async def close(self) -> None:
@@ -85,7 +95,9 @@ class ProcessEnd:
             if self.stderr_tail is not None:
                 await self.stderr_tail.done.wait()
         status = self.process.returncode
-        if status is None:
+        if self._oversize is not None:
+            why = f"the server sent a message of {self._oversize:,} bytes, over the limit of {self.max_message_size:,}"
+        elif status is None:
             why = "the server closed its output"
         elif status < 0:
             why = f"the server was killed by {signal.Signals(-status).name}"
@@ -104,11 +116,12 @@ async def process_end(
     wait: float = 10,
     keep_stderr: bool = False,
     cwd: str | None = None,
+    max_message_size: int | None = None,
 ) -> AsyncIterator[ProcessEnd]:
     """Spawn ``command`` and yield the client's end of its stdio.  On exit its stdin is closed
     (a server's signal to drain), and it gets ``wait`` seconds to exit before it is killed.
     ``keep_stderr``: its stderr is read here, not shared, and its last lines say why it ended
-    (``ProcessEnd.why_ended``)."""
+    (``ProcessEnd.why_ended``).  ``max_message_size``: a longer line ends the connection."""
     tail = StderrTail() if keep_stderr else None
     process = await trio.lowlevel.open_process(
         list(command),
@@ -124,7 +137,7 @@ async def process_end(
             reading = await stack.enter_async_context(trio.open_nursery())
             reading.start_soon(tail.read, process.stderr)
             stack.callback(reading.cancel_scope.cancel)  # (a child of the server's may hold its stderr open)
-        end = ProcessEnd(process, tail)
+        end = ProcessEnd(process, tail, max_message_size)
         try:
             yield end
             await end.close()

@@ -51,6 +51,7 @@ class RawClient:
         # A line that is not JSON is logged and skipped, rather than ending the connection.
         self.skip_noise = skip_noise
         self.ended = trio.Event()  # set once the connection is over
+        self._noise = 0
         self.client_info = client_info or CLIENT_INFO
         # A caller cancelled while waiting: tell the server (notifications/cancelled; over HTTP in
         # the 2026-07-28 era, close the request's response).  Off for protocol tests by default.
@@ -89,7 +90,9 @@ class RawClient:
                     message = orjson.loads(data)
                 except orjson.JSONDecodeError:
                     if self.skip_noise:
-                        log.warning("the server wrote a line that is not JSON, skipped: %r", data[:80])
+                        self._noise += 1  # (the first few are worth a warning; a flood, not a line each)
+                        level = logging.WARNING if self._noise <= 3 else logging.DEBUG
+                        log.log(level, "the server wrote a line that is not JSON, skipped: %r", data[:80])
                         continue
                     # (a stdio server printing to stdout what should go to stderr: nothing after it can be trusted)
                     self._not_json = data[:80].decode(errors="replace")

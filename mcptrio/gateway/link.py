@@ -150,6 +150,7 @@ class Link:
                 cwd=upstream.cwd,
                 log_level="debug",  # (every message: each caller's own level is applied as it is passed on)
                 long_lived=True,
+                max_message_size=self.app.limits.max_message_size,  # (the limit a client has)
             ) as client:
                 client.raw.on_notification.append(self._on_notification)
                 await self._refresh(client, ("tools", "resources", "prompts"))

@@ -271,3 +271,40 @@ async def test_an_upstreams_tool_is_reshaped_from_the_config_file(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=15)
+
+
+BAD = (sys.executable, str(HERE / "bad_upstream.py"))
+
+
+async def test_an_upstream_over_the_message_limit_is_cut_off_without_harming_the_others():
+    from mcptrio.runtime.limits import SessionLimits
+
+    app = mcptrio.App("gateway", limits=SessionLimits(max_message_size=64 * 1024))
+    app.proxy(Upstream("bad", command=BAD))
+    app.proxy(Upstream("up", command=UPSTREAM))
+    async with mcptrio.client.connect(app, era="legacy") as client:
+        await tools_named(client, "bad_huge")
+        await tools_named(client, "up_echo")
+        with (
+            trio.fail_after(10),
+            pytest.raises(McpError, match="upstream 'bad' is unavailable: .*over the limit of 65,536"),
+        ):
+            await client.call_tool("bad_huge")
+        assert (await client.call_tool("up_echo", {"text": "fine"})).content[0].text == "echo: fine"
+        await tools_named(client, "bad_ok")  # (started again)
+        assert (await client.call_tool("bad_ok")).content[0].text == "ok"
+
+
+async def test_a_flood_of_notifications_or_garbage_from_an_upstream_is_borne():
+    app = gateway(Upstream("bad", command=BAD), Upstream("up", command=UPSTREAM))
+    async with mcptrio.client.connect(app, era="legacy") as client:
+        await tools_named(client, "bad_flood")
+        await tools_named(client, "up_echo")
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(client.call_tool, "bad_flood")
+                nursery.start_soon(client.call_tool, "bad_garbage")
+                for n in range(20):
+                    assert (await client.call_tool("up_echo", {"text": str(n)})).content[0].text == f"echo: {n}"
+            assert (await client.call_tool("bad_garbage")).content[0].text == "garbage"
+            assert (await client.call_tool("bad_flood")).content[0].text == "flood"
