@@ -291,7 +291,8 @@ async def test_an_upstream_over_the_message_limit_is_cut_off_without_harming_the
         ):
             await client.call_tool("bad_huge")
         assert (await client.call_tool("up_echo", {"text": "fine"})).content[0].text == "echo: fine"
-        await tools_named(client, "bad_ok")  # (started again)
+        await tools_named(client, "bad_ok", present=False)  # (gone while it is down...)
+        await tools_named(client, "bad_ok")  # (...and started again)
         assert (await client.call_tool("bad_ok")).content[0].text == "ok"
 
 
