@@ -5,6 +5,7 @@ protected by it, a refresh after the token expired, and step-up to a wider scope
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -12,17 +13,22 @@ import stat
 import subprocess
 import sys
 from html.parser import HTMLParser
+from typing import Any
 from urllib.parse import urljoin
 
 import httpx
+import hypercorn.config
+import hypercorn.trio
 import pytest
 import trio
 
 import mcptrio.client
 from mcptrio.client import McpError
 from mcptrio.client.oauth import FileTokenStore, LoginRequired, OAuth
+from mcptrio.transports.http import HttpConfig, McpHttpApp
 
-from .test_resource_server import make_app, served
+from .authserver import AuthServer
+from .test_resource_server import free_port, make_app, served
 
 MCPTRIO = [sys.executable, "-m", "mcptrio"]
 
@@ -152,3 +158,79 @@ async def test_the_cli_logs_in_keeps_the_login_and_logs_out(auth_server, tmp_pat
                 refused.stderr.decode().strip()
                 == f"mcptrio: error: {url} needs a login: run `mcptrio auth login {url}`"
             )
+
+
+async def kept(store: FileTokenStore) -> tuple[dict[str, dict[str, str]], set[str]]:
+    """The store's index (server URL -> its issuer and resource) and its token entries' keys."""
+    entries = await store.entries()
+    index = {key.removeprefix("server "): json.loads(value) for key, value in entries.items() if key[:7] == "server "}
+    return index, {key for key in entries if key.startswith("tokens ")}
+
+
+async def test_two_servers_of_one_resource_share_a_login(auth_server, tmp_path, caplog):
+    """Two MCP servers behind one origin (/mcp/a, /mcp/b), both the resource /mcp of one
+    authorization server: the login to the first serves the second (after its discovery)."""
+    caplog.set_level(logging.DEBUG)
+    port = free_port()
+    resource = f"http://127.0.0.1:{port}/mcp"
+    apps = {name: make_app(auth_server.issuer, public_url=resource) for name in "ab"}
+    endpoints = {name: McpHttpApp(app, HttpConfig(path=f"/mcp/{name}")) for name, app in apps.items()}
+
+    async def proxy(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":  # (the apps run around the server, below)
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+        else:  # (the resource metadata, at the origin, is the same in both)
+            await endpoints["b" if scope["path"].startswith("/mcp/b") else "a"](scope, receive, send)
+
+    config = hypercorn.config.Config()
+    config.bind, config.accesslog, config.graceful_timeout = [f"127.0.0.1:{port}"], None, 1
+    browser = Browser()
+    store = FileTokenStore(tmp_path / "oauth")
+    stop = trio.Event()
+    with trio.fail_after(60):
+        async with apps["a"].running(), apps["b"].running(), trio.open_nursery() as nursery:
+            await nursery.start(functools.partial(hypercorn.trio.serve, proxy, config, shutdown_trigger=stop.wait))
+            first = OAuth(store=store, user_agent=browser, timeout=20)
+            async with mcptrio.client.connect(f"{resource}/a", auth=first) as client:
+                assert not (await client.call_tool("whoami")).is_error and browser.logins == 1
+            second = OAuth(store=store, interactive=False)  # (no user: a login would fail)
+            async with mcptrio.client.connect(f"{resource}/b", auth=second) as client:
+                assert not (await client.call_tool("whoami")).is_error
+            stop.set()
+    assert browser.logins == 1 and second.session is not None
+    assert second.session.tokens.access_token == first.session.tokens.access_token
+    index, tokens = await kept(store)
+    where = {"issuer": auth_server.issuer, "resource": resource}
+    assert index == {f"{resource}/a": where, f"{resource}/b": where}
+    assert tokens == {f"tokens {auth_server.issuer} {resource}"}
+    assert all(stat.S_IMODE(f.stat().st_mode) == 0o600 for f in (tmp_path / "oauth").iterdir())
+    assert first.session.tokens.refresh_token and first.session.tokens.refresh_token not in caplog.text
+
+
+async def test_a_server_moved_to_another_authorization_server_gets_a_token_of_that_one(auth_server, tmp_path, caplog):
+    """The same URL, restarted behind another authorization server: the old one's token is refused,
+    the new one logs the user in, the index follows; the old login stays kept (another server of
+    that authorization server and resource may use it)."""
+    caplog.set_level(logging.DEBUG)
+    browser = Browser()
+    store = FileTokenStore(tmp_path / "oauth")
+    port = free_port()
+    with AuthServer() as moved_to, trio.fail_after(90):
+        async with served(make_app(auth_server.issuer), port=port) as url:
+            async with mcptrio.client.connect(url, auth=OAuth(store=store, user_agent=browser, timeout=20)) as client:
+                assert not (await client.call_tool("whoami")).is_error
+        async with served(make_app(moved_to.issuer), port=port) as url:
+            auth = OAuth(store=store, user_agent=browser, timeout=20)
+            async with mcptrio.client.connect(url, auth=auth) as client:
+                assert not (await client.call_tool("whoami")).is_error
+            assert browser.logins == 2 and auth.session is not None and auth.session.issuer == moved_to.issuer
+            later = OAuth(store=store, interactive=False)  # a later run: the new login, straight from the index
+            async with mcptrio.client.connect(url, auth=later) as client:
+                assert not (await client.call_tool("whoami")).is_error
+            assert later.session is not None and later.session.issuer == moved_to.issuer
+        index, tokens = await kept(store)
+        assert index == {url: {"issuer": moved_to.issuer, "resource": url}}
+        assert tokens == {f"tokens {auth_server.issuer} {url}", f"tokens {moved_to.issuer} {url}"}
+    assert auth.session.tokens.refresh_token not in caplog.text

@@ -73,12 +73,12 @@ def make_app(issuer: str, **auth: Any) -> mcptrio.App:
 
 
 @contextlib.asynccontextmanager
-async def served(app: mcptrio.App, path: str = "/mcp", **config: Any) -> AsyncIterator[str]:
+async def served(app: mcptrio.App, path: str = "/mcp", port: int = 0, **config: Any) -> AsyncIterator[str]:
     stop = trio.Event()
     async with trio.open_nursery() as nursery:
         url = await nursery.start(
             functools.partial(
-                serve_http, app, port=0, config=HttpConfig(path=path, **config), shutdown_trigger=stop.wait
+                serve_http, app, port=port, config=HttpConfig(path=path, **config), shutdown_trigger=stop.wait
             )
         )
         yield url
