@@ -5,6 +5,7 @@ protected by it, a refresh after the token expired, and step-up to a wider scope
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
@@ -12,6 +13,7 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urljoin
@@ -26,6 +28,7 @@ import mcptrio.client
 from mcptrio.client import McpError
 from mcptrio.client.oauth import FileTokenStore, LoginRequired, OAuth
 from mcptrio.transports.http import HttpConfig, McpHttpApp
+from mcptrio.transports.websocket import serve_websocket
 
 from .authserver import AuthServer
 from .test_resource_server import free_port, make_app, served
@@ -234,3 +237,50 @@ async def test_a_server_moved_to_another_authorization_server_gets_a_token_of_th
         assert index == {url: {"issuer": moved_to.issuer, "resource": url}}
         assert tokens == {f"tokens {auth_server.issuer} {url}", f"tokens {moved_to.issuer} {url}"}
     assert auth.session.tokens.refresh_token not in caplog.text
+
+
+@contextlib.asynccontextmanager
+async def served_over_websocket(app: mcptrio.App, path: str = "/mcp") -> AsyncIterator[str]:
+    stop = trio.Event()
+    async with trio.open_nursery() as nursery:
+        yield await nursery.start(
+            functools.partial(serve_websocket, app, port=0, path=path, shutdown_trigger=stop.wait)
+        )
+        stop.set()
+
+
+async def test_login_over_websocket_then_a_refreshed_token_on_the_next_upgrade(auth_server, tmp_path, caplog):
+    """A ws:// server refuses the upgrade with 401: the client reads the resource metadata at the
+    http:// origin, logs the user in, and upgrades again with the token.  A later connection
+    whose token has expired upgrades with a refreshed one, no new login."""
+    caplog.set_level(logging.DEBUG)
+    browser = Browser()
+    store = FileTokenStore(tmp_path / "oauth")
+    # (/short/: the authorization server makes tokens for this resource that live 2 seconds)
+    async with served_over_websocket(make_app(auth_server.issuer), path="/short/mcp") as url:
+        resource = "http" + url[len("ws") :]
+        first = OAuth(store=store, user_agent=browser, timeout=20)
+        with trio.fail_after(60):
+            async with mcptrio.client.connect(url, auth=first) as client:
+                who = await client.call_tool("whoami")
+                assert not who.is_error and '"mcp:read"' in who.content[0].text
+            assert browser.logins == 1 and first.session is not None and first.session.resource == resource
+            await trio.sleep(2.5)
+            later = OAuth(store=store, interactive=False)
+            async with mcptrio.client.connect(url, auth=later, era="legacy") as client:
+                assert not (await client.call_tool("whoami")).is_error
+        assert browser.logins == 1 and later.session is not None
+        assert later.session.tokens.access_token != first.session.tokens.access_token
+    index, tokens = await kept(store)
+    assert index == {resource: {"issuer": auth_server.issuer, "resource": resource}}
+    assert tokens == {f"tokens {auth_server.issuer} {resource}"}
+    assert later.session.tokens.refresh_token and later.session.tokens.refresh_token not in caplog.text
+
+
+async def test_over_websocket_without_a_user_a_login_is_a_clear_error(auth_server, tmp_path):
+    async with served_over_websocket(make_app(auth_server.issuer)) as url:
+        with trio.fail_after(30), pytest.raises(McpError) as raised:
+            async with mcptrio.client.connect(url, auth=OAuth(store=FileTokenStore(tmp_path), interactive=False)):
+                pass
+        assert raised.value.message == f"{url} needs a login: run `mcptrio auth login {url}`"
+        assert raised.value.data == {"authorization": True}
