@@ -1,7 +1,9 @@
 """A user's login with ``mcptrio.client.oauth.OAuth`` against the real authorization server
 (oidc-provider): dynamic registration, authorization code + PKCE through the loopback redirect,
 its login and consent pages driven over HTTP as a browser would; then calls to an mcptrio server
-protected by it, a refresh after the token expired, and step-up to a wider scope."""
+protected by it, a refresh after the token expired, and step-up to a wider scope.  Tokens kept per
+(authorization server, resource): shared by two servers, not reused after a server moved to another
+authorization server.  The same over WebSocket: the login on the upgrade's 401, step-up on its 403."""
 
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ import pytest
 import trio
 
 import mcptrio.client
+from mcptrio.auth import InsufficientScope, Principal
+from mcptrio.auth.jwt_verifier import JwtVerifier
 from mcptrio.client import McpError
 from mcptrio.client.oauth import FileTokenStore, LoginRequired, OAuth
 from mcptrio.transports.http import HttpConfig, McpHttpApp
@@ -255,7 +259,7 @@ async def test_login_over_websocket_then_a_refreshed_token_on_the_next_upgrade(a
     whose token has expired upgrades with a refreshed one, no new login."""
     caplog.set_level(logging.DEBUG)
     browser = Browser()
-    store = FileTokenStore(tmp_path / "oauth")
+    store = FileTokenStore(tmp_path / "mcptrio" / "oauth")  # (where the CLI looks, below)
     # (/short/: the authorization server makes tokens for this resource that live 2 seconds)
     async with served_over_websocket(make_app(auth_server.issuer), path="/short/mcp") as url:
         resource = "http" + url[len("ws") :]
@@ -276,6 +280,19 @@ async def test_login_over_websocket_then_a_refreshed_token_on_the_next_upgrade(a
     assert tokens == {f"tokens {auth_server.issuer} {resource}"}
     assert later.session.tokens.refresh_token and later.session.tokens.refresh_token not in caplog.text
 
+    # the CLI sees the login (under the http twin), and forgets it given the ws:// URL
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}
+
+    async def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return await trio.run_process([*MCPTRIO, *args], capture_stdout=True, capture_stderr=True, check=False, env=env)
+
+    with trio.fail_after(60):
+        [row] = json.loads((await cli("auth", "status", "--json")).stdout)
+        assert (row["server"], row["issuer"], row["resource"]) == (resource, auth_server.issuer, resource)
+        logout = await cli("auth", "logout", url)
+        assert logout.stdout.decode().startswith(f"logged out of {url}"), logout.stderr
+        assert json.loads((await cli("auth", "status", "--json")).stdout) == []
+
 
 async def test_over_websocket_without_a_user_a_login_is_a_clear_error(auth_server, tmp_path):
     async with served_over_websocket(make_app(auth_server.issuer)) as url:
@@ -284,3 +301,38 @@ async def test_over_websocket_without_a_user_a_login_is_a_clear_error(auth_serve
                 pass
         assert raised.value.message == f"{url} needs a login: run `mcptrio auth login {url}`"
         assert raised.value.data == {"authorization": True}
+
+
+class WritersOnly:
+    """A token verifier that lets in only tokens with ``files:write``: the upgrade is refused with
+    ``403 insufficient_scope`` (mcptrio's own WebSocket server checks scopes per message)."""
+
+    def __init__(self, inner: JwtVerifier) -> None:
+        self.inner = inner
+
+    async def verify(self, token: str) -> Principal:
+        principal = await self.inner.verify(token)
+        if "files:write" not in principal.scopes:
+            raise InsufficientScope(frozenset({"mcp:read", "files:write"}))
+        return principal
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_over_websocket_a_403_insufficient_scope_at_the_upgrade_steps_up(auth_server, tmp_path):
+    port = free_port()
+    verifier = WritersOnly(JwtVerifier(auth_server.issuer, f"http://127.0.0.1:{port}/mcp", leeway=0))
+    browser = Browser()
+    auth = OAuth(store=FileTokenStore(tmp_path), user_agent=browser, timeout=20)
+    stop = trio.Event()
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            app = make_app(auth_server.issuer, verifier=verifier)
+            url = await nursery.start(functools.partial(serve_websocket, app, port=port, shutdown_trigger=stop.wait))
+            async with mcptrio.client.connect(url, auth=auth) as client:
+                wrote = await client.call_tool("write_file", {"path": "a.txt"})
+            stop.set()
+    assert wrote.content[0].text == "wrote a.txt"
+    assert browser.logins == 2 and auth.session is not None  # the login for the 401, the step-up for the 403
+    assert {"mcp:read", "files:write"} <= set(auth.session.scopes)
