@@ -1,10 +1,12 @@
 """A lost legacy session and a broken stream, over real HTTP: the server restarted between two calls
 (a new session, the call asked again), killed during one (asked again only if the tool may run
-twice, else a clear error), down when a call goes out (refused: tried once more after a pause),
-and a connection cut mid-call (the stream resumed with Last-Event-ID)."""
+twice, else a clear error), down when a call goes out (refused: tried once more after a pause;
+a WebSocket's connection likewise), and a connection cut mid-call (the stream resumed with
+Last-Event-ID)."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import socket
 
@@ -15,6 +17,7 @@ import mcptrio
 import mcptrio.client
 from mcptrio.client import McpError
 from mcptrio.transports.http import HttpConfig, serve_http
+from mcptrio.transports.websocket import serve_websocket
 
 
 def free_port() -> int:
@@ -245,3 +248,31 @@ async def test_a_stream_cut_mid_call_is_resumed_with_last_event_id():
                 assert client.raw.end.session_id == session
         server.kill()
         nursery.cancel_scope.cancel()
+
+
+async def test_a_websocket_connection_refused_is_tried_once_more(caplog):
+    """The WebSocket server is not listening yet when connect() dials; it is, on that port, after
+    the pause: the connection is made on the second try."""
+    caplog.set_level(logging.INFO, "mcptrio.client")
+    heard = Heard("trying once more in 0.5 s")
+    logging.getLogger("mcptrio.client").addHandler(heard)
+    port = free_port()
+    stop = trio.Event()
+    try:
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+
+                async def serve_when_refused() -> None:
+                    await heard.event.wait()  # (the first try was refused)
+                    await nursery.start(
+                        functools.partial(serve_websocket, make_app([]), port=port, shutdown_trigger=stop.wait)
+                    )
+
+                nursery.start_soon(serve_when_refused)
+                async with mcptrio.client.connect(f"ws://127.0.0.1:{port}/mcp") as client:
+                    answer = await client.call_tool("hello")
+                stop.set()
+    finally:
+        logging.getLogger("mcptrio.client").removeHandler(heard)
+    assert answer.content[0].text == "hello" and heard.event.is_set()
+    assert caplog.text.count("trying once more") == 1
