@@ -38,8 +38,8 @@ def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.action is None:
         raise UsageError("mcptrio auth needs an action: login URL, logout URL or status")
-    if args.action in ("login", "logout") and not args.url.startswith(("http://", "https://")):
-        raise UsageError(f"mcptrio auth {args.action} needs the server's http(s):// URL, got {args.url!r}")
+    if args.action in ("login", "logout") and not args.url.startswith(("http://", "https://", "ws://", "wss://")):
+        raise UsageError(f"mcptrio auth {args.action} needs the server's http(s):// or ws(s):// URL, got {args.url!r}")
     try:
         return trio.run(ACTIONS[args.action], args)
     except* McpError as group:
@@ -86,19 +86,22 @@ async def _logout(args: argparse.Namespace) -> int:
 
 async def _status(args: argparse.Namespace) -> int:
     from ..client.oauth import FileTokenStore
-    from ..client.oauth.flow import Session
+    from ..client.oauth.flow import indexed, kept_session
 
     store = FileTokenStore()
     rows: list[dict[str, Any]] = []
-    for key, value in (await store.entries()).items():
-        session = Session.from_json(value) if key.startswith("tokens ") else None
+    for key in await store.entries():
+        server = key.removeprefix("server ")
+        where = await indexed(store, server) if key.startswith("server ") else None
+        session = await kept_session(store, *where) if where is not None else None
         if session is None:
             continue
         expires = session.tokens.expires_at
         rows.append(
             {
-                "server": key.removeprefix("tokens "),
+                "server": server,
                 "issuer": session.issuer,
+                "resource": session.resource,
                 "scopes": session.scopes,
                 "expiresIn": None if expires is None else round(expires - time.time()),
                 "refreshable": session.tokens.refresh_token is not None,

@@ -1,4 +1,4 @@
-"""Which login a client command uses for a protected HTTP server: ``mcptrio.client.oauth.OAuth``
+"""Which login a client command uses for a protected HTTP or WebSocket server: ``mcptrio.client.oauth.OAuth``
 with the user's token store, that logs in when the command runs on a terminal and otherwise uses
 the stored tokens only (a server that needs a login then says to run ``mcptrio auth login``)."""
 
@@ -13,9 +13,13 @@ def on_terminal() -> bool:
 
 
 def login_for(target: Any, token: str | None, verify: Any) -> Any:
-    """A protected HTTP server's login (``mcptrio.client.oauth.OAuth`` with the user's token
+    """A protected HTTP or WebSocket server's login (``mcptrio.client.oauth.OAuth`` with the user's token
     store): started here on a terminal, else only the stored tokens (``mcptrio auth login``'s)."""
-    if token is not None or not isinstance(target, str) or not target.startswith(("http://", "https://")):
+    if (
+        token is not None
+        or not isinstance(target, str)
+        or not target.startswith(("http://", "https://", "ws://", "wss://"))
+    ):
         return None
     from ..client.oauth import OAuth
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shlex
 import ssl
@@ -16,6 +17,7 @@ from ..groups import leaves
 from ..protocol.errors import UNSUPPORTED_PROTOCOL_VERSION, McpError
 from ..protocol.session import LOG_LEVELS
 from ..protocol.versions import LATEST_LEGACY, LATEST_MODERN, MODERN_VERSIONS
+from .http import RETRY_AFTER
 from .pooling import KEEPALIVE_EXPIRY
 from .raw import RawClient
 from .recovery import SessionLost
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
 Token = str | Callable[[], Awaitable[str]]
 CLIENT_INFO = {"name": "mcptrio", "version": "0"}
 CONNECT_TIMEOUT = 30.0  # seconds for a connection (and a WebSocket's handshake), as httpx's connect timeout
+MAX_UPGRADES = 4  # WebSocket handshakes per connect: refused for a token, then with one (a refresh, a step-up)
+log = logging.getLogger("mcptrio.client")
 
 
 @contextlib.asynccontextmanager
@@ -65,8 +69,9 @@ async def connect(
     (``params`` in, a result out); the client declares exactly those capabilities (and the tasks
     extension for a call that runs as a task).
     ``token``: a bearer token, or an async callable returning one (asked before every request).
-    ``auth``: how to get one when the server asks (HTTP): ``mcptrio.client.oauth.OAuth()`` logs the
-    user in, ``ClientCredentials(...)`` uses a program's own; any ``httpx.Auth`` does.
+    ``auth``: how to get one when the server asks: ``mcptrio.client.oauth.OAuth()`` logs the
+    user in, ``ClientCredentials(...)`` uses a program's own; any ``httpx.Auth`` does (over
+    WebSocket it is asked for the upgrade request's headers, and told of a 401 or 403 refusal).
     ``tasks``: run task tools as tasks, followed to their end by ``call_tool``: True, every tool
     that can; None (default), only those that must; False, none (see ``Client``).
     ``log_level``: the least severe log message the server should send (``"debug"`` …
@@ -210,8 +215,6 @@ async def _end(
         async with _http(target, token, headers, ssl_context(verify)) as end:
             yield end
     elif isinstance(target, str) and target.startswith(("ws://", "wss://")):
-        if token is not None and not (isinstance(token, str) or callable(token)):
-            raise ValueError("auth= is for http(s) URLs: over WebSocket pass token=")
         async with _websocket(target, token, headers, ssl_context(verify)) as end:
             yield end
     else:
@@ -312,13 +315,17 @@ class _WebSocketEnd:
 
 @contextlib.asynccontextmanager
 async def _websocket(
-    url: str, token: Token | None, headers: dict[str, str] | None, context: ssl.SSLContext
+    url: str, token: Token | httpx.Auth | None, headers: dict[str, str] | None, context: ssl.SSLContext
 ) -> AsyncIterator[Any]:
     """A WebSocket connection whose TCP and TLS handshakes are done here, before trio-websocket
     gets the stream: its own TLS handshake runs late, in its reader task, and a failure there
     (an untrusted certificate) left it waiting for its 60 s connect timeout, saying nothing why
-    (trio-websocket issue 199).  Here it fails at once and says what was wrong."""
+    (trio-websocket issue 199).  Here it fails at once and says what was wrong.  An upgrade
+    refused with 401 or 403 goes to the ``auth`` (``UpgradeAuth``), and is made again if it got
+    a token."""
     from trio_websocket import HandshakeError, wrap_client_stream
+
+    from .upgrade_auth import UpgradeAuth
 
     parts = urlsplit(url)
     host, secure = parts.hostname or "", parts.scheme == "wss"
@@ -327,43 +334,59 @@ async def _websocket(
     host_header = address if parts.port is None else f"{address}:{port}"
     resource = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     extra = [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
-    if token is not None:
-        value = token if isinstance(token, str) else await token()
-        extra.append((b"authorization", f"Bearer {value}".encode()))
-    stream = await _connected(url, host, port, context if secure else None)
-    try:
-        async with trio.open_nursery() as nursery:
-            with trio.move_on_after(CONNECT_TIMEOUT) as upgrading:
-                connection = await wrap_client_stream(
-                    nursery, stream, host_header, resource, subprotocols=["mcp"], extra_headers=extra
-                )
-            if upgrading.cancelled_caught:
-                raise ConnectionError(f"{url}: no answer to the WebSocket handshake within {CONNECT_TIMEOUT:g} s")
-            try:
-                yield _WebSocketEnd(connection)
-            finally:
-                with trio.CancelScope(shield=True), trio.move_on_after(5):
-                    await connection.aclose()
-                nursery.cancel_scope.cancel()
-    except BaseExceptionGroup as group:  # the reader task's refusal (HTTP 401 on the upgrade, say)
-        found = leaves(group)
-        refused = [exc for exc in found if isinstance(exc, HandshakeError)]
-        if len(found) == 1 and refused:
-            raise ConnectionError(f"{url}: {_refusal(refused[0])}") from refused[0]
-        raise
-    finally:
-        await trio.aclose_forcefully(stream)  # (closed already, unless the handshake failed)
+    auth = UpgradeAuth(url, token)
+    for _ in range(MAX_UPGRADES):
+        stream = await _connected(url, host, port, context if secure else None)
+        upgraded = False
+        try:
+            async with trio.open_nursery() as nursery:
+                with trio.move_on_after(CONNECT_TIMEOUT) as upgrading:
+                    connection = await wrap_client_stream(
+                        nursery,
+                        stream,
+                        host_header,
+                        resource,
+                        subprotocols=["mcp"],
+                        extra_headers=extra + await auth.headers(),
+                    )
+                if upgrading.cancelled_caught:
+                    raise ConnectionError(f"{url}: no answer to the WebSocket handshake within {CONNECT_TIMEOUT:g} s")
+                upgraded = True
+                await auth.accepted()
+                try:
+                    yield _WebSocketEnd(connection)
+                finally:
+                    with trio.CancelScope(shield=True), trio.move_on_after(5):
+                        await connection.aclose()
+                    nursery.cancel_scope.cancel()
+            return
+        except BaseExceptionGroup as group:  # the reader task's refusal (HTTP 401 on the upgrade, say)
+            found = leaves(group)
+            refused = [exc for exc in found if isinstance(exc, HandshakeError)]
+            if upgraded or len(found) != 1 or not refused:
+                raise
+            if not await auth.refused(refused[0]):
+                raise ConnectionError(f"{url}: {_refusal(refused[0])}") from refused[0]
+        finally:
+            await trio.aclose_forcefully(stream)  # (closed already, unless the handshake failed)
+    raise ConnectionError(f"{url}: the WebSocket handshake was refused {MAX_UPGRADES} times")
 
 
 async def _connected(
     url: str, host: str, port: int, context: ssl.SSLContext | None
 ) -> trio.SocketStream | trio.SSLStream[trio.SocketStream]:
     """A TCP connection, with its TLS handshake done when ``context`` is given; ConnectionError
-    (what went wrong, in a line) when it fails or takes longer than CONNECT_TIMEOUT."""
+    (what went wrong, in a line) when it fails or takes longer than CONNECT_TIMEOUT.  A connection
+    refused is tried once more after RETRY_AFTER seconds (a server restarting)."""
     stream: trio.SocketStream | trio.SSLStream[trio.SocketStream] | None = None
     try:
         with trio.fail_after(CONNECT_TIMEOUT):
-            tcp = await trio.open_tcp_stream(host, port)
+            try:
+                tcp = await trio.open_tcp_stream(host, port)
+            except OSError as exc:  # (refused, reset: nothing was sent, so once more after a pause)
+                log.info("%s: %s; trying once more in %g s", url, failure_reason(exc), RETRY_AFTER)
+                await trio.sleep(RETRY_AFTER)
+                tcp = await trio.open_tcp_stream(host, port)
             stream = tcp
             if context is not None:
                 stream = trio.SSLStream(tcp, context, server_hostname=host, https_compatible=True)

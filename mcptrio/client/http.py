@@ -15,7 +15,10 @@ cancels.
 from __future__ import annotations
 
 import base64
+import contextlib
+import logging
 import re
+from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
@@ -24,7 +27,7 @@ import trio
 from ..protocol.methods import METHODS
 from ..protocol.session import META_VERSION
 from .sse import EventStream
-from .tls import failure_reason
+from .tls import failure_reason, is_tls_failure
 
 ACCEPT = "application/json, text/event-stream"
 _PLAIN = re.compile(r"[\x20-\x7e]*")  # visible ASCII and space: a header value as it is
@@ -32,6 +35,8 @@ _SENTINEL = re.compile(r"=\?base64\?.*\?=", re.DOTALL)
 
 Mirrored = list[tuple[str, tuple[str, ...]]]  # (Mcp-Param-* name, the argument's path)
 MAX_IDLE_RESUMES = 3
+RETRY_AFTER = 0.5  # seconds before a request whose connection could not be made is tried again
+log = logging.getLogger("mcptrio.client")
 
 
 class StreamEnded(ConnectionError):
@@ -143,7 +148,7 @@ class HttpEnd:
         try:
             with scope:
                 try:
-                    async with self.http.stream("POST", self.url, content=frame, headers=headers) as response:
+                    async with self._post(frame, headers) as response:
                         if request_id == self._initialize_id and "mcp-session-id" in response.headers:
                             self.session_id = response.headers["mcp-session-id"]
                         kind = response.headers.get("content-type", "")
@@ -172,6 +177,29 @@ class HttpEnd:
             await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": failure_answer(exc, stream)})
         finally:
             self._open.pop(request_id, None)
+
+    @contextlib.asynccontextmanager
+    async def _post(self, frame: bytes, headers: dict[str, str]) -> AsyncIterator[Any]:
+        """POST a request and stream its response.  A connection that could not be made (refused,
+        reset before the request went out) cannot have run it: it is tried once more after
+        RETRY_AFTER seconds, whatever the method.  A failed TLS handshake is not (it would fail
+        the same way)."""
+        import httpx
+
+        for attempt in range(2):
+            try:
+                request = self.http.build_request("POST", self.url, content=frame, headers=headers)
+                response = await self.http.send(request, stream=True)
+                break
+            except httpx.ConnectError as exc:
+                if attempt or is_tls_failure(exc):
+                    raise
+                log.info("%s: %s; trying once more in %g s", self.url, failure_reason(exc), RETRY_AFTER)
+                await trio.sleep(RETRY_AFTER)
+        try:
+            yield response
+        finally:
+            await response.aclose()
 
     async def _post_once_more(self, frame: bytes, headers: dict[str, str]) -> Any:
         """POST a notification or a response, again once if the connection failed under it (a kept-

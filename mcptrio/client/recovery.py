@@ -5,8 +5,10 @@ What had not reached the server (a 404 is refused before anything runs) is asked
 session.  A request whose connection broke after it was sent may have run: it is asked again only
 when repeating it is harmless — any request but ``tools/call``, and a tool annotated
 ``idempotentHint`` or ``readOnlyHint``; otherwise the caller gets an ``McpError`` whose
-``data.mayHaveRun`` is true.  One new session per failed request at most; each is logged, and told
-to ``on_session_lost(old_id, new_id)`` when given.
+``data.mayHaveRun`` is true.  The same rule holds in the 2026-07-28 era, where asking again needs no
+new session.  (A connection that could not be made at all is tried again by ``HttpEnd`` itself.)
+One new session per failed request at most; each is logged, and told to
+``on_session_lost(old_id, new_id)`` when given.
 """
 
 from __future__ import annotations
@@ -43,9 +45,9 @@ class SessionRecovery:
     async def __call__(self, method: str, params: dict[str, Any], error: McpError) -> bool:
         end = self.raw.end
         data = error.data if isinstance(error.data, dict) else {}
-        if self.raw.era != "legacy" or not hasattr(end, "forget_session") or method == "initialize":
+        if not hasattr(end, "forget_session") or method == "initialize":
             return False
-        lost = data.get("httpStatus") == 404 and data.get("sessionId") is not None
+        lost = self.raw.era == "legacy" and data.get("httpStatus") == 404 and data.get("sessionId") is not None
         broken = bool(data.get("transport") or lost) and data.get("mayHaveRun") is True
         if not lost and not broken:
             return False

@@ -47,16 +47,27 @@ def _trusting(cafile: str | None, capath: str | None) -> ssl.SSLContext:
         raise ValueError(f"cannot load CA certificates from {cafile or capath}: {exc}") from exc
 
 
-def failure_reason(exc: BaseException) -> str:
-    """What went wrong, in a line: a certificate that failed verification says why, an error
-    wrapped without a message (httpx's ``ConnectError('')``) says what it wraps."""
+def _chain(exc: BaseException) -> list[BaseException]:
     seen: list[BaseException] = []
     cause: BaseException | None = exc
     while cause is not None and cause not in seen:
         seen.append(cause)
-        if isinstance(cause, ssl.SSLCertVerificationError):
-            return f"TLS certificate verify failed: {cause.verify_message or cause.reason}"
         cause = cause.__cause__ or cause.__context__
+    return seen
+
+
+def is_tls_failure(exc: BaseException) -> bool:
+    """Did the connection fail in its TLS handshake (a certificate, a protocol): not worth a retry."""
+    return any(isinstance(found, ssl.SSLError) for found in _chain(exc))
+
+
+def failure_reason(exc: BaseException) -> str:
+    """What went wrong, in a line: a certificate that failed verification says why, an error
+    wrapped without a message (httpx's ``ConnectError('')``) says what it wraps."""
+    seen = _chain(exc)
+    for found in seen:
+        if isinstance(found, ssl.SSLCertVerificationError):
+            return f"TLS certificate verify failed: {found.verify_message or found.reason}"
     for found in seen:
         if isinstance(found, ssl.SSLError):
             return f"TLS error: {found.reason or found}"

@@ -3,17 +3,18 @@
 Each connection is one session (either era, as on stdio).  The upgrade is refused with 403 for a
 bad Origin and 421 for a bad Host, and with 503 when the connection would pass a stream limit
 (a connection is long-lived like a listen stream: http/capacity.py); a message over the limit
-closes the connection with 1009.
+closes the connection with 1009.  With authorization on, the resource metadata is served as plain
+HTTP on the same port (``websocket_metadata``), where a client refused with 401 finds it.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import trio
-from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketRequest
-from trio_websocket import serve_websocket as ws_serve
+from trio_websocket import ConnectionClosed, WebSocketConnection, WebSocketRequest, wrap_server_stream
 
 from ..auth.errors import AuthError
 from ..auth.gate import Gate
@@ -29,6 +30,7 @@ from .net.capacity import Capacity
 from .net.config import HttpConfig
 from .net.refusal import HttpError
 from .net.shared_state import shared_state
+from .websocket_metadata import Replayed, answered_plainly, read_head
 
 if TYPE_CHECKING:
     from ..app import App
@@ -91,7 +93,7 @@ async def serve_websocket(
     capacity = Capacity(config.max_requests, config.max_streams, config.max_streams_per_client)
     all_ended = trio.Event()
 
-    async def handler(request: WebSocketRequest) -> None:
+    async def handler(request: WebSocketRequest, peer: str | None) -> None:
         headers = {name.lower(): value for name, value in request.headers}
         # wsproto keeps Host out of extra_headers; trio-websocket exposes it only on its event.
         host = getattr(getattr(request, "_event", None), "host", None)
@@ -121,8 +123,6 @@ async def serve_websocket(
                 status, extra, body = gate.challenge(error)
                 await request.reject(status, extra_headers=extra, body=body)
                 return
-        remote = request.remote  # an Endpoint (address, port), or a string for other streams
-        peer = str(remote.address) if hasattr(remote, "address") else None
         client_address = forwarded.client_address(peer, headers.get(b"x-forwarded-for"), proxies)
         key = client_key(principal, client_address)
         try:
@@ -156,22 +156,39 @@ async def serve_websocket(
             if not live:
                 all_ended.set()
 
+    async def connection(stream: trio.SocketStream) -> None:
+        """Read the request head first: the resource metadata is answered here (plain HTTP), and
+        anything else goes on to trio-websocket as an upgrade."""
+        try:
+            try:
+                peer: str | None = str(stream.socket.getpeername()[0])
+                head = None
+                with trio.move_on_after(config.header_timeout):
+                    head = await read_head(stream, config.max_head_size)
+                if head is None or await answered_plainly(stream, head, gate):
+                    return
+            except (trio.BrokenResourceError, OSError):  # (the client left)
+                return
+            async with trio.open_nursery() as reader:
+                request = None
+                with trio.move_on_after(config.header_timeout):
+                    request = await wrap_server_stream(
+                        reader, Replayed(stream, head), max_message_size=limits.max_message_size
+                    )
+                if request is not None:
+                    await handler(request, peer)
+                reader.cancel_scope.cancel()
+        finally:
+            await trio.aclose_forcefully(stream)
+
     gate: Gate | None = None
     if app.auth is not None:
         resource_check(app.auth, host)
     async with app.running(), trio.open_nursery() as nursery:
-        server = await nursery.start(
-            lambda task_status: ws_serve(
-                handler,
-                host,
-                port,
-                None,
-                max_message_size=limits.max_message_size,
-                handler_nursery=nursery,
-                task_status=task_status,
-            )
+        listeners = await nursery.start(
+            functools.partial(trio.serve_tcp, connection, port, host=host, handler_nursery=nursery)
         )
-        bound_port = server.port
+        bound_port = listeners[0].socket.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host
         url = f"ws://{shown}:{bound_port}{config.path}"
         if app.auth is not None:

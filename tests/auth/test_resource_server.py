@@ -73,12 +73,12 @@ def make_app(issuer: str, **auth: Any) -> mcptrio.App:
 
 
 @contextlib.asynccontextmanager
-async def served(app: mcptrio.App, path: str = "/mcp", **config: Any) -> AsyncIterator[str]:
+async def served(app: mcptrio.App, path: str = "/mcp", port: int = 0, **config: Any) -> AsyncIterator[str]:
     stop = trio.Event()
     async with trio.open_nursery() as nursery:
         url = await nursery.start(
             functools.partial(
-                serve_http, app, port=0, config=HttpConfig(path=path, **config), shutdown_trigger=stop.wait
+                serve_http, app, port=port, config=HttpConfig(path=path, **config), shutdown_trigger=stop.wait
             )
         )
         yield url
@@ -438,6 +438,48 @@ async def test_a_get_stream_ends_when_its_token_expires(auth_server):
 
 
 # -- other transports -----------------------------------------------------------------------------------
+
+
+async def test_websocket_serves_the_resource_metadata_as_plain_http_on_its_port(auth_server):
+    """Where the upgrade's 401 challenge points (the http:// twin's well-known path): the metadata,
+    as on HTTP; any other request that is not an upgrade, or a connection that sends nothing
+    whole, leaves the server serving."""
+    stop = trio.Event()
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(
+            functools.partial(serve_websocket, make_app(auth_server.issuer), port=0, shutdown_trigger=stop.wait)
+        )
+        resource = "http" + url[len("ws") :]
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        with trio.fail_after(10):
+            for sent in (b"", b"GET /mcp HTT", b"NOT HTTP AT ALL\r\n\r\n"):
+                stream = await trio.open_tcp_stream("127.0.0.1", port)
+                await stream.send_all(sent)
+                await stream.aclose()
+            with pytest.raises(ConnectionRejected) as rejected:
+                async with open_websocket_url(url, subprotocols=["mcp"]):
+                    pass
+            where = dict(
+                re.findall(
+                    r'(\w+)="([^"]*)"', {k.lower(): v for k, v in rejected.value.headers}[b"www-authenticate"].decode()
+                )
+            )
+            async with httpx.AsyncClient(trust_env=False) as http:
+                metadata = await http.get(where["resource_metadata"])
+                head = await http.head(where["resource_metadata"])
+                preflight = await http.options(where["resource_metadata"])
+                plain = await http.get(resource)
+        stop.set()
+    assert where["resource_metadata"] == resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+    assert metadata.status_code == 200 and metadata.headers["access-control-allow-origin"] == "*"
+    assert metadata.json() == {
+        "resource": resource,
+        "authorization_servers": [auth_server.issuer],
+        "bearer_methods_supported": ["header"],
+        "scopes_supported": ["mcp:read"],
+    }
+    assert head.status_code == 200 and head.content == b"" and preflight.status_code == 204
+    assert plain.status_code == 400  # (not an upgrade, not the metadata: trio-websocket's answer)
 
 
 async def test_websocket_checks_the_token_on_the_upgrade_and_scopes_per_message(auth_server):

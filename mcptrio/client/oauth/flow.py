@@ -4,10 +4,12 @@ before it expires, or when the server says it has; and steps up on ``403 insuffi
 
 How a token is got is the subclass's (``OAuth``: a user's login; ``ClientCredentials``: a
 machine's own credentials).  One lock serialises logins and refreshes, so requests that meet a
-401 together cause one login.  Tokens are kept per server in the ``TokenStore``, tagged with the
-authorization server that issued them; registrations per authorization server (never reused
-with another: the resource metadata is read again on every 401, and an authorization server that
-changed means a new registration).
+401 together cause one login.  Tokens are kept in the ``TokenStore`` per (authorization server,
+resource): two servers that are one resource of one authorization server share a login.  An index
+entry per server URL names the pair its tokens are under, so a later run sends them without a
+discovery round trip; a server whose resource metadata now names another authorization server is
+given a token of that one (the index follows), never the old one's again.  Registrations are kept
+per authorization server (never reused with another).
 """
 
 from __future__ import annotations
@@ -27,7 +29,15 @@ from ..tls import Verify, ssl_context
 from .challenge import Challenge, challenge_of
 from .errors import AuthorizationError
 from .grants import Tokens, request_tokens
-from .metadata import ResourceMetadata, ServerMetadata, canonical, discover_resource, discover_server, origin_of
+from .metadata import (
+    ResourceMetadata,
+    ServerMetadata,
+    canonical,
+    discover_resource,
+    discover_server,
+    http_twin,
+    origin_of,
+)
 from .registration import Registration
 from .store import MemoryTokenStore, TokenStore
 
@@ -74,8 +84,35 @@ class Session:
             return None
 
 
-def tokens_key(server_url: str) -> str:
-    return f"tokens {canonical(server_url)}"
+def tokens_key(issuer: str, resource: str) -> str:
+    """Where the tokens one authorization server issued for one resource are kept."""
+    return f"tokens {issuer} {canonical(resource)}"
+
+
+def server_key(server_url: str) -> str:
+    """Where the index entry of a server URL is kept: the (issuer, resource) its tokens are under
+    (a ``ws(s)://`` URL as its ``http(s)://`` twin, whose origin has the resource metadata)."""
+    return f"server {canonical(http_twin(server_url))}"
+
+
+async def indexed(store: TokenStore, server_url: str) -> tuple[str, str] | None:
+    """The (issuer, resource) a server URL's tokens are kept under, if it has an index entry."""
+    stored = await store.get(server_key(server_url))
+    try:
+        value = json.loads(stored) if stored else None
+    except ValueError:
+        return None
+    if isinstance(value, dict) and isinstance(value.get("issuer"), str) and isinstance(value.get("resource"), str):
+        return value["issuer"], value["resource"]
+    return None
+
+
+async def kept_session(store: TokenStore, issuer: str, resource: str) -> Session | None:
+    stored = await store.get(tokens_key(issuer, resource))
+    session = Session.from_json(stored) if stored else None
+    if session is None or session.issuer != issuer or canonical(session.resource) != canonical(resource):
+        return None
+    return session
 
 
 def client_key(issuer: str) -> str:
@@ -189,19 +226,25 @@ class OAuthFlow(httpx.Auth):
         if self._loaded or self.server_url is None:
             return
         self._loaded = True
-        stored = await self.store.get(tokens_key(self.server_url))
-        self.session = Session.from_json(stored) if stored else None
-        if self.session is not None and self.session.dpop_key:
+        where = await indexed(self.store, self.server_url)
+        if where is not None:
+            self._adopt(await kept_session(self.store, *where))
+
+    def _adopt(self, session: Session | None) -> None:
+        self.session = session
+        if session is not None and session.dpop_key:
             from .dpop import DPoPKey
 
-            self._dpop_key = DPoPKey(self.session.dpop_key)
+            self._dpop_key = DPoPKey(session.dpop_key)
 
     async def _save(self) -> None:
-        assert self.server_url is not None
-        if self.session is None:
-            await self.store.delete(tokens_key(self.server_url))
-        else:
-            await self.store.set(tokens_key(self.server_url), self.session.to_json())
+        """Keep the session's tokens under its (issuer, resource), and point the server's index there."""
+        assert self.server_url is not None and self.session is not None
+        session = self.session
+        await self.store.set(tokens_key(session.issuer, session.resource), session.to_json())
+        index = json.dumps({"issuer": session.issuer, "resource": canonical(session.resource)})
+        if await self.store.get(server_key(self.server_url)) != index:
+            await self.store.set(server_key(self.server_url), index)
 
     def _client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(
@@ -224,7 +267,7 @@ class OAuthFlow(httpx.Auth):
                     return
                 except AuthorizationError as exc:
                     log.info("refreshing the token for %s failed (%s): logging in again", self.server_url, exc)
-            await self._authorize(challenge, widen=False)
+            await self._authorize(challenge, widen=False, failed=failed)
 
     async def _refresh(self, session: Session) -> None:
         async with self._client() as http:
@@ -251,8 +294,9 @@ class OAuthFlow(httpx.Auth):
         async with self._lock:
             await self._authorize(challenge, widen=True)
 
-    async def _authorize(self, challenge: Challenge | None, *, widen: bool) -> None:
-        """Discover, choose the scopes, and get a token (under the lock)."""
+    async def _authorize(self, challenge: Challenge | None, *, widen: bool, failed: Tokens | None = None) -> None:
+        """Discover, choose the scopes, and get a token (under the lock): the one kept for this
+        (authorization server, resource) when there is one not just refused, else a new one."""
         assert self.server_url is not None
         async with self._client() as http:
             resource = await discover_resource(
@@ -263,6 +307,8 @@ class OAuthFlow(httpx.Auth):
                 server = await discover_server(http, resource.authorization_servers[0], fallback=True)
             else:
                 server = await self._first_server(http, resource)
+            if not widen and await self._reuse(server.issuer, resource.resource, failed):
+                return
             previous = self.session.scopes if widen and self.session is not None else []
             scopes = choose_scopes(
                 challenge,
@@ -282,6 +328,27 @@ class OAuthFlow(httpx.Auth):
             dpop.pem() if dpop is not None and tokens.token_type.lower() == "dpop" else None,
         )
         await self._save()
+
+    async def _reuse(self, issuer: str, resource: str, failed: Tokens | None) -> bool:
+        """Take the tokens kept for (issuer, resource) — another server's login, or this one's
+        before its index pointed elsewhere — unless they are those just refused; refreshed if
+        they have expired.  True when they are in use."""
+        kept = await kept_session(self.store, issuer, resource)
+        if kept is None or (failed is not None and kept.tokens.access_token == failed.access_token):
+            return False
+        self._adopt(kept)
+        if kept.tokens.expired():
+            if not kept.tokens.refresh_token:
+                return False
+            try:
+                await self._refresh(kept)
+            except AuthorizationError as exc:
+                log.info("refreshing the kept token for %s failed (%s): logging in again", self.server_url, exc)
+                return False
+        else:
+            await self._save()
+        log.info("using the login kept for %s at %s", resource, issuer)
+        return True
 
     async def _first_server(self, http: httpx.AsyncClient, resource: ResourceMetadata) -> ServerMetadata:
         errors = []
@@ -310,14 +377,18 @@ class OAuthFlow(httpx.Auth):
         return registration if registration is not None and registration.issuer == issuer else None
 
     async def logout(self, server_url: str | None = None) -> bool:
-        """Forget the tokens kept for the server (``server_url``, else the one in use); True if
-        there were any."""
+        """Forget the tokens the server's index entry points to (``server_url``, else the server in
+        use), and the entry; True if there were any.  Servers sharing that login lose it too."""
         url = server_url or self.server_url
         if url is None:
             return False
-        found = await self.store.get(tokens_key(url)) is not None
-        await self.store.delete(tokens_key(url))
-        if url == self.server_url:
+        where = await indexed(self.store, url)
+        if where is None:
+            return False
+        found = await self.store.get(tokens_key(*where)) is not None
+        await self.store.delete(tokens_key(*where))
+        await self.store.delete(server_key(url))
+        if self.server_url is not None and server_key(url) == server_key(self.server_url):
             self.session = None
         return found
 

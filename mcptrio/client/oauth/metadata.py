@@ -98,6 +98,14 @@ def canonical(url: str) -> str:
     return urlunsplit((scheme, netloc, parts.path.rstrip("/"), parts.query, ""))
 
 
+def http_twin(url: str) -> str:
+    """A ``ws://`` / ``wss://`` URL as ``http://`` / ``https://`` (its upgrade request's URL, at
+    whose origin the resource metadata is); any other URL as it is."""
+    scheme, colon, rest = url.partition(":")
+    twin = {"ws": "http", "wss": "https"}.get(scheme.lower())
+    return f"{twin}{colon}{rest}" if twin is not None else url
+
+
 def origin_of(url: str) -> str:
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc, "", "", ""))
