@@ -7,12 +7,14 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 import trio
 
 import mcptrio.client
 from mcptrio import wire
+from mcptrio.client import Client
 
 from ..peers import servers
 from ..peers.servers import Peer
@@ -36,23 +38,17 @@ def text(result: wire.CallToolResult) -> str:
 
 
 @contextlib.asynccontextmanager
-async def reached(peer: Peer, transport: str) -> AsyncIterator[str | list[str]]:
-    """The target ``connect`` takes for ``peer`` over ``transport``: its command line, or its URL while it runs."""
-    if transport == "http":
-        async with servers.serve_http(peer) as url:
-            yield url
-    else:
-        yield peer.stdio
+async def connected(peer: Peer, transport: str, **options: Any) -> AsyncIterator[Client]:
+    """``mcptrio.client.connect`` to ``peer`` over ``transport``: its command line, or its URL while it runs."""
+    async with contextlib.AsyncExitStack() as stack:
+        target = await stack.enter_async_context(servers.serve_http(peer)) if transport == "http" else peer.stdio
+        yield await stack.enter_async_context(mcptrio.client.connect(target, env=peer.env, keep_stderr=True, **options))
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_server_everything(transport):
-    peer = servers.everything()
     with trio.fail_after(TIMEOUT):
-        async with (
-            reached(peer, transport) as target,
-            mcptrio.client.connect(target, env=peer.env, elicitation=ada, sampling=model, keep_stderr=True) as client,
-        ):
+        async with connected(servers.everything(), transport, elicitation=ada, sampling=model) as client:
             assert client.era == "legacy"  # (its SDK does not know server/discover: the client fell back)
             assert client.server_info.name == "mcp-servers/everything"
             names = {tool.name for tool in await client.list_tools()}
@@ -102,12 +98,8 @@ async def test_server_filesystem_takes_its_directories_from_the_clients_roots(tm
 @pytest.mark.parametrize("era", ["modern", "legacy"])
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_the_official_sdk_server(transport, era):
-    peer = servers.sdk()
     with trio.fail_after(TIMEOUT):
-        async with (
-            reached(peer, transport) as target,
-            mcptrio.client.connect(target, era=era, elicitation=ada, keep_stderr=True) as client,
-        ):
+        async with connected(servers.sdk(), transport, era=era, elicitation=ada) as client:
             assert client.era == era and client.server_info.name == "sdk-under-test"
             assert text(await client.call_tool("echo", {"text": "hi"})) == "hi"
             seen = []
@@ -123,14 +115,8 @@ async def test_the_official_sdk_server(transport, era):
 @pytest.mark.parametrize("era", ["modern", "legacy"])
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_fastmcp_server(transport, era):
-    peer = servers.fastmcp()
     with trio.fail_after(TIMEOUT):
-        async with (
-            reached(peer, transport) as target,
-            mcptrio.client.connect(
-                target, era=era, env=peer.env, elicitation=ada, sampling=model, keep_stderr=True
-            ) as client,
-        ):
+        async with connected(servers.fastmcp(), transport, era=era, elicitation=ada, sampling=model) as client:
             assert client.era == era and client.server_info.name == "fastmcp-under-test"
             tools = {tool.name: tool for tool in await client.list_tools()}
             assert {"echo", "steps", "ask_name", "haiku", "sleep"} <= set(tools)

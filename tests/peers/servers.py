@@ -93,6 +93,29 @@ def fastmcp() -> Peer:
     )
 
 
+def mcptrio(*plugins: str) -> Peer:
+    """``mcptrio serve --plugins ...``: mcptrio itself as the upstream, both eras."""
+    serve = [sys.executable, "-m", "mcptrio", "serve", "--plugins", *plugins]
+    return Peer(
+        "mcptrio",
+        serve,
+        http=lambda port: ([*serve, "--transport", "http", "--host", "127.0.0.1", "--port", str(port)], {}),
+    )
+
+
+def fastmcp_proxy(upstream: str | list[str]) -> Peer:
+    """FastMCP's proxy (bench/peers/fastmcp_proxy.py) in front of ``upstream``: a URL or a command line."""
+    script = str(REPO / "bench" / "peers" / "fastmcp_proxy.py")
+    quiet = {"FASTMCP_SHOW_SERVER_BANNER": "false"}
+    after = ["--", *([upstream] if isinstance(upstream, str) else upstream)]
+    return Peer(
+        "fastmcp-proxy",
+        [sys.executable, script, *after],
+        env=quiet,
+        http=lambda port: ([sys.executable, script, "--transport", "http", "--port", str(port), *after], quiet),
+    )
+
+
 @contextlib.asynccontextmanager
 async def serve_http(peer: Peer) -> AsyncIterator[str]:
     """Run ``peer`` over Streamable HTTP on a free port until the block ends; yield its URL once it
