@@ -69,6 +69,35 @@ async def test_server_everything(transport):
             assert read.contents[0].text.strip()
 
 
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_server_everything_subscriptions_templates_prompts_roots_and_tasks(transport):
+    async def roots(params):
+        return {"roots": [{"uri": "file:///srv/work", "name": "work"}]}
+
+    uri = "demo://resource/static/document/features.md"
+    with trio.fail_after(TIMEOUT):
+        async with connected(servers.everything(), transport, roots=roots, tasks=True) as client:
+            await client.subscribe(uri)
+            await client.call_tool("toggle-subscriber-updates")  # (one update at once, then one every 5 s)
+            while not any(note["params"] == {"uri": uri} for note in notes(client, "notifications/resources/updated")):
+                await trio.sleep(0.05)
+            template = await client.read_resource("demo://resource/dynamic/text/7")
+            assert template.contents[0].text.startswith("Resource 7:")
+            prompt = await client.get_prompt("args-prompt", {"city": "Paris"})
+            assert "Paris" in prompt.messages[0].content.text
+            ref = {"type": "ref/prompt", "name": "completable-prompt"}
+            completed = await client.complete(ref, {"name": "department", "value": "S"})
+            assert completed.completion.values == ["Sales", "Support"]
+            assert "file:///srv/work" in text(await client.call_tool("get-roots-list"))
+            statuses = []
+            report = await client.call_tool("simulate-research-query", {"topic": "frogs"}, on_task=statuses.append)
+            assert "Research Report: frogs" in text(report) and statuses[-1]["status"] == "completed"
+
+
+def notes(client: Client, method: str) -> list[dict[str, Any]]:
+    return [note for note in client.raw.notifications if note["method"] == method]
+
+
 async def test_server_filesystem(tmp_path):
     (tmp_path / "note.txt").write_text("on disk")
     peer = servers.filesystem(tmp_path)
