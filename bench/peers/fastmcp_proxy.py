@@ -2,7 +2,8 @@
 users run it: the peer the gateway bench compares mcptrio's gateway with.
 
 The upstream is a URL (Streamable HTTP) or a command line run over stdio with this process's
-environment; FastMCP's defaults are kept (its proxy's session handling is what is measured).
+environment; FastMCP's defaults are kept (its proxy's session handling is what is measured),
+except that it logs warnings only and shows no banner.
 
     python fastmcp_proxy.py [--transport stdio] -- COMMAND [ARG ...]
     python fastmcp_proxy.py --transport http --port N -- http://127.0.0.1:M/mcp
@@ -15,6 +16,7 @@ import os
 
 from fastmcp.client.transports import StdioTransport
 from fastmcp.server import create_proxy
+from fastmcp.utilities.logging import configure_logging
 
 
 def parse() -> argparse.Namespace:
@@ -35,6 +37,8 @@ def parse() -> argparse.Namespace:
 
 def main() -> None:
     args = parse()
+    # Warnings only, as the other servers of the bench log (no line per session or request).
+    configure_logging("WARNING")
     first, *rest = args.upstream
     if first.startswith(("http://", "https://")):
         proxy = create_proxy(first, name="fastmcp-proxy")
