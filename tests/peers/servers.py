@@ -138,12 +138,13 @@ async def serve_http(peer: Peer) -> AsyncIterator[str]:
             await _answering(url, process, peer.name, stderr)
             yield url
         finally:
-            process.terminate()
-            with trio.move_on_after(STOP_TIMEOUT):
-                await process.wait()
-            if process.returncode is None:
-                process.kill()
-                await process.wait()
+            with trio.CancelScope(shield=True):  # (stopped even when the block was cancelled)
+                process.terminate()
+                with trio.move_on_after(STOP_TIMEOUT):
+                    await process.wait()
+                if process.returncode is None:
+                    process.kill()
+                    await process.wait()
 
 
 async def _answering(url: str, process: trio.Process, name: str, stderr: IO[bytes]) -> None:
