@@ -94,6 +94,22 @@ async def test_server_everything_subscriptions_templates_prompts_roots_and_tasks
             assert "Research Report: frogs" in text(report) and statuses[-1]["status"] == "completed"
 
 
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_tool_that_runs_only_as_a_task_is_called_as_one_unlisted_and_may_ask_the_client(transport):
+    async def clarify(params):
+        assert "interpretation" in params["requestedSchema"]["properties"]
+        return {"action": "accept", "content": {"interpretation": "technical"}}
+
+    statuses = []
+    with trio.fail_after(TIMEOUT):
+        async with connected(servers.everything(), transport, elicitation=clarify) as client:
+            # (its SDK refuses a plain call of this tool with a result, isError, not a JSON-RPC error)
+            arguments = {"topic": "frogs", "ambiguous": True}
+            report = await client.call_tool("simulate-research-query", arguments, on_task=statuses.append)
+    assert "Research Report: frogs (technical)" in text(report)
+    assert [task["status"] for task in statuses][-1] == "input_required"
+
+
 def notes(client: Client, method: str) -> list[dict[str, Any]]:
     return [note for note in client.raw.notifications if note["method"] == method]
 
