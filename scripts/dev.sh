@@ -45,6 +45,14 @@ debian_packages() {
     [[ $version == *"nginx/1.22."* ]] || { echo "nginx 1.22.x expected: $version" >&2; exit 2; }
 }
 
+# `npm ci` in a folder, skipped when its node_modules was installed from the same package-lock.json.
+npm_ci() {
+    local dir=$1; shift
+    cmp -s "$dir/package-lock.json" "$dir/node_modules/.installed-lock.json" 2>/dev/null && return 0
+    npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error "$@"
+    cp "$dir/package-lock.json" "$dir/node_modules/.installed-lock.json"
+}
+
 case "${1:-}" in
     serve)
         shift
@@ -57,11 +65,13 @@ case "${1:-}" in
         debian_packages
         setup_python -e '.[test]'
         # The official conformance suite and a Node >= 22 to run it, pinned by conformance/package-lock.json.
-        npm ci --prefix conformance --no-audit --no-fund --loglevel=error
+        npm_ci conformance
         # A real OAuth authorization server for the authorization tests (oidc-provider), pinned likewise.
-        npm ci --prefix tests/auth/oidc --no-audit --no-fund --loglevel=error
+        npm_ci tests/auth/oidc
         # Mermaid for the documentation site's diagrams, served with the site (docs/hooks/mermaid_local.py).
-        npm ci --prefix docs/hooks --no-audit --no-fund --loglevel=error --ignore-scripts
+        npm_ci docs/hooks --ignore-scripts
+        # MCP servers nobody here wrote, the upstreams of the interop and gateway tests (tests/peers/servers.py).
+        npm_ci tests/peers
         # The whole suite runs in two processes (pytest-xdist): most of its time is spent waiting on
         # sockets and subprocesses.  Files or options named on the command line run as given.
         if [ $# -eq 0 ]; then set -- -n "${MCPTRIO_TEST_PROCESSES:-2}"; fi

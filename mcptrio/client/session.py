@@ -201,6 +201,11 @@ class Client:
         except McpError as error:  # -32601: perhaps a tool that runs only as a task (not listed yet)
             if error.code != METHOD_NOT_FOUND or "task" in params or not await self._legacy_task(name, relist=True):
                 raise
+            retry = True
+        else:  # (the TypeScript SDK answers that refusal as the tool's own error: isError)
+            retry = bool(answer.get("isError")) and "task" not in params and name not in self._tools
+            retry = retry and await self._legacy_task(name, relist=True)
+        if retry:
             params["task"] = {}
             answer = await self.raw.request("tools/call", params, resolve_input=True)
         task = answer.get("task")

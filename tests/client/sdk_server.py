@@ -1,5 +1,5 @@
 """A server nobody here wrote: the official SDK's ``MCPServer`` (mcp 2.3.0, a test dependency),
-with a tool that reports progress, one that asks the client (elicitation) and one that sleeps.
+with a tool that reports progress, one that asks the client (elicitation), one that sleeps and a resource.
 
     python sdk_server.py                    # stdio
     python sdk_server.py --port N           # Streamable HTTP on 127.0.0.1:N
@@ -54,6 +54,11 @@ async def sleep(ms: int) -> str:
 @server.tool()
 async def sleep_stats() -> str:
     return json.dumps(stats)
+
+
+@server.resource("sdk://info", mime_type="application/json")
+async def info() -> str:
+    return json.dumps({"server": "mcp-python-sdk"})
 
 
 if __name__ == "__main__":

@@ -3,9 +3,7 @@ server nobody here wrote (the official SDK's, over stdio and Streamable HTTP).""
 
 import contextlib
 import json
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import trio
@@ -14,11 +12,11 @@ import mcptrio.client
 from mcptrio import wire
 from mcptrio.client import McpError
 
+from ..peers.servers import sdk, serve_http
 from ..runtime.apps import build_app
-from ..state.redis_server import free_port
 from ..transports.http.client import http_server, ws_server
 
-SDK_SERVER = [sys.executable, str(Path(__file__).with_name("sdk_server.py"))]
+SDK_SERVER = sdk().stdio
 MCPTRIO_BENCH = [sys.executable, "-m", "mcptrio", "serve", "--plugins", "bench"]
 
 
@@ -89,31 +87,10 @@ async def test_over_stdio_with_a_command_line(era):
         assert json.loads(text(await client.call_tool("sleep_stats")))["cancelled"] == 1
 
 
-@contextlib.asynccontextmanager
-async def sdk_over_http():
-    port = free_port()
-    process = await trio.lowlevel.open_process([*SDK_SERVER, "--port", str(port)], stderr=subprocess.DEVNULL)
-    try:
-        with trio.fail_after(20):
-            while True:
-                try:
-                    await (await trio.open_tcp_stream("127.0.0.1", port)).aclose()
-                    break
-                except OSError:
-                    await trio.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        with trio.move_on_after(5):
-            await process.wait()
-        if process.returncode is None:
-            process.kill()
-
-
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_the_official_sdk_server_in_both_eras(transport):
     async with contextlib.AsyncExitStack() as stack:
-        target = SDK_SERVER if transport == "stdio" else await stack.enter_async_context(sdk_over_http())
+        target = SDK_SERVER if transport == "stdio" else await stack.enter_async_context(serve_http(sdk()))
         with trio.fail_after(40):
             for era in ("modern", "legacy"):
                 async with mcptrio.client.connect(target, era=era, elicitation=ada) as client:
