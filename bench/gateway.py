@@ -77,7 +77,9 @@ class Served:
             python = fastmcp_python()
             assert python is not None
             env = dict(os.environ, FASTMCP_SHOW_SERVER_BANNER="false", FASTMCP_LOG_LEVEL="WARNING")
-            self.start([python, str(FASTMCP_PROXY), "--port", str(port), "--", *UPSTREAM], env=env)
+            self.start(
+                [python, str(FASTMCP_PROXY), "--transport", "http", "--port", str(port), "--", *UPSTREAM], env=env
+            )
         else:
             raise ValueError(variant)
         self.wait(port)
