@@ -5,7 +5,7 @@ in code; ``[serve.upstreams.NAME]``, ``--upstream NAME=COMMAND-OR-URL`` or ``--u
 ``mcptrio serve``.  How a session is kept and what is forwarded: ``link.py`` and ``calls.py``.
 """
 
-from .link import Link, UpstreamUnavailable
+from .link import Link, UpstreamUnavailable, links_of
 from .upstream import Upstream
 
-__all__ = ["Link", "Upstream", "UpstreamUnavailable"]
+__all__ = ["Link", "Upstream", "UpstreamUnavailable", "links_of"]

@@ -109,7 +109,10 @@ class Call:
         except ClientCapabilityMissing as exc:
             raise McpError(errors.INVALID_REQUEST, str(exc)) from None
         except McpError as exc:
-            if exc.code == errors.MISSING_REQUIRED_CLIENT_CAPABILITY:  # (the caller's error, not the upstream's)
+            # A question the call needs and the caller cannot answer fails the call, as it would
+            # have failed in front of the upstream.  (Not roots: an upstream asks for them for its
+            # session, at any time, and gets the error.)
+            if exc.code == errors.MISSING_REQUIRED_CLIENT_CAPABILITY and method != "roots/list":
                 self.stopped = exc
                 self.scope.cancel()
             raise

@@ -489,6 +489,12 @@ def _owner(request: Request) -> str | None:
     return getattr(entry, "owner", None)
 
 
+def links_of(app: App) -> list[Link]:
+    """The upstreams ``app`` serves (``App.proxy``), each with its ``state``, ``why`` and ``client``."""
+    gateway = _gateways.get(app)
+    return list(gateway.links) if gateway is not None else []
+
+
 def attach(app: App, upstream: Spec) -> Link:
     """Serve ``upstream`` from ``app`` while it runs (``App.proxy``)."""
     gateway = _gateways.get(app)
