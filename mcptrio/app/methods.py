@@ -18,6 +18,7 @@ from . import results
 from .boundary import guarded, tool_error
 from .errors import StartTask
 from .middleware import Request
+from .namespaces import has_scheme, own_uri, prefixed_uri
 from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
 from .pagination import page, page_kept
 from .tasks import methods as tasks
@@ -213,7 +214,7 @@ async def resources_read(app: App, ctx: Context, params: dict[str, Any]) -> dict
     entry = app.resources.get(uri)
     if entry is not None and _shown(app, "resources", entry, ctx):
         value = await entry.fn(**_with_context({}, entry.context_parameter, ctx))
-        return {"contents": _resource_contents(uri, entry.mime_type, value)}
+        return {"contents": _served_contents(entry.namespace, _resource_contents(uri, entry.mime_type, value))}
     for template in app.templates.values():
         variables = template.match(uri)
         if variables is not None and _shown(app, "templates", template, ctx):
@@ -223,7 +224,9 @@ async def resources_read(app: App, ctx: Context, params: dict[str, Any]) -> dict
                 raise _not_found(ctx, uri) from None
             if value is None:
                 raise _not_found(ctx, uri)
-            return {"contents": _resource_contents(uri, template.mime_type, value)}
+            return {
+                "contents": _served_contents(template.namespace, _resource_contents(uri, template.mime_type, value))
+            }
     raise _not_found(ctx, uri)
 
 
@@ -243,6 +246,18 @@ def _resource_contents(uri: str, mime_type: str | None, value: Any) -> list[dict
     if mime_type is not None:
         item["mimeType"] = mime_type
     return [item]
+
+
+def _served_contents(namespace: str, contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Contents a plugin served in a namespace returned with its own URIs, given the URIs it is served as."""
+    if not namespace:
+        return contents
+    return [
+        {**item, "uri": prefixed_uri(namespace, uri)}
+        if isinstance(uri := item.get("uri"), str) and has_scheme(uri) and own_uri(namespace, uri) is None
+        else item
+        for item in contents
+    ]
 
 
 async def resources_subscribe(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
