@@ -25,7 +25,7 @@ from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
 from .authorization import ScopeCheck
 from .middleware import Middleware
-from .namespaces import has_scheme, prefixed_uri
+from .namespaces import served_uri
 from .notifications import Audience, Listener, task_session
 from .registry import Registry
 from .tasks.methods import EXTENSION
@@ -653,14 +653,8 @@ class App(Registry):
             spaces = {entry.namespace for entry in self.resources.values()}
             spaces.update(template.namespace for template in self.templates.values())
             self._uri_namespaces = tuple(sorted(spaces - {""}))
-        if not self._uri_namespaces or not has_scheme(uri):
-            return found
         for namespace in self._uri_namespaces:
-            served = prefixed_uri(namespace, uri)
-            resource = self.resources.get(served)
-            if (resource is not None and resource.namespace == namespace) or any(
-                template.namespace == namespace and template.match(served) is not None
-                for template in self.templates.values()
-            ):
+            served = served_uri(self, namespace, uri)
+            if served is not None:
                 found.append(served)
         return found

@@ -18,7 +18,7 @@ from . import results
 from .boundary import guarded, tool_error
 from .errors import StartTask
 from .middleware import Request
-from .namespaces import has_scheme, own_uri, prefixed_uri
+from .namespaces import served_content
 from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
 from .pagination import page, page_kept
 from .tasks import methods as tasks
@@ -167,6 +167,8 @@ async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> d
         if scope.cancelled_caught:
             return tool_error(f"tool {entry.name!r} timed out after {entry.timeout:g} s")
     result = _tool_result(signature, value)
+    if entry.namespace:  # (the resources it links to or embeds, as clients know them)
+        result["content"] = served_content(ctx.app, entry.namespace, result["content"])
     if ctx.protocol_version < results.NEWEST_CONTENT_VERSION and ctx.era == "legacy":
         result["content"] = results.for_version(result["content"], ctx.protocol_version)
     return result
@@ -214,7 +216,8 @@ async def resources_read(app: App, ctx: Context, params: dict[str, Any]) -> dict
     entry = app.resources.get(uri)
     if entry is not None and _shown(app, "resources", entry, ctx):
         value = await entry.fn(**_with_context({}, entry.context_parameter, ctx))
-        return {"contents": _served_contents(entry.namespace, _resource_contents(uri, entry.mime_type, value))}
+        contents = _resource_contents(uri, entry.mime_type, value)
+        return {"contents": served_content(app, entry.namespace, contents) if entry.namespace else contents}
     for template in app.templates.values():
         variables = template.match(uri)
         if variables is not None and _shown(app, "templates", template, ctx):
@@ -224,9 +227,8 @@ async def resources_read(app: App, ctx: Context, params: dict[str, Any]) -> dict
                 raise _not_found(ctx, uri) from None
             if value is None:
                 raise _not_found(ctx, uri)
-            return {
-                "contents": _served_contents(template.namespace, _resource_contents(uri, template.mime_type, value))
-            }
+            contents = _resource_contents(uri, template.mime_type, value)
+            return {"contents": served_content(app, template.namespace, contents) if template.namespace else contents}
     raise _not_found(ctx, uri)
 
 
@@ -246,18 +248,6 @@ def _resource_contents(uri: str, mime_type: str | None, value: Any) -> list[dict
     if mime_type is not None:
         item["mimeType"] = mime_type
     return [item]
-
-
-def _served_contents(namespace: str, contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Contents a plugin served in a namespace returned with its own URIs, given the URIs it is served as."""
-    if not namespace:
-        return contents
-    return [
-        {**item, "uri": prefixed_uri(namespace, uri)}
-        if isinstance(uri := item.get("uri"), str) and has_scheme(uri) and own_uri(namespace, uri) is None
-        else item
-        for item in contents
-    ]
 
 
 async def resources_subscribe(app: App, ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
@@ -304,11 +294,20 @@ async def prompts_get(app: App, ctx: Context, params: dict[str, Any]) -> dict[st
         raise errors.invalid_params(f"prompt {name!r} is missing required argument {missing[0]!r}")
     value = await entry.fn(**_with_context(dict(arguments), entry.context_parameter, ctx))
     result = _prompt_result(value)
+    if entry.namespace:
+        result["messages"] = [_served_message(app, entry.namespace, message) for message in result["messages"]]
     if entry.description and "description" not in result:
         result["description"] = entry.description
     if ctx.era == "legacy" and ctx.protocol_version < results.NEWEST_CONTENT_VERSION:
         result["messages"] = [_message_for_version(message, ctx.protocol_version) for message in result["messages"]]
     return result
+
+
+def _served_message(app: App, namespace: str, message: Any) -> Any:
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, dict):
+        return message
+    return {**message, "content": served_content(app, namespace, [content])[0]}
 
 
 def _message_for_version(message: Any, version: str) -> Any:

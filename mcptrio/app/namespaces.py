@@ -9,6 +9,11 @@ namespace works for all four kinds, so it must be valid in a tool name and in a 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .registry import ResourceEntry, TemplateEntry
 
 # A namespace: a URI scheme's characters that a tool name may hold too (no "+", no "_").
 NAMESPACE_RULE = "a letter, then letters, digits, '-' or '.'"
@@ -64,3 +69,48 @@ def own_uri(namespace: str, uri: str) -> str | None:
         return None
     rest = uri[len(head) :]
     return rest if has_scheme(rest) else None
+
+
+class Served(Protocol):
+    """The tables a server serves resources from (a Registry's)."""
+
+    @property
+    def resources(self) -> Mapping[str, ResourceEntry]: ...
+
+    @property
+    def templates(self) -> Mapping[str, TemplateEntry]: ...
+
+
+def served_uri(served: Served, namespace: str, uri: str) -> str | None:
+    """``uri`` as served in ``namespace`` when that namespace serves it (a resource of that URI, or a
+    template that matches it), else None: what a plugin's own URI stands for to its clients."""
+    if not has_scheme(uri):
+        return None
+    candidate = prefixed_uri(namespace, uri)
+    resource = served.resources.get(candidate)
+    if resource is not None and resource.namespace == namespace:
+        return candidate
+    for template in served.templates.values():
+        if template.namespace == namespace and template.match(candidate) is not None:
+            return candidate
+    return None
+
+
+def served_content(served: Served, namespace: str, blocks: list[Any]) -> list[Any]:
+    """Content blocks (a tool's result, a prompt's message, a read's contents) with the URIs of the
+    namespace's own resources they name (``resource_link``, embedded ``resource``, contents items) as
+    served; other URIs are left as they are."""
+    return [_served_block(served, namespace, block) for block in blocks]
+
+
+def _served_block(served: Served, namespace: str, block: Any) -> Any:
+    if not isinstance(block, dict):
+        return block
+    uri = block.get("uri")
+    if isinstance(uri, str) and (mine := served_uri(served, namespace, uri)) is not None:
+        return {**block, "uri": mine}
+    embedded = block.get("resource")
+    if block.get("type") == "resource" and isinstance(embedded, dict):
+        inner = _served_block(served, namespace, embedded)
+        return block if inner is embedded else {**block, "resource": inner}
+    return block

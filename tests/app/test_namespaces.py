@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import trio
 
-from mcptrio import App, Context, McpError, Registry, Request
+from mcptrio import App, Context, McpError, Registry, Request, content
 from mcptrio.app.namespaces import check_namespace, own_name, own_uri, prefixed_name, prefixed_uri
 from mcptrio.client import connect
 from mcptrio.testing import open_client
@@ -33,6 +33,18 @@ def files_plugin() -> Registry:
     @plugin.prompt(complete={"name": complete_name})
     async def ask(name: str) -> str:
         return f"about {name}"
+
+    @plugin.tool()
+    async def links() -> list:
+        return [
+            content.resource_link("file:///tmp/a.txt", "a"),
+            content.resource_link("https://example.com/", "elsewhere"),  # not the plugin's: left as it is
+            content.embedded_text("note://x", "x"),
+        ]
+
+    @plugin.prompt()
+    async def quote() -> list:
+        return [{"role": "user", "content": content.embedded_text("file:///tmp/a.txt", "a")}]
 
     @plugin.tool()
     async def touch(uri: str, ctx: Context) -> str:
@@ -64,8 +76,8 @@ async def test_a_mounted_plugins_resources_read_and_complete_under_its_namespace
     async with http_server(app) as url, connect(url, era=era) as client:
         assert [r.uri for r in await client.list_resources()] == ["fs+file:///tmp/a.txt"]
         assert [t.uri_template for t in await client.list_resource_templates()] == ["fs+note://{name}"]
-        assert [t.name for t in await client.list_tools()] == ["fs_touch"]
-        assert [p.name for p in await client.list_prompts()] == ["fs_ask"]
+        assert [t.name for t in await client.list_tools()] == ["fs_links", "fs_touch"]
+        assert [p.name for p in await client.list_prompts()] == ["fs_ask", "fs_quote"]
         [a_txt] = (await client.read_resource("fs+file:///tmp/a.txt")).contents
         assert (a_txt.uri, a_txt.text) == ("fs+file:///tmp/a.txt", "a")
         [note] = (await client.read_resource("fs+note://beta")).contents
@@ -79,6 +91,14 @@ async def test_a_mounted_plugins_resources_read_and_complete_under_its_namespace
         with pytest.raises(McpError, match="unknown resource template"):
             await client.complete({"type": "ref/resource", "uri": "note://{name}"}, {"name": "name", "value": ""})
         assert (await client.get_prompt("fs_ask", {"name": "x"})).messages[0].content.text == "about x"
+        linked = (await client.call_tool("fs_links")).content  # the URIs it names, as they are served
+        assert [linked[0].uri, linked[1].uri, linked[2].resource.uri] == [
+            "fs+file:///tmp/a.txt",
+            "https://example.com/",
+            "fs+note://x",
+        ]
+        [message] = (await client.get_prompt("fs_quote")).messages
+        assert message.content.resource.uri == "fs+file:///tmp/a.txt"
 
 
 async def test_a_plugins_own_uri_notifies_the_subscribers_of_its_served_uri_legacy():
