@@ -154,6 +154,8 @@ async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> d
         arguments = _object_param(params, "arguments")
     if entry.reshape is not None:  # (checked against the reshaped schema, hidden arguments filled in)
         arguments = entry.reshape.arguments(arguments, ctx)
+    if entry.namespace:
+        ctx.namespace = entry.namespace
     kwargs = signature.bind(arguments)
     if signature.context_parameter is not None:
         kwargs[signature.context_parameter] = ctx
@@ -215,12 +217,14 @@ async def resources_read(app: App, ctx: Context, params: dict[str, Any]) -> dict
     uri = _string_param(params, "uri")
     entry = app.resources.get(uri)
     if entry is not None and _shown(app, "resources", entry, ctx):
+        ctx.namespace = entry.namespace
         value = await entry.fn(**_with_context({}, entry.context_parameter, ctx))
         contents = _resource_contents(uri, entry.mime_type, value)
         return {"contents": served_content(app, entry.namespace, contents) if entry.namespace else contents}
     for template in app.templates.values():
         variables = template.match(uri)
         if variables is not None and _shown(app, "templates", template, ctx):
+            ctx.namespace = template.namespace
             try:
                 value = await template.fn(**_with_context(dict(variables), template.context_parameter, ctx))
             except LookupError:  # (a template's way to say the URI names nothing)
@@ -292,6 +296,7 @@ async def prompts_get(app: App, ctx: Context, params: dict[str, Any]) -> dict[st
     missing = [a["name"] for a in entry.arguments if a["required"] and a["name"] not in arguments]
     if missing:
         raise errors.invalid_params(f"prompt {name!r} is missing required argument {missing[0]!r}")
+    ctx.namespace = entry.namespace
     value = await entry.fn(**_with_context(dict(arguments), entry.context_parameter, ctx))
     result = _prompt_result(value)
     if entry.namespace:

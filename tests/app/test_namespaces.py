@@ -47,6 +47,11 @@ def files_plugin() -> Registry:
         return [{"role": "user", "content": content.embedded_text("file:///tmp/a.txt", "a")}]
 
     @plugin.tool()
+    async def peek(ctx: Context) -> str:
+        [item] = await ctx.read_resource("note://beta")  # its own URI, in and out
+        return f"{item['uri']} {item['text']}"
+
+    @plugin.tool()
     async def touch(uri: str, ctx: Context) -> str:
         await ctx.app.notify_resource_updated(uri)  # the plugin's own URI: it knows no other
         return "touched"
@@ -76,7 +81,7 @@ async def test_a_mounted_plugins_resources_read_and_complete_under_its_namespace
     async with http_server(app) as url, connect(url, era=era) as client:
         assert [r.uri for r in await client.list_resources()] == ["fs+file:///tmp/a.txt"]
         assert [t.uri_template for t in await client.list_resource_templates()] == ["fs+note://{name}"]
-        assert [t.name for t in await client.list_tools()] == ["fs_links", "fs_touch"]
+        assert [t.name for t in await client.list_tools()] == ["fs_links", "fs_peek", "fs_touch"]
         assert [p.name for p in await client.list_prompts()] == ["fs_ask", "fs_quote"]
         [a_txt] = (await client.read_resource("fs+file:///tmp/a.txt")).contents
         assert (a_txt.uri, a_txt.text) == ("fs+file:///tmp/a.txt", "a")
@@ -97,6 +102,7 @@ async def test_a_mounted_plugins_resources_read_and_complete_under_its_namespace
             "https://example.com/",
             "fs+note://x",
         ]
+        assert (await client.call_tool("fs_peek")).content[0].text == "note://beta note beta"
         [message] = (await client.get_prompt("fs_quote")).messages
         assert message.content.resource.uri == "fs+file:///tmp/a.txt"
 
