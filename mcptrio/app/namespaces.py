@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
-
-if TYPE_CHECKING:
-    from .registry import ResourceEntry, TemplateEntry
+from typing import Any, Protocol
 
 # A namespace: a URI scheme's characters that a tool name may hold too (no "+", no "_").
 NAMESPACE_RULE = "a letter, then letters, digits, '-' or '.'"
@@ -71,14 +68,30 @@ def own_uri(namespace: str, uri: str) -> str | None:
     return rest if has_scheme(rest) else None
 
 
+class ServedResource(Protocol):
+    """A resource as ``served_uri`` needs it (a ``ResourceEntry``)."""
+
+    @property
+    def namespace(self) -> str: ...
+
+
+class ServedTemplate(Protocol):
+    """A resource template as ``served_uri`` needs it (a ``TemplateEntry``)."""
+
+    @property
+    def namespace(self) -> str: ...
+
+    def match(self, uri: str) -> dict[str, str] | None: ...
+
+
 class Served(Protocol):
-    """The tables a server serves resources from (a Registry's)."""
+    """The tables a server serves resources from (a Registry's), by served URI and URI template."""
 
     @property
-    def resources(self) -> Mapping[str, ResourceEntry]: ...
+    def resources(self) -> Mapping[str, ServedResource]: ...
 
     @property
-    def templates(self) -> Mapping[str, TemplateEntry]: ...
+    def templates(self) -> Mapping[str, ServedTemplate]: ...
 
 
 def served_uri(served: Served, namespace: str, uri: str) -> str | None:
