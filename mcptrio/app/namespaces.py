@@ -35,12 +35,15 @@ def is_tool_name(name: str) -> bool:
 
 
 def prefixed_name(namespace: str, name: str) -> str:
-    """The name a tool or prompt ``name`` is served as under ``namespace``: ``NAMESPACE_name``."""
-    return f"{namespace}_{name}"
+    """The name a tool or prompt ``name`` is served as under ``namespace``: ``NAMESPACE_name``
+    (``name`` itself in the namespace ``""``, which is none)."""
+    return f"{namespace}_{name}" if namespace else name
 
 
 def own_name(namespace: str, name: str) -> str | None:
     """The tool or prompt name ``name`` stands for under ``namespace``; None if it is not one of its names."""
+    if not namespace:
+        return name
     head = f"{namespace}_"
     return name[len(head) :] if name.startswith(head) and len(name) > len(head) else None
 
@@ -51,8 +54,10 @@ def has_scheme(uri: str) -> bool:
 
 
 def prefixed_uri(namespace: str, uri: str) -> str:
-    """The URI (or URI template) ``uri`` is served as under ``namespace``: ``NAMESPACE+scheme:...``.
-    A ValueError if it has no scheme to put the namespace before."""
+    """The URI (or URI template) ``uri`` is served as under ``namespace``: ``NAMESPACE+scheme:...``
+    (``uri`` itself in the namespace ``""``).  A ValueError if it has no scheme to put the namespace before."""
+    if not namespace:
+        return uri
     if not has_scheme(uri):
         raise ValueError(f"URI {uri!r} has no scheme (such as 'file:'), so the namespace {namespace!r} cannot mark it")
     return f"{namespace}+{uri}"
@@ -61,6 +66,8 @@ def prefixed_uri(namespace: str, uri: str) -> str:
 def own_uri(namespace: str, uri: str) -> str | None:
     """The URI ``uri`` stands for under ``namespace`` (``prefixed_uri`` undone); None if it is not one
     of that namespace's URIs."""
+    if not namespace:
+        return uri
     head = f"{namespace}+"
     if not uri.startswith(head):
         return None

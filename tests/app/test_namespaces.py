@@ -72,6 +72,8 @@ def test_the_mapping_round_trips_and_says_what_it_refuses():
         with pytest.raises(ValueError, match="a letter, then letters, digits"):
             check_namespace(bad)
     assert check_namespace("fs.v2-x") == "fs.v2-x"
+    assert prefixed_name("", "read") == own_name("", "read") == "read"  # the namespace "" is none
+    assert prefixed_uri("", "readme") == own_uri("", "readme") == "readme"
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
