@@ -371,6 +371,7 @@ async def completion_complete(app: App, ctx: Context, params: dict[str, Any]) ->
     completer = entry.complete.get(arg_name)
     values: list[str] = []
     if completer is not None:
+        ctx.namespace = entry.namespace
         values = list(await completer.fn(value, context_args, **_with_context({}, completer.context_parameter, ctx)))
     completion: dict[str, Any] = {
         "values": values[:MAX_COMPLETIONS],
