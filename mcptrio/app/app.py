@@ -20,11 +20,12 @@ from ..protocol.session import ServerIdentity
 from ..protocol.versions import at_least
 from ..runtime.limits import SessionLimits
 from ..state.fanout import ComponentsSwitched, FanoutMessage, ListChanged, ResourceUpdated, TaskChanged
-from . import boundary, lifespan, pipeline
+from . import boundary, composition, lifespan, pipeline
 from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
 from .authorization import ScopeCheck
 from .middleware import Middleware
+from .namespaces import served_uri
 from .notifications import Audience, Listener, task_session
 from .registry import Registry
 from .tasks.methods import EXTENSION
@@ -183,6 +184,7 @@ class App(Registry):
         self.reshape_waiting: list[tuple[str, dict[str, Any]]] = []  # reshape_when_served, in order
         self.state: dict[str, Any] = {}  # what lifespans set up for handlers: ctx.app.state[...]
         self._lifespan_running = False
+        self._uri_namespaces: tuple[str, ...] | None = None  # the namespaces resources are served in
         self.session_hooks: list[SessionHooks] = []
         self.readiness: list[Readiness] = []  # what else /readyz reports (a gateway's upstreams)
         # What else the server offers, by era and version: (era, version) -> capabilities (a gateway's upstreams').
@@ -278,7 +280,8 @@ class App(Registry):
         if isinstance(message, ListChanged):
             self.audience.list_changed(message.method, message.filter_key)
         elif isinstance(message, ResourceUpdated):
-            self.audience.resource_updated(message.uri)
+            for uri in self.served_uris(message.uri):
+                self.audience.resource_updated(uri)
         elif isinstance(message, TaskChanged):
             self.audience.task_changed(TaskRecord.from_dict(message.record))
         elif isinstance(message, ComponentsSwitched):
@@ -364,6 +367,7 @@ class App(Registry):
         self.prompts, self.middleware = fresh.prompts, fresh.middleware
         self.notification_hooks = fresh.notification_hooks
         self._handler = None
+        self._uri_namespaces = None
         if self.tool_search is not None:
             self.tool_search.invalidate()
 
@@ -412,32 +416,18 @@ class App(Registry):
             self._lifespan_running = False
 
     def include(self, plugin: Registry, *, prefix: str | None = None) -> None:
-        """Add a plugin's handlers; a clash names both owners, ``prefix`` renames tools and prompts."""
+        """Add a plugin's tools, prompts, resources and templates, its middleware, lifespans and
+        notification hooks.  ``prefix`` serves its components in that namespace (``namespaces.py``):
+        tools and prompts as ``PREFIX_name``, resources and templates as ``PREFIX+scheme:...``.
+        A ValueError, and nothing added, when one clashes with a component served already (naming
+        both owners), or the prefix cannot serve it (an invalid prefix, a URI without a scheme, a
+        tool name too long for the spec's rule)."""
         owner = plugin.name or "plugin"
-
-        def claimed(entries: dict[str, Any], rename: bool) -> dict[str, Any]:
-            out = {}
-            for key, entry in entries.items():
-                new = f"{prefix}_{key}" if prefix and rename else key
-                out[new] = attrs.evolve(entry, name=new, owner=owner) if rename else attrs.evolve(entry, owner=owner)
-            return out
-
-        staged: list[tuple[dict[str, Any], dict[str, Any], str]]  # (table, entries to add, kind)
-        staged = [
-            (self.tools, claimed(plugin.tools, True), "tool"),
-            (self.prompts, claimed(plugin.prompts, True), "prompt"),
-            (self.resources, claimed(plugin.resources, False), "resource"),
-            (self.templates, claimed(plugin.templates, False), "resource template"),
-        ]
-        for table, new, kind in staged:
-            for key in new:
-                if key in table:
-                    raise ValueError(
-                        f"{kind} {key!r} of plugin {owner!r} clashes with the one of "
-                        f"{table[key].owner or self.name!r}; include one of them with a prefix"
-                    )
-        for table, new, _ in staged:
-            table.update(new)
+        staged = composition.claimed(plugin, prefix, owner)
+        composition.check_clashes(self, staged, owner, prefix)
+        for table, _ in composition.TABLES:
+            getattr(self, table).update(staged[table])
+        self._uri_namespaces = None
         self.middleware.extend(plugin.middleware)
         self.lifespans.extend(plugin.lifespans)
         for method, hooks in plugin.notification_hooks.items():
@@ -446,6 +436,12 @@ class App(Registry):
         self.plugins.append(owner)
         if self.tool_search is not None:
             self.tool_search.invalidate()
+
+    def mount(self, other: Registry, *, namespace: str | None = None) -> None:
+        """Serve another App's (or a plugin's) components, as they are now, in ``namespace``
+        (None or ``""``: in none), with its middleware, lifespans and notification hooks: ``include``
+        with a prefix.  The operator settings of this App (auth, visibility, limits) apply to them."""
+        self.include(other, prefix=namespace or None)
 
     def check(self) -> None:
         """What the settings name must exist, and nothing may clash with tool search's two tools:
@@ -643,6 +639,22 @@ class App(Registry):
             self.audience.list_changed(method, filter_key)
 
     async def notify_resource_updated(self, uri: str) -> None:
-        """``notifications/resources/updated`` to every session and stream subscribed to ``uri``."""
-        self.audience.resource_updated(uri)
+        """``notifications/resources/updated`` to every session and stream subscribed to ``uri``, or to
+        the URI it is served as: a plugin served in a namespace names its own URIs (``served_uris``)."""
+        for served in self.served_uris(uri):
+            self.audience.resource_updated(served)
         await self._relay(ResourceUpdated(uri))
+
+    def served_uris(self, uri: str) -> list[str]:
+        """The URIs clients know the resource ``uri`` by: itself and, for each namespace whose plugin
+        serves it (a resource of that URI, or a template that matches it), ``NAMESPACE+uri``."""
+        found = [uri]
+        if self._uri_namespaces is None:
+            spaces = {entry.namespace for entry in self.resources.values()}
+            spaces.update(template.namespace for template in self.templates.values())
+            self._uri_namespaces = tuple(sorted(spaces - {""}))
+        for namespace in self._uri_namespaces:
+            served = served_uri(self, namespace, uri)
+            if served is not None:
+                found.append(served)
+        return found

@@ -22,6 +22,7 @@ from ..protocol.session import LOG_LEVELS
 from .errors import ClientCapabilityMissing, InputRequired, StartTask
 from .http_request import HttpRequest
 from .input_rounds import NO_ANSWERS
+from .namespaces import own_uri, served_uri
 
 if TYPE_CHECKING:
     from ..auth.principal import Principal
@@ -55,6 +56,7 @@ class Context:
     _last_progress: float | None = None
     _input_counter = 0
     task_wanted = False  # (set by tools/call for an input_first tool the client may run as a task)
+    namespace = ""  # (set when the component that runs is served in a namespace: namespaces.py)
 
     def __init__(
         self,
@@ -232,7 +234,11 @@ class Context:
     async def read_resource(self, uri: str) -> list[dict[str, Any]]:
         """Read one of this server's resources as the client would (``resources/read``): through
         the middleware, with the caller's scopes, raising the ``McpError`` a client would get (an
-        unknown URI: ``-32002``); returns its ``contents``."""
+        unknown URI: ``-32002``); returns its ``contents``.  A handler served in a namespace reads its
+        own resources by the URIs it gave them, and gets them back with those URIs."""
+        namespace = self.namespace
+        if namespace:
+            uri = served_uri(self._app, namespace, uri) or uri
         request = attrs.evolve(
             self._request,
             id=f"{self._request.id}/read",
@@ -248,6 +254,8 @@ class Context:
             app.scopes.check(principal, request.method, request.params)
         result = await app.handler(self._session, request, self.deadline)
         contents: list[dict[str, Any]] = result["contents"]
+        if namespace:
+            return [{**item, "uri": own_uri(namespace, item["uri"]) or item["uri"]} for item in contents]
         return contents
 
     # -- tasks ----------------------------------------------------------------------------

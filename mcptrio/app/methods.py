@@ -18,6 +18,7 @@ from . import results
 from .boundary import guarded, tool_error
 from .errors import StartTask
 from .middleware import Request
+from .namespaces import served_content
 from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
 from .pagination import page, page_kept
 from .tasks import methods as tasks
@@ -153,6 +154,8 @@ async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> d
         arguments = _object_param(params, "arguments")
     if entry.reshape is not None:  # (checked against the reshaped schema, hidden arguments filled in)
         arguments = entry.reshape.arguments(arguments, ctx)
+    if entry.namespace:
+        ctx.namespace = entry.namespace
     kwargs = signature.bind(arguments)
     if signature.context_parameter is not None:
         kwargs[signature.context_parameter] = ctx
@@ -166,6 +169,8 @@ async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> d
         if scope.cancelled_caught:
             return tool_error(f"tool {entry.name!r} timed out after {entry.timeout:g} s")
     result = _tool_result(signature, value)
+    if entry.namespace:  # (the resources it links to or embeds, as clients know them)
+        result["content"] = served_content(ctx.app, entry.namespace, result["content"])
     if ctx.protocol_version < results.NEWEST_CONTENT_VERSION and ctx.era == "legacy":
         result["content"] = results.for_version(result["content"], ctx.protocol_version)
     return result
@@ -212,18 +217,22 @@ async def resources_read(app: App, ctx: Context, params: dict[str, Any]) -> dict
     uri = _string_param(params, "uri")
     entry = app.resources.get(uri)
     if entry is not None and _shown(app, "resources", entry, ctx):
+        ctx.namespace = entry.namespace
         value = await entry.fn(**_with_context({}, entry.context_parameter, ctx))
-        return {"contents": _resource_contents(uri, entry.mime_type, value)}
+        contents = _resource_contents(uri, entry.mime_type, value)
+        return {"contents": served_content(app, entry.namespace, contents) if entry.namespace else contents}
     for template in app.templates.values():
         variables = template.match(uri)
         if variables is not None and _shown(app, "templates", template, ctx):
+            ctx.namespace = template.namespace
             try:
                 value = await template.fn(**_with_context(dict(variables), template.context_parameter, ctx))
             except LookupError:  # (a template's way to say the URI names nothing)
                 raise _not_found(ctx, uri) from None
             if value is None:
                 raise _not_found(ctx, uri)
-            return {"contents": _resource_contents(uri, template.mime_type, value)}
+            contents = _resource_contents(uri, template.mime_type, value)
+            return {"contents": served_content(app, template.namespace, contents) if template.namespace else contents}
     raise _not_found(ctx, uri)
 
 
@@ -287,13 +296,23 @@ async def prompts_get(app: App, ctx: Context, params: dict[str, Any]) -> dict[st
     missing = [a["name"] for a in entry.arguments if a["required"] and a["name"] not in arguments]
     if missing:
         raise errors.invalid_params(f"prompt {name!r} is missing required argument {missing[0]!r}")
+    ctx.namespace = entry.namespace
     value = await entry.fn(**_with_context(dict(arguments), entry.context_parameter, ctx))
     result = _prompt_result(value)
+    if entry.namespace:
+        result["messages"] = [_served_message(app, entry.namespace, message) for message in result["messages"]]
     if entry.description and "description" not in result:
         result["description"] = entry.description
     if ctx.era == "legacy" and ctx.protocol_version < results.NEWEST_CONTENT_VERSION:
         result["messages"] = [_message_for_version(message, ctx.protocol_version) for message in result["messages"]]
     return result
+
+
+def _served_message(app: App, namespace: str, message: Any) -> Any:
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, dict):
+        return message
+    return {**message, "content": served_content(app, namespace, [content])[0]}
 
 
 def _message_for_version(message: Any, version: str) -> Any:
@@ -352,6 +371,7 @@ async def completion_complete(app: App, ctx: Context, params: dict[str, Any]) ->
     completer = entry.complete.get(arg_name)
     values: list[str] = []
     if completer is not None:
+        ctx.namespace = entry.namespace
         values = list(await completer.fn(value, context_args, **_with_context({}, completer.context_parameter, ctx)))
     completion: dict[str, Any] = {
         "values": values[:MAX_COMPLETIONS],

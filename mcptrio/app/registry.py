@@ -109,6 +109,7 @@ class ToolEntry:
     icons: list[dict[str, Any]] | None = None
     meta: dict[str, Any] | None = None
     owner: str = ""
+    namespace: str = ""  # the prefix it is served under, when it is (namespaces.py); its name has it already
     scopes: frozenset[str] = frozenset()  # OAuth scopes a call needs (with authorization on)
     tags: frozenset[str] = frozenset()  # what visibility filters and switches name (visibility.py)
     task: str = "never"  # "optional" | "required": may (must) run as a task (app/tasks)
@@ -150,6 +151,7 @@ class ResourceEntry:
     annotations: dict[str, Any] | None = None
     icons: list[dict[str, Any]] | None = None
     owner: str = ""
+    namespace: str = ""  # the prefix it is served under, when it is (namespaces.py); its name has it already
     scopes: frozenset[str] = frozenset()  # OAuth scopes a read needs (with authorization on)
     tags: frozenset[str] = frozenset()  # what visibility filters and switches name (visibility.py)
 
@@ -183,6 +185,7 @@ class TemplateEntry:
     icons: list[dict[str, Any]] | None = None
     complete: dict[str, Completer] = attrs.field(factory=dict)
     owner: str = ""
+    namespace: str = ""  # the prefix it is served under, when it is (namespaces.py); its name has it already
     scopes: frozenset[str] = frozenset()  # OAuth scopes it needs (with authorization on)
     tags: frozenset[str] = frozenset()  # what visibility filters and switches name (visibility.py)
 
@@ -215,6 +218,7 @@ class PromptEntry:
     icons: list[dict[str, Any]] | None = None
     complete: dict[str, Completer] = attrs.field(factory=dict)
     owner: str = ""
+    namespace: str = ""  # the prefix it is served under, when it is (namespaces.py); its name has it already
     scopes: frozenset[str] = frozenset()  # OAuth scopes it needs (with authorization on)
     tags: frozenset[str] = frozenset()  # what visibility filters and switches name (visibility.py)
 
@@ -239,6 +243,11 @@ def compile_template(template: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
         last = found.end()
     parts.append(re.escape(template[last:]))
     return re.compile("".join(parts)), tuple(names)
+
+
+def template_shape(template: str) -> str:
+    """The URI template with its variables' names left out: two templates of one shape match the same URIs."""
+    return _TEMPLATE_VAR.sub(lambda found: "{" + found.group(1) + "}", template)
 
 
 def _prompt_arguments(

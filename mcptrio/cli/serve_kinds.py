@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 
 from ..app.admission import RateLimit
+from ..app.namespaces import check_namespace
 from ..runtime.limits import SessionLimits
 from ..targets import resolved_against
 from . import auth_settings
@@ -77,11 +78,19 @@ class Prefixes(Repeatable):
     def resolve(self, setting: Setting, flag: object, file: object, settled: Settled) -> object:
         base = file if file is not MISSING else setting.default_value(settled)
         prefixes = dict(base) if isinstance(base, dict) else {}
+        flagged = set()
         for item in self.items(flag):
             plugin, sep, prefix = item.partition("=")
             if not sep or not plugin or not prefix:
                 raise UsageError(f"{setting.flags[0]} wants PLUGIN=PREFIX, got {item!r}")
             prefixes[plugin] = prefix
+            flagged.add(plugin)
+        for plugin, prefix in prefixes.items():
+            try:
+                check_namespace(prefix)
+            except ValueError as exc:
+                where = setting.flags[0] if plugin in flagged else f"serve.{setting.key}"
+                raise UsageError(f"{where}: the prefix of plugin {plugin!r}: {exc}") from None
         return prefixes
 
 

@@ -138,11 +138,13 @@ class ServeSettings:
     )
     prefixes: dict[str, str] = setting(
         Prefixes(),
-        "prefix a plugin's tool and prompt names to resolve a clash",
+        "serve a plugin in a namespace: tools and prompts as PREFIX_name, resources as PREFIX+scheme:...",
         WHERE,
         flags=("--prefix",),
         default={},
-        doc="Rename a plugin's tools and prompts to `PREFIX_name`, to resolve a clash between plugins.",
+        doc="Serve a plugin in a namespace, to resolve a clash between plugins: its tools and prompts as "
+        "`PREFIX_name`, its resources and templates as `PREFIX+scheme:...` (`fs+file:///a.txt`). "
+        "`PREFIX` is a letter, then letters, digits, `-` or `.`. See [Namespaces](../guides/namespaces.md).",
     )
     transport: str = setting(
         Choice(TRANSPORTS), "standard I/O, Streamable HTTP or WebSocket", WHERE, flags=("--transport",), default="stdio"

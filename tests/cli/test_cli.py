@@ -38,6 +38,9 @@ def plugin_path(tmp_path):
             "notregistry": "odd_plugin:plugin",
             "alpha": "clash_a:plugin",
             "beta": "clash_b:plugin",
+            "docs_a": "docs_a:plugin",
+            "docs_b": "docs_b:plugin",
+            "longname": "longname:plugin",
         },
         {
             "broken_plugin": "raise ImportError('needs libfoo')\n",
@@ -55,6 +58,27 @@ def plugin_path(tmp_path):
             @plugin.tool()
             async def hello() -> str:
                 return "from beta"
+        """,
+            "docs_a": """
+            import mcptrio
+            plugin = mcptrio.Registry("docs_a")
+            @plugin.resource("docs://readme")
+            async def readme() -> str:
+                return "read alpha"
+        """,
+            "docs_b": """
+            import mcptrio
+            plugin = mcptrio.Registry("docs_b")
+            @plugin.resource("docs://readme")
+            async def readme() -> str:
+                return "read beta"
+        """,
+            "longname": """
+            import mcptrio
+            plugin = mcptrio.Registry("longname")
+            @plugin.tool("t" * 126)
+            async def long() -> str:
+                return ""
         """,
         },
     )
@@ -130,6 +154,43 @@ async def test_prefix_resolves_a_clash_and_plugins_compose(plugin_path, monkeypa
         result = await client.call_tool("b_hello")
         assert result["content"][0]["text"] == "from beta"
     assert client.end.process.returncode == 0
+
+
+def test_a_resource_clash_names_both_plugins(plugin_path):
+    line = one_line_error(run(["serve", "--plugins", "docs_a,docs_b"], plugin_path))
+    assert "resource 'docs://readme' of plugin 'docs_b' clashes with the one of 'docs_a'" in line
+
+
+async def test_a_prefix_serves_a_plugins_resources_under_its_scheme(plugin_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(plugin_path))
+    command = MCPTRIO + ["serve", "--plugins", "docs_a,docs_b", "--prefix", "docs_b=b"]
+    async with open_process_client(command) as client:
+        listed = [r["uri"] for r in (await client.request("resources/list"))["resources"]]
+        assert listed == ["docs://readme", "b+docs://readme"]
+        read = await client.request("resources/read", {"uri": "b+docs://readme"})
+        assert read["contents"] == [{"uri": "b+docs://readme", "text": "read beta"}]
+    assert client.end.process.returncode == 0
+
+
+@pytest.mark.parametrize(
+    "args, shown",
+    [
+        (["--prefix", "docs_b=my_b"], "--prefix: the prefix of plugin 'docs_b': namespace 'my_b' is not valid"),
+        (["--prefix", "docs_b=b+c"], "namespace 'b+c' is not valid: it must be a letter, then letters, digits"),
+    ],
+)
+def test_an_invalid_prefix_is_a_one_line_usage_error(plugin_path, tmp_path, args, shown):
+    assert shown in one_line_error(run(["serve", "--plugins", "docs_a,docs_b", *args], plugin_path))
+    config = tmp_path / "serve.toml"
+    config.write_text('[serve]\nplugins = ["docs_a", "docs_b"]\nprefixes = { docs_b = "1b" }\n')
+    line = one_line_error(run(["serve", "--config", str(config)], plugin_path))
+    assert "serve.prefixes: the prefix of plugin 'docs_b': namespace '1b' is not valid" in line
+
+
+def test_a_prefix_that_makes_a_tool_name_too_long_is_a_one_line_error(plugin_path):
+    line = one_line_error(run(["serve", "--plugins", "longname", "--prefix", "longname=ab"], plugin_path))
+    assert f"tool '{'t' * 126}' of plugin 'longname' with the prefix 'ab' would be served as" in line
+    assert "(129 characters)" in line and "rule for tool names: 1 to 128 characters" in line
 
 
 @pytest.mark.parametrize("where", ["flag", "file"])
