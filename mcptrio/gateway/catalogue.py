@@ -3,7 +3,7 @@
 Each entry's function forwards to the upstream (``Link.forward``); everything else the app does
 with an entry — listing, visibility, scopes, reshaping, middleware — is as for a plugin's.  Names
 are prefixed with the upstream's namespace: tools and prompts ``NAMESPACE_name``, resource URIs
-and templates ``NAMESPACE+scheme://…`` (``names.py``).
+and templates ``NAMESPACE+scheme://…`` (``app/namespaces.py``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from ..app.namespaces import TOOL_NAME_RULE, has_scheme, is_tool_name, prefixed_name, prefixed_uri
 from ..app.registry import Completer, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry, compile_template
 from ..app.signature import ToolSignature
-from .names import prefixed_name, prefixed_uri
 
 
 class Link(Protocol):
@@ -47,6 +47,9 @@ def tools(link: Link, listed: list[dict[str, Any]]) -> dict[str, ToolEntry]:
     out: dict[str, ToolEntry] = {}
     for tool in listed:
         name = prefixed_name(link.prefix, tool["name"])
+        if link.prefix and not is_tool_name(name):
+            log.warning("upstream %s: tool %r left out: %r is not %s", link.name, tool["name"], name, TOOL_NAME_RULE)
+            continue
         signature = ToolSignature.for_schema(  # (the upstream checks the arguments: it is the authority on them)
             tool.get("inputSchema") or {"type": "object"},
             name,
@@ -61,6 +64,7 @@ def tools(link: Link, listed: list[dict[str, Any]]) -> dict[str, ToolEntry]:
             annotations=tool.get("annotations"),
             meta=tool.get("_meta"),
             owner=link.owner,
+            namespace=link.prefix,
             **_described(tool),
         )
     return out
@@ -69,6 +73,9 @@ def tools(link: Link, listed: list[dict[str, Any]]) -> dict[str, ToolEntry]:
 def resources(link: Link, listed: list[dict[str, Any]]) -> dict[str, ResourceEntry]:
     out: dict[str, ResourceEntry] = {}
     for resource in listed:
+        if link.prefix and not has_scheme(resource["uri"]):
+            log.warning("upstream %s: resource %r left out: a URI with no scheme", link.name, resource["uri"])
+            continue
         uri = prefixed_uri(link.prefix, resource["uri"])
         out[uri] = ResourceEntry(
             uri=uri,
@@ -79,6 +86,7 @@ def resources(link: Link, listed: list[dict[str, Any]]) -> dict[str, ResourceEnt
             size=resource.get("size"),
             annotations=resource.get("annotations"),
             owner=link.owner,
+            namespace=link.prefix,
             **_described(resource),
         )
     return out
@@ -87,6 +95,9 @@ def resources(link: Link, listed: list[dict[str, Any]]) -> dict[str, ResourceEnt
 def templates(link: Link, listed: list[dict[str, Any]], completes: bool) -> dict[str, TemplateEntry]:
     out: dict[str, TemplateEntry] = {}
     for template in listed:
+        if link.prefix and not has_scheme(template["uriTemplate"]):
+            log.warning("upstream %s: template %r left out: a URI with no scheme", link.name, template["uriTemplate"])
+            continue
         uri_template = prefixed_uri(link.prefix, template["uriTemplate"])
         try:
             pattern, variables = compile_template(uri_template)
@@ -105,6 +116,7 @@ def templates(link: Link, listed: list[dict[str, Any]], completes: bool) -> dict
             annotations=template.get("annotations"),
             complete=_completers(link, ref, variables) if completes else {},
             owner=link.owner,
+            namespace=link.prefix,
             **_described(template),
         )
     return out
@@ -130,6 +142,7 @@ def prompts(link: Link, listed: list[dict[str, Any]], completes: bool) -> dict[s
             arguments=arguments,
             complete=_completers(link, ref, [a["name"] for a in arguments]) if completes else {},
             owner=link.owner,
+            namespace=link.prefix,
             **_described(prompt),
         )
     return out

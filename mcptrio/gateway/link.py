@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 import trio
 
 from ..app.middleware import CallNext, Request
+from ..app.namespaces import own_uri, prefixed_uri
 from ..app.registry import Registry
 from ..client.connect import connect
 from ..protocol import errors
 from ..protocol.errors import RESOURCE_NOT_FOUND_LEGACY, McpError
 from ..wire import unstructure
 from . import calls, catalogue, tasks
-from .names import own_uri, prefixed_uri
 from .telemetry import upstream_span
 
 if TYPE_CHECKING:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ..app.namespaces import check_namespace
 from ..client.servers_file import read_servers, server_entry
 
 if TYPE_CHECKING:
@@ -61,6 +62,12 @@ class Upstream:
             raise ValueError(f"upstream {self.name!r} needs either a command or a url")
         if self.command is not None and not self.command:
             raise ValueError(f"upstream {self.name!r}: an empty command line")
+        if self.prefix:
+            try:
+                check_namespace(self.prefix)
+            except ValueError as exc:
+                hint = "" if self.namespace is not None else " (the namespace is its name: give it a namespace)"
+                raise ValueError(f"upstream {self.name!r}: {exc}{hint}") from None
         if self.era not in (None, *ERAS):
             raise ValueError(f"upstream {self.name!r}: era must be one of {', '.join(ERAS)}, got {self.era!r}")
         for key in ("timeout", "start_timeout"):
