@@ -61,6 +61,8 @@ class Spec(Protocol):
     @property
     def start_timeout(self) -> float: ...
     @property
+    def ping_interval(self) -> float: ...
+    @property
     def required(self) -> bool: ...
     @property
     def prefix(self) -> str: ...
@@ -100,11 +102,13 @@ class Link:
         self.why = "starting"
         self.restarts = 0
         self.catalogue: dict[str, dict[str, Any]] = {}
-        self.subscribed: set[str] = set()  # the upstream's URIs this session has subscribed to
+        self.wanted: set[str] = set()  # the upstream's URIs callers have subscribed to (here)
+        self.subscribed: set[str] = set()  # those this session has subscribed to (upstream)
         self._calls: dict[str, calls.Call] = {}
         self._changed: set[str] = set()
         self._change = trio.Event()
         self._listening = trio.CancelScope()  # a 2026-07-28 upstream's listen stream (cancelled: opened again)
+        self._listened: set[str] = set()  # the URIs it was opened for
 
     # -- the session, kept up ----------------------------------------------------------------
 
@@ -161,14 +165,37 @@ class Link:
                     nursery.start_soon(self._refresher, client)
                     if client.era == "modern":
                         nursery.start_soon(self._listen, client)
-                    await client.raw.ended.wait()
+                    for uri in sorted(self.wanted):  # (callers' subscriptions, made again on a new session)
+                        nursery.start_soon(self._subscribe_upstream, uri)
+                    unanswered = await self._pinged(client)
                     nursery.cancel_scope.cancel()
-                why_ended = getattr(client.raw.end, "why_ended", None)
-                self.why = await why_ended() if why_ended is not None else "the connection ended"
+                if unanswered is not None:
+                    self.why = unanswered
+                else:
+                    why_ended = getattr(client.raw.end, "why_ended", None)
+                    self.why = await why_ended() if why_ended is not None else "the connection ended"
                 return True
         if starting.cancelled_caught:
             raise trio.TooSlowError(f"it did not start and answer within {upstream.start_timeout:g} s")
         return False
+
+    async def _pinged(self, client: Client) -> str | None:
+        """Until the connection ends (None), or the upstream leaves a ping unanswered for its
+        ``timeout`` (why, in words): a server that hangs, or an HTTP one gone away, is noticed even
+        when nobody calls it."""
+        while True:
+            with trio.move_on_after(self.upstream.ping_interval):
+                await client.raw.ended.wait()
+                return None
+            try:
+                with trio.fail_after(self.upstream.timeout):
+                    await client.ping()
+            except trio.TooSlowError:
+                return f"it left a ping unanswered for {self.upstream.timeout:g} s"
+            except McpError as exc:
+                if isinstance(exc.data, dict) and exc.data.get("transport"):
+                    return str(exc)
+                # (an error answer is an answer: the server is there)
 
     def _went_down(self) -> None:
         self.client, self.state = None, "down"
@@ -188,10 +215,14 @@ class Link:
                 "promptsListChanged": True,
                 "resourcesListChanged": True,
             }
-            if self.subscribed:
-                wanted["resourceSubscriptions"] = sorted(self.subscribed)
+            self._listening = listening = (
+                trio.CancelScope()
+            )  # (before the request: a subscription meanwhile cancels it)
+            self._listened = set(self.wanted)
+            if self._listened:
+                wanted["resourceSubscriptions"] = sorted(self._listened)
             request_id, answer = await client.raw.start_request("subscriptions/listen", {"notifications": wanted})
-            with trio.CancelScope() as self._listening:
+            with listening:
                 try:
                     ended = await answer.receive()
                 except trio.EndOfChannel:
@@ -200,7 +231,7 @@ class Link:
                     log.info("upstream %s: no listen stream: %s", self.name, ended["error"].get("message"))
                     return
                 await trio.sleep(FIRST_DELAY)  # (the upstream closed it: open it again, without hurry)
-            if self._listening.cancelled_caught:
+            if listening.cancelled_caught:
                 await client.raw.cancel_request(request_id)
 
     async def _refresher(self, client: Client) -> None:
@@ -381,17 +412,25 @@ class Link:
         return complete
 
     async def subscribe(self, served: str) -> None:
-        """Subscribe upstream to the resource served as ``served``, once per session."""
+        """Subscribe upstream to the resource served as ``served``, once per session (and again on
+        each new session)."""
         uri = own_uri(self.prefix, served)
+        if uri is None:
+            return
+        self.wanted.add(uri)
+        await self._subscribe_upstream(uri)
+
+    async def _subscribe_upstream(self, uri: str) -> None:
         client = self.client
-        if uri is None or client is None or uri in self.subscribed:
+        if client is None or uri in self.subscribed:
             return
         resources = client.server_capabilities.get("resources")
         if not (isinstance(resources, dict) and resources.get("subscribe")):
             return
         self.subscribed.add(uri)
         if client.era == "modern":
-            self._listening.cancel()  # (opened again, with this URI too)
+            if uri not in self._listened:
+                self._listening.cancel()  # (opened again, with this URI too)
             return
         try:
             with trio.fail_after(self.upstream.timeout):

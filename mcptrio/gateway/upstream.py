@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..app import App
 
 ERAS = ("legacy", "modern")
-OWN_KEYS = ("namespace", "token_env", "ca_file", "era", "timeout", "start_timeout", "required")
+OWN_KEYS = ("namespace", "token_env", "ca_file", "era", "timeout", "start_timeout", "ping_interval", "required")
 SERVER_KEYS = ("command", "args", "env", "cwd", "url", "headers", "type", "transport")
 
 
@@ -40,6 +40,8 @@ class Upstream:
     ``era``: ``"legacy"`` or ``"modern"`` to pin the protocol spoken to it; None asks it.
     ``timeout``: seconds a request to it may take before the caller gets an error naming it.
     ``start_timeout``: seconds it has to start and answer the handshake.
+    ``ping_interval``: seconds between pings while it is up; one unanswered for ``timeout`` seconds
+    ends its session (it is started again).
     ``required``: whether ``/readyz`` says the gateway is not ready while it is down.
     """
 
@@ -55,6 +57,7 @@ class Upstream:
     era: str | None = None
     timeout: float = 60.0
     start_timeout: float = 30.0
+    ping_interval: float = 15.0
     required: bool = False
 
     def __attrs_post_init__(self) -> None:
@@ -70,7 +73,7 @@ class Upstream:
                 raise ValueError(f"upstream {self.name!r}: {exc}{hint}") from None
         if self.era not in (None, *ERAS):
             raise ValueError(f"upstream {self.name!r}: era must be one of {', '.join(ERAS)}, got {self.era!r}")
-        for key in ("timeout", "start_timeout"):
+        for key in ("timeout", "start_timeout", "ping_interval"):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 raise ValueError(f"upstream {self.name!r}: {key} must be a number of seconds above 0, got {value!r}")

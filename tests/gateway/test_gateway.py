@@ -18,7 +18,7 @@ import trio
 import mcptrio
 import mcptrio.client
 from mcptrio.client import McpError
-from mcptrio.gateway import Upstream
+from mcptrio.gateway import Upstream, links_of
 
 HERE = Path(__file__).resolve().parent
 SERVE = (sys.executable, "-m", "mcptrio.cli", "serve")
@@ -309,3 +309,42 @@ async def test_a_flood_of_notifications_or_garbage_from_an_upstream_is_borne():
                     assert (await client.call_tool("up_echo", {"text": str(n)})).content[0].text == f"echo: {n}"
             assert (await client.call_tool("bad_garbage")).content[0].text == "garbage"
             assert (await client.call_tool("bad_flood")).content[0].text == "flood"
+
+
+async def test_an_upstream_that_stops_answering_is_noticed_by_its_pings_and_started_again():
+    app = gateway(Upstream("bad", command=BAD, timeout=0.5, ping_interval=0.2), Upstream("up", command=UPSTREAM))
+    async with mcptrio.client.connect(app, era="legacy") as client:
+        await tools_named(client, "bad_freeze")
+        with (
+            trio.fail_after(10),
+            pytest.raises(McpError, match="upstream 'bad' did not answer tools/call within 0.5 s"),
+        ):
+            await client.call_tool("bad_freeze")
+        await tools_named(client, "bad_ok", present=False)  # (its ping went unanswered: down...)
+        await tools_named(client, "bad_ok")  # (...and started again)
+        assert (await client.call_tool("bad_ok")).content[0].text == "ok"
+        [link] = [link for link in links_of(app) if link.name == "bad"]
+        assert link.restarts >= 1
+
+
+async def test_callers_subscriptions_are_made_again_on_a_new_upstream_session():
+    app = gateway(Upstream("up", command=UPSTREAM))
+    async with mcptrio.client.connect(app, era="legacy", listen=True) as client:
+        await tools_named(client, "up_pid")
+        await client.subscribe("up+note://a")
+        [link] = links_of(app)
+        assert link.wanted == {"note://a"}
+        pid = int((await client.call_tool("up_pid")).content[0].text)
+        os.kill(pid, signal.SIGKILL)
+        await tools_named(client, "up_pid", present=False)
+        await tools_named(client, "up_pid")
+        with trio.fail_after(10):
+            while link.subscribed != {"note://a"}:
+                await trio.sleep(0.05)
+        await client.call_tool("up_touch", {"key": "a"})
+        with trio.fail_after(10):
+            while not any(
+                note["method"] == "notifications/resources/updated" and note["params"]["uri"] == "up+note://a"
+                for note in client.raw.notifications
+            ):
+                await trio.sleep(0.05)

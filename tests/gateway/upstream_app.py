@@ -45,3 +45,10 @@ async def note(key: str) -> str:
 async def traceparent(ctx: mcptrio.Context) -> str:
     """The trace context the gateway sent with this call."""
     return str(ctx.meta.get("traceparent"))
+
+
+@upstream.tool()
+async def touch(key: str, ctx: mcptrio.Context) -> str:
+    """Tell the subscribers of note://KEY that it changed."""
+    await ctx.app.notify_resource_updated(f"note://{key}")
+    return "touched"
