@@ -553,8 +553,9 @@ class ServeSettings:
         doc="Other MCP servers served beside the plugins, one `[serve.upstreams.NAME]` table each: `command`, "
         "`args`, `env`, `cwd` (stdio) or `url` and `headers` (Streamable HTTP, WebSocket), and `namespace` "
         '(default: NAME; `""`: none), `token_env` (a bearer token from the environment), `ca_file`, `era` '
-        '(`"legacy"` or `"modern"` to pin it), `timeout` (seconds per request, 60), `start_timeout` (30), `ping_interval` (15) and '
-        "`required` (whether `/readyz` is 503 while it is down, false). `--upstream NAME=COMMAND-OR-URL` adds one.",
+        '(`"legacy"` or `"modern"` to pin it), `timeout` (seconds per request, 60), `start_timeout` (30), '
+        "`ping_interval` (15) and `required` (whether `/readyz` is 503 while it is down, false). "
+        "`--upstream NAME=COMMAND-OR-URL` adds one.",
     )
     upstreams_file: dict[str, Any] = setting(
         ServersFile(),
