@@ -17,7 +17,6 @@ from ..protocol.session import META_SUBSCRIPTION_ID
 from . import results
 from .boundary import guarded, tool_error
 from .errors import StartTask
-from .middleware import Request
 from .namespaces import served_content
 from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
 from .pagination import page, page_kept
@@ -80,7 +79,7 @@ def _listing(app: App, kind: str, key: str, ctx: Context, params: dict[str, Any]
 
 def _shown(app: App, kind: str, entry: Any, ctx: Context) -> bool:
     """Is ``entry`` (of the registry's table ``kind``) there for this caller?  (Hidden: as if unknown.)"""
-    return entry is not None and (not app.visibility.active or app.visibility.allows(kind, entry, ctx))
+    return entry is not None and not app.visibility.hides(kind, entry, ctx)
 
 
 def _with_context(kwargs: dict[str, Any], name: str | None, ctx: Context) -> dict[str, Any]:
@@ -110,7 +109,7 @@ def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> Awaitable[dict
     if type(name) is not str:
         name = _string_param(params, "name")
     entry = app.tools.get(name)
-    if entry is None or (app.visibility.active and not app.visibility.allows("tools", entry, ctx, _asked(ctx, params))):
+    if entry is None or app.visibility.hides("tools", entry, ctx, params):
         entry = app.tool_search.front.get(name) if app.tool_search is not None else None
         if entry is None:
             raise errors.invalid_params(f"unknown tool: {name!r}")
@@ -121,12 +120,6 @@ def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> Awaitable[dict
     if entry.task == "never" and "task" not in params:
         return _run_tool(entry, ctx, params)  # the usual case, first
     return _tools_call_maybe_task(app, ctx, params, entry)
-
-
-def _asked(ctx: Context, params: dict[str, Any]) -> Request | None:
-    """The request as the rules are to see it, where middleware changed its params (``call_tool``
-    is the call it names); else None, made only if a rule needs it."""
-    return None if params is ctx.incoming.params else Request(ctx, params)
 
 
 async def _tools_call_maybe_task(app: App, ctx: Context, params: dict[str, Any], entry: ToolEntry) -> dict[str, Any]:

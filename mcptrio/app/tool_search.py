@@ -134,7 +134,7 @@ class ToolSearch:
         visibility: Visibility = app.visibility
         found: list[dict[str, Any]] = []
         for entry in self.index(app.tools).ranked(query_words):
-            if visibility.active and not visibility.allows("tools", entry, ctx):
+            if visibility.hides("tools", entry, ctx):
                 continue  # (hidden from this caller: the next best instead)
             found.append(hit(entry))
             if len(found) == limit:

@@ -152,6 +152,14 @@ class Visibility:
 
     # -- the judgement --------------------------------------------------------------------
 
+    def hides(self, kind: str, entry: Component, ctx: Context, params: dict[str, Any] | None = None) -> bool:
+        """Is ``entry`` hidden from ``ctx``'s caller (answered as if it did not exist)?  ``params``:
+        the request's, where middleware changed them (the rules see those)."""
+        if not self.active:
+            return False
+        request = None if params is None or params is ctx.incoming.params else Request(ctx, params)
+        return not self.allows(kind, entry, ctx, request)
+
     def allows(self, kind: str, entry: Component, ctx: Context, request: Request | None = None) -> bool:
         """May ``ctx``'s caller see and use ``entry`` (of registry table ``kind``)?  A rule that raises
         fails the request with an internal error (logged), nothing more."""
