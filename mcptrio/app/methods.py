@@ -109,7 +109,8 @@ def tools_call(app: App, ctx: Context, params: dict[str, Any]) -> Awaitable[dict
     if type(name) is not str:
         name = _string_param(params, "name")
     entry = app.tools.get(name)
-    if entry is None or app.visibility.hides("tools", entry, ctx, params):
+    # (``active`` first: a call with nothing configured does not step into visibility.py)
+    if entry is None or (app.visibility.active and app.visibility.hides("tools", entry, ctx, params)):
         entry = app.tool_search.front.get(name) if app.tool_search is not None else None
         if entry is None:
             raise errors.invalid_params(f"unknown tool: {name!r}")
