@@ -3,6 +3,7 @@ its pid (to kill it), a slow tool, progress, a question for the caller and a log
 
 from __future__ import annotations
 
+import json
 import os
 
 import trio
@@ -52,3 +53,11 @@ async def touch(key: str, ctx: mcptrio.Context) -> str:
     """Tell the subscribers of note://KEY that it changed."""
     await ctx.app.notify_resource_updated(f"note://{key}")
     return "touched"
+
+
+@upstream.tool()
+async def seen(ctx: mcptrio.Context) -> str:
+    """What the gateway sent with this call besides its arguments: its _meta, and (over HTTP) its headers."""
+    http = ctx.http
+    headers = dict(http.headers) if http is not None else {}
+    return json.dumps({"meta": ctx.meta, "headers": headers}, default=str)
