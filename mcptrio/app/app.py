@@ -70,7 +70,7 @@ class Notification:
     session_key: object  # an opaque, hashable handle of the client's session (for caches)
 
 
-class SessionHooks:
+class SessionHooks(Protocol):
     """Told when a session opens and closes (e.g. to measure how long sessions last)."""
 
     def opened(self, session: SessionCore) -> None: ...

@@ -554,7 +554,8 @@ class ServeSettings:
         "`args`, `env`, `cwd` (stdio) or `url` and `headers` (Streamable HTTP, WebSocket), and `namespace` "
         '(default: NAME; `""`: none), `token_env` (a bearer token from the environment), `ca_file`, `era` '
         '(`"legacy"` or `"modern"` to pin it), `timeout` (seconds per request, 60), `start_timeout` (30), '
-        "`ping_interval` (15) and `required` (whether `/readyz` is 503 while it is down, false). "
+        '`ping_interval` (15), `sessions` (`"shared"` or `"per-caller"`) and `required` (whether `/readyz` '
+        "is 503 while it is down, false). "
         "`--upstream NAME=COMMAND-OR-URL` adds one.",
     )
     upstreams_file: dict[str, Any] = setting(

@@ -54,6 +54,7 @@ class Call:
     """A caller's request in flight on an upstream session."""
 
     ctx: Context
+    via: object = None  # the caller's own upstream session it goes over (None: the shared one)
     token: str = attrs.field(factory=lambda: f"mcptrio-gateway-{next(_tokens)}")
     scope: trio.CancelScope = attrs.field(factory=trio.CancelScope)
     # What stopped it on the caller's side (a 2026-07-28 question to ask first), raised once it ends.

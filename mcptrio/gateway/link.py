@@ -18,6 +18,8 @@ every log message, and each caller gets those its own level lets through.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
 import math
 import weakref
@@ -34,6 +36,7 @@ from ..protocol import errors
 from ..protocol.errors import RESOURCE_NOT_FOUND_LEGACY, McpError
 from ..wire import unstructure
 from . import calls, catalogue, tasks
+from .private import PrivateSessions
 from .telemetry import upstream_span
 
 if TYPE_CHECKING:
@@ -62,6 +65,8 @@ class Spec(Protocol):
     def start_timeout(self) -> float: ...
     @property
     def ping_interval(self) -> float: ...
+    @property
+    def sessions(self) -> str: ...
     @property
     def required(self) -> bool: ...
     @property
@@ -109,12 +114,15 @@ class Link:
         self._change = trio.Event()
         self._listening = trio.CancelScope()  # a 2026-07-28 upstream's listen stream (cancelled: opened again)
         self._listened: set[str] = set()  # the URIs it was opened for
+        self.private = PrivateSessions(self)  # sessions = "per-caller": a legacy caller's own sessions
 
     # -- the session, kept up ----------------------------------------------------------------
 
     async def run(self) -> None:
         try:
-            await self._keep_up()
+            async with trio.open_nursery() as nursery:
+                self.private.nursery = nursery
+                await self._keep_up()
         finally:  # (the app stopped serving: nothing of this session may be used by a later one)
             self._went_down()
             self.state, self.why = "starting", "starting"
@@ -141,22 +149,7 @@ class Link:
         upstream = self.upstream
         starting = trio.CancelScope(deadline=trio.current_time() + upstream.start_timeout)
         with starting:
-            async with connect(
-                upstream.target,
-                era=upstream.era,
-                elicitation=self._asker("elicitation/create"),
-                sampling=self._asker("sampling/createMessage"),
-                roots=self._asker("roots/list"),
-                token=upstream.bearer(),
-                headers=upstream.headers or None,
-                verify=upstream.ca_file or True,
-                env=upstream.env or None,
-                cwd=upstream.cwd,
-                log_level="debug",  # (every message: each caller's own level is applied as it is passed on)
-                long_lived=True,
-                max_message_size=self.app.limits.max_message_size,  # (the limit a client has)
-            ) as client:
-                client.raw.on_notification.append(self._on_notification)
+            async with self.connect(None) as client:
                 await self._refresh(client, ("tools", "resources", "prompts"))
                 starting.deadline = math.inf
                 self.client, self.state, self.why = client, "up", ""
@@ -196,6 +189,29 @@ class Link:
                 if isinstance(exc.data, dict) and exc.data.get("transport"):
                     return str(exc)
                 # (an error answer is an answer: the server is there)
+
+    @contextlib.asynccontextmanager
+    async def connect(self, via: object) -> AsyncIterator[Client]:
+        """An upstream session: the shared one (``via`` None) or a caller's own (``via``: its
+        session), whose questions and notifications go to the calls made through it."""
+        upstream = self.upstream
+        async with connect(
+            upstream.target,
+            era=upstream.era,
+            elicitation=self._asker("elicitation/create", via),
+            sampling=self._asker("sampling/createMessage", via),
+            roots=self._asker("roots/list", via),
+            token=upstream.bearer(),
+            headers=upstream.headers or None,
+            verify=upstream.ca_file or True,
+            env=upstream.env or None,
+            cwd=upstream.cwd,
+            log_level="debug",  # (every message: each caller's own level is applied as it is passed on)
+            long_lived=True,
+            max_message_size=self.app.limits.max_message_size,  # (the limit a client has)
+        ) as client:
+            client.raw.on_notification.append(functools.partial(self._on_notification, via))
+            yield client
 
     def _went_down(self) -> None:
         self.client, self.state = None, "down"
@@ -288,7 +304,7 @@ class Link:
 
     # -- what the upstream sends ---------------------------------------------------------------
 
-    def _on_notification(self, message: dict[str, Any]) -> Awaitable[None] | None:
+    def _on_notification(self, via: object, message: dict[str, Any]) -> Awaitable[None] | None:
         method = message["method"]
         params = message.get("params") or {}
         if method == "notifications/progress":
@@ -296,11 +312,13 @@ class Link:
             if call is not None:
                 call.deliver(message)
         elif method == "notifications/message":
-            only = self._only_call()
+            only = self._only_call(via)
             if only is not None:
                 only.deliver(message)
             else:
                 log.debug("upstream %s logged: %s", self.name, params.get("data"))
+        elif via is not None:
+            pass  # (a caller's own session: its lists and subscriptions are the shared session's)
         elif method in CHANGED:
             self._changed.update(CHANGED[method])
             self._change.set()
@@ -308,19 +326,24 @@ class Link:
             self.app.audience.resource_updated(prefixed_uri(self.prefix, params["uri"]))
         return None
 
-    def _only_call(self) -> calls.Call | None:
+    def _only_call(self, via: object) -> calls.Call | None:
+        """The call a pushed question or log message of the session ``via`` is for: the one whose
+        task asks (a 2026-07-28 upstream's), else the only call in flight on a shared session, else
+        any of a caller's own session (they are all that caller's)."""
         found = calls.current.get()
-        if found is not None:
+        if found is not None and found.via is via:
             return found
-        return next(iter(self._calls.values())) if len(self._calls) == 1 else None
+        mine = [call for call in self._calls.values() if call.via is via]
+        return mine[0] if len(mine) == 1 or (mine and via is not None) else None
 
-    def _asker(self, method: str) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+    def _asker(self, method: str, via: object) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
         async def ask(params: dict[str, Any]) -> dict[str, Any]:
-            call = self._only_call()
+            call = self._only_call(via)
             if call is None:
                 raise McpError(
                     errors.INTERNAL_ERROR,
-                    f"the gateway cannot tell which of {len(self._calls)} calls in flight {method} is for",
+                    f"the gateway cannot tell which of the calls in flight {method} is for "
+                    '(serve this upstream with sessions = "per-caller")',
                 )
             return await call.ask(method, params)
 
@@ -331,10 +354,11 @@ class Link:
     async def forward(self, ctx: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """The upstream's result for the caller's request; an error naming the upstream when it is
         down, goes down meanwhile, or does not answer within its ``timeout``."""
-        client = self.client
+        via = ctx.session_key if self.upstream.sessions == "per-caller" and ctx.era == "legacy" else None
+        client = self.client if via is None else await self.private.client_for(via)
         if client is None:
             raise self.unavailable()
-        call = calls.Call(ctx)
+        call = calls.Call(ctx, via=via)
         self._calls[call.token] = call
         meta = calls.forwarded_meta(ctx, call, client.raw.era == "modern")
         target = params.get("name") if isinstance(params.get("name"), str) else None
@@ -348,7 +372,7 @@ class Link:
         finally:
             self._calls.pop(call.token, None)
         if result is None:
-            if self.client is not client:
+            if client.raw.ended.is_set() or (via is None and self.client is not client):
                 raise self.unavailable()
             raise McpError(
                 errors.INTERNAL_ERROR,
@@ -456,6 +480,15 @@ class Gateway:
         app.use(self.middleware)
         app.readiness.append(self.readiness)
         app.offering.append(self.offering)
+        app.session_hooks.append(self)
+
+    def opened(self, session: object) -> None:
+        pass
+
+    def closed(self, session: object) -> None:
+        """A caller's session ended: so do its own upstream sessions."""
+        for link in self.links:
+            link.private.close(session)
 
     async def lifespan(self, app: App) -> AsyncIterator[None]:
         async with trio.open_nursery() as nursery:

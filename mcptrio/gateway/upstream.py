@@ -25,7 +25,18 @@ if TYPE_CHECKING:
     from ..app import App
 
 ERAS = ("legacy", "modern")
-OWN_KEYS = ("namespace", "token_env", "ca_file", "era", "timeout", "start_timeout", "ping_interval", "required")
+OWN_KEYS = (
+    "namespace",
+    "token_env",
+    "ca_file",
+    "era",
+    "timeout",
+    "start_timeout",
+    "ping_interval",
+    "required",
+    "sessions",
+)
+SESSIONS = ("shared", "per-caller")
 SERVER_KEYS = ("command", "args", "env", "cwd", "url", "headers", "type", "transport")
 
 
@@ -43,6 +54,9 @@ class Upstream:
     ``ping_interval``: seconds between pings while it is up; one unanswered for ``timeout`` seconds
     ends its session (it is started again).
     ``required``: whether ``/readyz`` says the gateway is not ready while it is down.
+    ``sessions``: ``"shared"`` (one session for every caller) or ``"per-caller"`` (a legacy caller's
+    session gets an upstream session of its own, for an upstream that asks its callers questions
+    while several calls are in flight; 2026-07-28 callers, which have no session, share).
     """
 
     name: str
@@ -59,6 +73,7 @@ class Upstream:
     start_timeout: float = 30.0
     ping_interval: float = 15.0
     required: bool = False
+    sessions: str = "shared"
 
     def __attrs_post_init__(self) -> None:
         if (self.command is None) == (self.url is None):
@@ -71,6 +86,10 @@ class Upstream:
             except ValueError as exc:
                 hint = "" if self.namespace is not None else " (the namespace is its name: give it a namespace)"
                 raise ValueError(f"upstream {self.name!r}: {exc}{hint}") from None
+        if self.sessions not in SESSIONS:
+            raise ValueError(
+                f"upstream {self.name!r}: sessions must be one of {', '.join(SESSIONS)}, got {self.sessions!r}"
+            )
         if self.era not in (None, *ERAS):
             raise ValueError(f"upstream {self.name!r}: era must be one of {', '.join(ERAS)}, got {self.era!r}")
         for key in ("timeout", "start_timeout", "ping_interval"):
@@ -121,7 +140,7 @@ class Upstream:
             raise ValueError(f"{at}: unknown key {unknown[0]!r} (known: {', '.join(SERVER_KEYS + OWN_KEYS)})")
         entry = server_entry(name, {key: table[key] for key in SERVER_KEYS if key in table}, where)
         own = {key: table[key] for key in OWN_KEYS if key in table}
-        for key in ("namespace", "token_env", "ca_file", "era"):
+        for key in ("namespace", "token_env", "ca_file", "era", "sessions"):
             if key in own and not isinstance(own[key], str):
                 raise ValueError(f"{at}.{key} must be a string, got {own[key]!r}")
         if "required" in own and not isinstance(own["required"], bool):

@@ -348,3 +348,49 @@ async def test_callers_subscriptions_are_made_again_on_a_new_upstream_session():
                 for note in client.raw.notifications
             ):
                 await trio.sleep(0.05)
+
+
+async def test_per_caller_sessions_give_each_legacy_caller_its_own_upstream_and_its_own_questions():
+    app = mcptrio.App("gateway")
+    app.proxy(Upstream("up", command=UPSTREAM, sessions="per-caller", era="legacy"))
+    names = {"ada": "Ada", "bob": "Bob"}
+
+    def answering(who: str):
+        async def elicitation(params):
+            await trio.sleep(0.2)  # (both callers' questions are open at once)
+            return {"action": "accept", "content": {"name": names[who]}}
+
+        return elicitation
+
+    results: dict[str, str] = {}
+    pids: dict[str, str] = {}
+
+    async def caller(who: str) -> None:
+        async with mcptrio.client.connect(app, era="legacy", elicitation=answering(who)) as client:
+            await tools_named(client, "up_ask_name")
+            pids[who] = (await client.call_tool("up_pid")).content[0].text
+            results[who] = (await client.call_tool("up_ask_name")).content[0].text
+
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            for who in names:
+                nursery.start_soon(caller, who)
+    assert results == {"ada": "hello Ada", "bob": "hello Bob"}
+    assert pids["ada"] != pids["bob"]  # (an upstream process each)
+    [link] = links_of(app)
+    with trio.fail_after(10):
+        while len(link.private):  # (closed with the callers' sessions)
+            await trio.sleep(0.05)
+
+
+async def test_on_a_shared_session_a_question_with_several_calls_in_flight_is_refused_upstream():
+    # (a legacy upstream pushes its questions; a 2026-07-28 one puts them in the call's answer: exact)
+    app = gateway(Upstream("up", command=UPSTREAM, era="legacy"))
+    async with mcptrio.client.connect(app, era="legacy", elicitation=lambda p: trio.sleep_forever()) as client:
+        await tools_named(client, "up_slow")
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(client.call_tool, "up_slow", {"seconds": 30})
+            await trio.sleep(0.3)
+            answer = await client.call_tool("up_ask_name")
+            nursery.cancel_scope.cancel()
+        assert answer.is_error and 'sessions = "per-caller"' in answer.content[0].text
