@@ -217,6 +217,7 @@ class Link:
         self.client, self.state = None, "down"
         self.subscribed.clear()
         for call in list(self._calls.values()):
+            call.stopped = self.unavailable()  # (what the call raises, rather than a time-out)
             call.scope.cancel()
         self.catalogue = {}
         self._install()

@@ -372,15 +372,15 @@ async def test_per_caller_sessions_give_each_legacy_caller_its_own_upstream_and_
             results[who] = (await client.call_tool("up_ask_name")).content[0].text
 
     with trio.fail_after(30):
-        async with trio.open_nursery() as nursery:
-            for who in names:
-                nursery.start_soon(caller, who)
-    assert results == {"ada": "hello Ada", "bob": "hello Bob"}
-    assert pids["ada"] != pids["bob"]  # (an upstream process each)
-    [link] = links_of(app)
-    with trio.fail_after(10):
-        while len(link.private):  # (closed with the callers' sessions)
-            await trio.sleep(0.05)
+        async with app.running():  # (the app's lifespan around both callers, as a server's is)
+            async with trio.open_nursery() as nursery:
+                for who in names:
+                    nursery.start_soon(caller, who)
+            assert results == {"ada": "hello Ada", "bob": "hello Bob"}
+            assert pids["ada"] != pids["bob"]  # (an upstream process each)
+            [link] = links_of(app)
+            while len(link.private):  # (closed with the callers' sessions, the app still serving)
+                await trio.sleep(0.05)
 
 
 async def test_on_a_shared_session_a_question_with_several_calls_in_flight_is_refused_upstream():
