@@ -9,12 +9,13 @@ from __future__ import annotations
 import importlib.util
 import logging
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import trio
 
-from ..app import App
+from ..app import App, PluginOptions
 from ..plugins import PluginError, build_app, entry_point
 from ..targets import load_target, parse_target
 
@@ -42,7 +43,12 @@ def source_folders(names: list[str]) -> dict[str, Path]:
 
 
 def reload_plugins(
-    app: App, names: list[str], prefixes: dict[str, str], packages: list[str], target: str | None = None
+    app: App,
+    names: list[str],
+    prefixes: dict[str, str],
+    packages: list[str],
+    target: str | None = None,
+    options: Mapping[str, PluginOptions] | None = None,
 ) -> None:
     """Import the plugins (and target) afresh and hand their handlers to ``app``; PluginError
     leaves it as it was.  The target's folder's modules import afresh too (``import helpers``)."""
@@ -52,7 +58,9 @@ def reload_plugins(
     folders = [found.folder] if found is not None and found.file is not None else []
     saved = _forget_modules(packages, folders)
     try:
-        fresh = build_app(names, prefixes=prefixes, target=load_target(target) if target is not None else None)
+        fresh = build_app(
+            names, prefixes=prefixes, options=options, target=load_target(target) if target is not None else None
+        )
     except BaseException:
         _forget_modules(packages, folders)  # (what the failed import left half-made)
         sys.modules.update(saved)  # the modules the running handlers came from
@@ -90,6 +98,7 @@ async def watch(
     prefixes: dict[str, str],
     target: str | None = None,
     *,
+    options: Mapping[str, PluginOptions] | None = None,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Reload on every change of a plugin's or the target's Python source, until cancelled."""
@@ -108,7 +117,7 @@ async def watch(
         if not any(path.endswith(".py") for _, path in changes):
             continue  # (nothing, or not Python source)
         try:
-            reload_plugins(app, names, prefixes, list(folders), target)
+            reload_plugins(app, names, prefixes, list(folders), target, options)
         except PluginError as exc:
             log.error("reload failed, the previous version keeps serving: %s", exc)
             continue
