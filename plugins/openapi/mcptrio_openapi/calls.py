@@ -19,7 +19,7 @@ import attrs
 import httpx
 
 from .credentials import Credentials
-from .operations import FORM_MEDIA, JSON_MEDIA, Argument, Operation
+from .operations import FORM_MEDIA, JSON_MEDIA, OCTETS, Argument, Operation
 
 if TYPE_CHECKING:
     from mcptrio import Context
@@ -83,6 +83,13 @@ class Caller:
         url = self.base_url.rstrip("/") + path
         if operation.body_media == FORM_MEDIA and body is not None:
             return httpx.Request(operation.method, url, params=query, headers=headers, data=_form(body))
+        if operation.body_media is not None and (
+            operation.body_media == OCTETS or operation.body_media.startswith("text/")
+        ):
+            headers["Content-Type"] = operation.body_media
+            raw = str(body or "")
+            content = base64.b64decode(raw) if operation.body_media == OCTETS else raw.encode()
+            return httpx.Request(operation.method, url, params=query, headers=headers, content=content)
         if body is not None or operation.body_media is not None and operation.method in ("POST", "PUT", "PATCH"):
             headers.setdefault("Content-Type", "application/json")
             content = json.dumps(body if body is not None else {}).encode()

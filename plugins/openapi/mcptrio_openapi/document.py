@@ -6,22 +6,16 @@ Any problem is a ``DocumentError``: one line naming where in the document (a JSO
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import urldefrag, urlsplit
 
+import orjson
 import referencing
 import referencing.exceptions
 
 VERSIONS = ("3.0.", "3.1.")
-
-
-class Resolver(Protocol):
-    """What is used of ``referencing``'s resolver (whose class that package does not export)."""
-
-    def lookup(self, ref: str) -> Any: ...
 
 
 class DocumentError(ValueError):
@@ -36,8 +30,8 @@ def pointer(*parts: str | int) -> str:
 def parse(text: bytes | str, where: str) -> Any:
     """JSON, or else YAML (a JSON document is also YAML, but JSON reads far faster)."""
     try:
-        return json.loads(text)
-    except ValueError:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
         pass
     import yaml  # type: ignore[import-untyped]
 
@@ -65,10 +59,11 @@ def read(source: str | Path, timeout: float = 30.0, headers: Mapping[str, str] |
         data = path.read_bytes()
     except OSError as exc:
         raise DocumentError(f"cannot read the OpenAPI document {path}: {exc.strerror}") from None
-    if path.suffix == ".gz":
+    if path.suffix in (".gz", ".xz"):  # (a large document kept compressed)
         import gzip
+        import lzma
 
-        data = gzip.decompress(data)
+        data = gzip.decompress(data) if path.suffix == ".gz" else lzma.decompress(data)
     return parse(data, str(path)), path.as_uri()
 
 
@@ -98,19 +93,30 @@ def _retrieve(uri: str) -> referencing.Resource[Any]:
     return referencing.Resource.opaque(contents)
 
 
-def resolver(document: dict[str, Any], uri: str) -> Resolver:
-    """A resolver of the document's references, relative to its ``uri``."""
+def refs(document: dict[str, Any], uri: str) -> Refs:
+    """The document's references, relative to its ``uri``."""
     registry: referencing.Registry[Any] = referencing.Registry(retrieve=_retrieve)  # type: ignore[call-arg]  # (an attrs field the stubs miss)
     base = urldefrag(uri).url
-    resolver: Resolver = registry.with_resource(base, referencing.Resource.opaque(document)).resolver(base)
-    return resolver
+    return Refs(registry.with_resource(base, referencing.Resource.opaque(document)).resolver(base))
 
 
-def lookup(at: Resolver, ref: str, where: str) -> tuple[Any, Resolver]:
-    """What ``ref`` names, looked up from ``at``, and the resolver of the refs inside it
-    (DocumentError naming ``where`` when it names nothing)."""
-    try:
-        found = at.lookup(ref)
-    except referencing.exceptions.Unresolvable:
-        raise DocumentError(f"{where}: cannot resolve $ref {ref!r}") from None
-    return found.contents, found.resolver
+class Refs:
+    """A document's references, looked up through ``referencing`` and remembered (a large document
+    refers to its few schemas thousands of times): ``lookup`` gives what a ref names, and the
+    ``Refs`` of the refs inside it."""
+
+    def __init__(self, resolver: Any, memo: dict[tuple[int, str], tuple[Any, Refs, Any]] | None = None) -> None:
+        self.resolver = resolver  # referencing's Resolver (a class it does not export)
+        self.memo = memo if memo is not None else {}
+
+    def lookup(self, ref: str, where: str) -> tuple[Any, Refs]:
+        """(DocumentError naming ``where`` when ``ref`` names nothing.)"""
+        key = (id(self.resolver), ref)  # (the resolver is kept in the entry: its id stays its own)
+        known = self.memo.get(key)
+        if known is None:
+            try:
+                found = self.resolver.lookup(ref)
+            except referencing.exceptions.Unresolvable:
+                raise DocumentError(f"{where}: cannot resolve $ref {ref!r}") from None
+            known = self.memo[key] = (found.contents, Refs(found.resolver, self.memo), self.resolver)
+        return known[0], known[1]

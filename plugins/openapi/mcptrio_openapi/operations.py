@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from .document import DocumentError, Resolver, lookup, pointer
+from .document import DocumentError, Refs, pointer
 from .schemas import Inliner, Walk, object_schema
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -23,6 +23,7 @@ DEFAULT_STYLE = {"path": "simple", "query": "form", "header": "simple", "cookie"
 IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})  # (OpenAPI: ignored as parameters)
 JSON_MEDIA = re.compile(r"^application/(?:[\w.-]+\+)?json$|^\*/\*$")
 FORM_MEDIA = "application/x-www-form-urlencoded"
+OCTETS = "application/octet-stream"
 NAME_RULE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -67,7 +68,7 @@ def tool_name(text: str) -> str:
 
 def read_operations(
     document: dict[str, Any],
-    at: Resolver,
+    at: Refs,
     *,
     hidden_parameters: Iterable[tuple[str, str]] = (),
     skip_invalid: bool = False,
@@ -84,7 +85,7 @@ def read_operations(
         item_where = pointer("paths", path)
         try:
             if isinstance(item, dict) and "$ref" in item:
-                item, _ = lookup(at, item["$ref"], item_where)
+                item, _ = at.lookup(item["$ref"], item_where)
             if not isinstance(item, dict):
                 raise DocumentError(f"{item_where}: a path item must be an object")
         except DocumentError as exc:
@@ -118,7 +119,7 @@ def _operation(
     method: str,
     path: str,
     where: str,
-    at: Resolver,
+    at: Refs,
     inliner: Inliner,
     hidden: set[tuple[str, str]],
 ) -> Operation:
@@ -166,9 +167,7 @@ def _operation(
     )
 
 
-def _parameters(
-    item: dict[str, Any], node: dict[str, Any], where: str, at: Resolver
-) -> list[tuple[dict[str, Any], str]]:
+def _parameters(item: dict[str, Any], node: dict[str, Any], where: str, at: Refs) -> list[tuple[dict[str, Any], str]]:
     """The path item's parameters, overridden by the operation's of the same name and location."""
     chosen: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
     for owner, owner_where in ((item, where.rsplit("/", 1)[0]), (node, where)):
@@ -178,7 +177,7 @@ def _parameters(
         for index, parameter in enumerate(listed):
             at_where = f"{owner_where}/parameters/{index}"
             if isinstance(parameter, dict) and "$ref" in parameter:
-                parameter, _ = lookup(at, parameter["$ref"], at_where)
+                parameter, _ = at.lookup(parameter["$ref"], at_where)
             if not isinstance(parameter, dict) or not isinstance(parameter.get("name"), str):
                 raise DocumentError(f"{at_where}: a parameter needs a name")
             chosen[(parameter["name"], str(parameter.get("in")))] = (parameter, at_where)
@@ -186,7 +185,7 @@ def _parameters(
 
 
 def _parameter(
-    parameter: dict[str, Any], where: str, at: Resolver, walk: Walk, taken: dict[str, Any]
+    parameter: dict[str, Any], where: str, at: Refs, walk: Walk, taken: dict[str, Any]
 ) -> tuple[Argument, dict[str, Any]]:
     wire_name, location = parameter["name"], parameter.get("in")
     if location not in STYLES:
@@ -215,7 +214,7 @@ def _parameter(
 def _body(
     node: dict[str, Any],
     where: str,
-    at: Resolver,
+    at: Refs,
     walk: Walk,
     properties: dict[str, Any],
     required: list[str],
@@ -228,15 +227,23 @@ def _body(
         return None
     body_where = f"{where}/requestBody"
     if isinstance(body, dict) and "$ref" in body:
-        body, _ = lookup(at, body["$ref"], body_where)
+        body, _ = at.lookup(body["$ref"], body_where)
     content = body.get("content") if isinstance(body, dict) else None
     if not isinstance(content, dict) or not content:
         raise DocumentError(f"{body_where}: a request body needs content")
     media = next((m for m in content if JSON_MEDIA.match(m)), FORM_MEDIA if FORM_MEDIA in content else None)
-    if media is None:
-        raise DocumentError(f"{body_where}: request body {', '.join(content)} cannot be mapped (JSON or a form can)")
-    schema = walk.schema((content[media] or {}).get("schema", {}), at, f"{body_where}/content/{media}")
     is_required = bool(body.get("required"))
+    if media is None:
+        media = next((m for m in content if m.startswith("text/") or m == OCTETS), None)
+        if media is None:
+            raise DocumentError(
+                f"{body_where}: request body {', '.join(content)} cannot be mapped (JSON, a form, text or bytes can)"
+            )
+        raw = {"type": "string", "description": f"the request body ({media})"}
+        if media == OCTETS:
+            raw = {**raw, "contentEncoding": "base64", "description": "the request body, base64-encoded"}
+        return _whole_body(raw, media, properties, required, arguments, is_required)
+    schema = walk.schema((content[media] or {}).get("schema", {}), at, f"{body_where}/content/{media}")
     fields = schema.get("properties")
     if isinstance(fields, dict) and schema.get("type", "object") == "object" and not set(fields) & set(properties):
         for field, sub in fields.items():
@@ -245,6 +252,17 @@ def _body(
         if is_required:
             required.extend(name for name in schema.get("required", []) if name in fields)
         return media
+    return _whole_body(schema, media, properties, required, arguments, is_required)
+
+
+def _whole_body(
+    schema: dict[str, Any],
+    media: str,
+    properties: dict[str, Any],
+    required: list[str],
+    arguments: list[Argument],
+    is_required: bool,
+) -> str:
     name = "body" if "body" not in properties else "request_body"
     properties[name] = schema
     arguments.append(Argument(name, "body", name))
@@ -254,7 +272,7 @@ def _body(
 
 
 def _answer(
-    node: dict[str, Any], where: str, at: Resolver, inliner: Inliner
+    node: dict[str, Any], where: str, at: Refs, inliner: Inliner
 ) -> tuple[dict[str, Any] | None, bool, str | None]:
     """The output schema of the first documented 2xx JSON answer (wrapped as ``{"result": ...}``
     when it is not an object), whether it is wrapped, and the 2xx answer's media type."""
@@ -267,7 +285,7 @@ def _answer(
         answer_where = f"{where}/responses/{status}"
         answer = responses.get(status) if status in responses else responses.get(int(status))
         if isinstance(answer, dict) and "$ref" in answer:
-            answer, _ = lookup(at, answer["$ref"], answer_where)
+            answer, _ = at.lookup(answer["$ref"], answer_where)
         content = answer.get("content") if isinstance(answer, dict) else None
         if not isinstance(content, dict) or not content:
             continue

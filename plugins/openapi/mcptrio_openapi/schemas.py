@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from .document import Resolver, lookup
+from .document import Refs
 
 Direction = Literal["input", "output"]
 DROPPED = frozenset({"nullable", "discriminator", "xml", "externalDocs", "example", "$schema", "$id"})
@@ -40,12 +40,12 @@ class Walk:
         self.defs: dict[str, Any] = {}
         self.recursions = 0
 
-    def schema(self, node: Any, at: Resolver, where: str) -> dict[str, Any]:
+    def schema(self, node: Any, at: Refs, where: str) -> dict[str, Any]:
         """``node`` (a schema at ``where``) inlined, as an object (``true``: ``{}``)."""
         out = self.node(node, at, where)
         return out if isinstance(out, dict) else {} if out is not False else {"not": {}}
 
-    def node(self, node: Any, at: Resolver, where: str) -> Any:
+    def node(self, node: Any, at: Refs, where: str) -> Any:
         if not isinstance(node, dict):
             return node
         if isinstance(node.get("$ref"), str):
@@ -73,9 +73,9 @@ class Walk:
             out[key] = value
         return _json_schema(out, node)
 
-    def ref(self, node: dict[str, Any], at: Resolver, where: str) -> Any:
+    def ref(self, node: dict[str, Any], at: Refs, where: str) -> Any:
         ref = node["$ref"]
-        target, inner = lookup(at, ref, where)
+        target, inner = at.lookup(ref, where)
         key = (id(target), self.direction)
         siblings = {k: v for k, v in node.items() if k != "$ref"}
         if id(target) in self.stack:  # a recursion: kept under $defs
@@ -95,7 +95,7 @@ class Walk:
             self.inliner.done[key] = body
         return self._with(body, siblings, at, where)
 
-    def _with(self, body: Any, siblings: dict[str, Any], at: Resolver, where: str) -> Any:
+    def _with(self, body: Any, siblings: dict[str, Any], at: Refs, where: str) -> Any:
         """A ref's target with the keywords beside the ref (3.1: ``description``, ``nullable`` ...)."""
         if not siblings or not isinstance(body, dict):
             return body

@@ -4,7 +4,6 @@ registry's lifespan opens and closes."""
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
@@ -13,11 +12,15 @@ from urllib.parse import urljoin, urlsplit
 
 import attrs
 import httpx
+import jsonschema_rs
+import orjson
 
-from mcptrio import Context, Registry, ToolError
+from mcptrio import Registry, ToolError
+from mcptrio.app.registry import ToolEntry
+from mcptrio.app.signature import ToolSignature
 
 from . import document as documents
-from .calls import Answer, Caller, CallFailed, content_of, failure, http_error, is_json, text_of
+from .calls import DETAIL_CHARS, Answer, Caller, CallFailed, content_of, failure, http_error, is_json, text_of
 from .credentials import credentials
 from .document import DocumentError
 from .operations import Operation, read_operations
@@ -33,6 +36,7 @@ ANNOTATIONS = {
     "DELETE": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True},
 }
 URI_SCHEME = "openapi"
+CTX = "_mcptrio_openapi_ctx"  # the context's keyword (no tool argument is named so)
 
 
 @attrs.frozen
@@ -70,7 +74,7 @@ def load(settings: OpenApiSettings) -> Served:
     )
     operations, skipped = read_operations(
         document,
-        documents.resolver(document, uri),
+        documents.refs(document, uri),
         hidden_parameters=secrets.hidden_parameters(),
         skip_invalid=settings.skip_invalid,
     )
@@ -143,40 +147,65 @@ def _describe(operation: Operation) -> str | None:
 
 
 def _add_tool(registry: Registry, caller: Caller, operation: Operation) -> None:
-    async def call(ctx: Context, **arguments: Any) -> Any:  # (a whole result: no output schema of its own)
+    """The operation as a tool whose handler returns whole results.  Its input schema is checked now
+    (a bad one is refused at load); its output schema, which only its own answers are checked
+    against, is compiled at the first call (most of a large document's load time otherwise)."""
+    output = OutputCheck(operation.output_schema) if operation.output_schema is not None else None
+
+    async def call(**arguments: Any) -> dict[str, Any]:
+        ctx = arguments.pop(CTX)
         try:
             answer = await caller.send(caller.request(operation, arguments), ctx)
         except CallFailed as exc:
             return failure(str(exc))
         if not 200 <= answer.status < 300:
             return http_error(answer, operation.method)
-        if operation.output_schema is None or not (is_json(answer.media) and answer.body):
+        if output is None or not (is_json(answer.media) and answer.body):
             return {"content": content_of(answer)}
-        return _structured(registry.tools[operation.name].signature, operation, answer)
+        return _structured(output, operation, answer)
 
-    registry.tool(
-        operation.name,
+    signature = ToolSignature.for_schema(
+        operation.input_schema, operation.name, output_schema=operation.output_schema, context_parameter=CTX
+    )
+    registry.tools[operation.name] = ToolEntry(
+        name=operation.name,
+        fn=call,
+        signature=signature,
         title=operation.summary,
         description=_describe(operation),
         annotations={**ANNOTATIONS.get(operation.method, {"readOnlyHint": False}), "openWorldHint": True},
-        input_schema=operation.input_schema,
-        output_schema=operation.output_schema,
         tags=operation.tags,
-    )(call)
+    )
 
 
-def _structured(signature: Any, operation: Operation, answer: Answer) -> dict[str, Any]:
+class OutputCheck:
+    """An output schema's validator, compiled when first needed."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = schema
+        self.validator: Any = None
+
+    def problem(self, value: Any) -> str | None:
+        if self.validator is None:
+            self.validator = jsonschema_rs.validator_for(self.schema)
+        if self.validator.is_valid(value):
+            return None
+        error = next(iter(self.validator.iter_errors(value)))
+        at = "/".join(str(part) for part in error.instance_path) or "the answer"
+        return f"at {at}: {error.message}"
+
+
+def _structured(output: OutputCheck, operation: Operation, answer: Answer) -> dict[str, Any]:
     """A JSON answer as ``structuredContent``, checked against the published output schema."""
     try:
-        data = json.loads(answer.body)
-    except ValueError:
+        data = orjson.loads(answer.body)
+    except orjson.JSONDecodeError:
         return failure(f"{operation.method} {operation.path}: the API's answer is not the JSON it says it is")
     structured = {"result": data} if operation.wraps_output else data
-    try:
-        signature.validate_output(structured)
-    except ValueError as exc:
-        result = failure(f"{operation.name}: the API's answer does not fit its documented schema: {exc}")
-        result["content"].append({"type": "text", "text": text_of(answer)[:2000]})
+    problem = output.problem(structured)
+    if problem is not None:
+        result = failure(f"{operation.name}: the API's answer does not fit its documented schema: {problem}")
+        result["content"].append({"type": "text", "text": text_of(answer)[:DETAIL_CHARS]})
         return result
     return {"content": [{"type": "text", "text": text_of(answer)}], "structuredContent": structured}
 
