@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
-
 from mcptrio_openapi import OpenApiSettings, RouteMap, load
 
 GITHUB = Path(__file__).parent / "data" / "api.github.com.json.xz"
