@@ -13,7 +13,7 @@ import base64
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, urljoin
 
 import attrs
 import httpx
@@ -80,7 +80,7 @@ class Caller:
             body = fields
         if cookies:
             headers["Cookie"] = "; ".join(f"{name}={value}" for name, value in cookies.items())
-        url = self.base_url.rstrip("/") + path
+        url = _base(operation.server, self.base_url).rstrip("/") + path
         if operation.body_media == FORM_MEDIA and body is not None:
             return httpx.Request(operation.method, url, params=query, headers=headers, data=_form(body))
         if operation.body_media is not None and (
@@ -137,6 +137,15 @@ class Caller:
             f"{response.request.method} {response.request.url.path}: the answer is larger than "
             f"max_response_bytes ({size} > {self.max_response_bytes} bytes)"
         )
+
+
+def _base(server: str | None, base_url: str) -> str:
+    """An operation's own server: an absolute URL as it is, a relative one from the API's base URL."""
+    if server is None:
+        return base_url
+    if server.startswith(("http://", "https://")):
+        return server
+    return urljoin(base_url.rstrip("/") + "/", server.lstrip("/"))
 
 
 def _reason(exc: httpx.HTTPError) -> str:

@@ -9,6 +9,7 @@ they fill are left out of it), not in a log line, never the MCP caller's own tok
 from __future__ import annotations
 
 import base64
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,6 +25,7 @@ class Credentials:
     headers: dict[str, str] = attrs.field(factory=dict)
     query: dict[str, str] = attrs.field(factory=dict)
     cookies: dict[str, str] = attrs.field(factory=dict)
+    secrets: list[str] = attrs.field(factory=list)  # every value read from the environment or a file
 
     def __repr__(self) -> str:  # (never the values, in a log or a traceback)
         return (
@@ -60,6 +62,34 @@ class Secret:
             return self.file.read_text().strip()
         except OSError as exc:
             raise DocumentError(f"{what}: cannot read {self.file}: {exc.strerror}") from None
+
+
+class Redacted(logging.Filter):
+    """Hides the secrets in the log records of httpx and httpcore (at debug, httpx logs each request's
+    URL, which holds an API key given in the query)."""
+
+    LOGGERS = ("httpx", "httpcore")
+
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__()
+        self.secrets = [secret for secret in secrets if secret]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if any(secret in message for secret in self.secrets):
+            for secret in self.secrets:
+                message = message.replace(secret, "***")
+            record.msg, record.args = message, None
+        return True
+
+    def __enter__(self) -> Redacted:
+        for name in self.LOGGERS:
+            logging.getLogger(name).addFilter(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for name in self.LOGGERS:
+            logging.getLogger(name).removeFilter(self)
 
 
 def api_key_scheme(document: Mapping[str, Any], wanted: str | None) -> tuple[str, str, str]:
@@ -103,14 +133,19 @@ def credentials(
 ) -> Credentials:
     """What every request carries, each secret read now (``DocumentError`` when one is missing)."""
     out = Credentials(headers=dict(headers or {}))
+    out.secrets.extend(out.headers.values())
     if bearer:
-        out.headers["Authorization"] = f"Bearer {bearer.read('plugins.openapi.bearer')}"
+        token = bearer.read("plugins.openapi.bearer")
+        out.headers["Authorization"] = f"Bearer {token}"
+        out.secrets.append(token)
     if basic_user is not None:
         password = basic_password.read("plugins.openapi.basic_password") if basic_password else ""
         token = base64.b64encode(f"{basic_user}:{password}".encode()).decode()
         out.headers["Authorization"] = f"Basic {token}"
+        out.secrets.extend((password, token))
     if api_key:
         _, location, parameter = api_key_scheme(document, api_key_scheme_name)
         place = {"header": out.headers, "query": out.query, "cookie": out.cookies}[location]
         place[parameter] = api_key.read("plugins.openapi.api_key")
+        out.secrets.append(place[parameter])
     return out

@@ -55,10 +55,25 @@ class Operation:
     wraps_output: bool  # the answer is not an object: structuredContent is {"result": answer}
     body_media: str | None  # how the body is sent: JSON or a form
     answer_media: str | None  # the media type of its documented 2xx answer
+    server: str | None = None  # its own server (the operation's or its path's), when it names one
 
     @property
     def path_variables(self) -> tuple[str, ...]:
         return tuple(arg.name for arg in self.arguments if arg.location == "path")
+
+
+def first_server(node: dict[str, Any]) -> str | None:
+    """The URL of the first of ``node``'s ``servers``, its variables at their defaults."""
+    servers = node.get("servers")
+    if not (isinstance(servers, list) and servers and isinstance(servers[0], dict)):
+        return None
+    url = servers[0].get("url")
+    if not isinstance(url, str):
+        return None
+    for name, variable in (servers[0].get("variables") or {}).items():
+        if isinstance(variable, dict) and "default" in variable:
+            url = url.replace("{" + name + "}", str(variable["default"]))
+    return url
 
 
 def tool_name(text: str) -> str:
@@ -164,6 +179,7 @@ def _operation(
         wraps_output=wraps,
         body_media=body_media,
         answer_media=answer_media,
+        server=first_server(node) or first_server(item),
     )
 
 

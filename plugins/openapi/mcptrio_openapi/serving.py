@@ -21,9 +21,9 @@ from mcptrio.app.signature import ToolSignature
 
 from . import document as documents
 from .calls import DETAIL_CHARS, Answer, Caller, CallFailed, content_of, failure, http_error, is_json, text_of
-from .credentials import credentials
+from .credentials import Redacted, credentials
 from .document import DocumentError
-from .operations import Operation, read_operations
+from .operations import Operation, first_server, read_operations
 from .route_maps import kind_of
 from .settings import OpenApiSettings
 
@@ -104,23 +104,14 @@ def load(settings: OpenApiSettings) -> Served:
 
 
 def _server_url(document: dict[str, Any], uri: str) -> str:
-    """The document's first server (its variables at their defaults), else where it came from."""
-    servers = document.get("servers")
-    if (
-        isinstance(servers, list)
-        and servers
-        and isinstance(servers[0], dict)
-        and isinstance(servers[0].get("url"), str)
-    ):
-        url: str = servers[0]["url"]
-        for name, variable in (servers[0].get("variables") or {}).items():
-            if isinstance(variable, dict) and "default" in variable:
-                url = url.replace("{" + name + "}", str(variable["default"]))
-        if urlsplit(uri).scheme in ("http", "https"):
-            url = urljoin(uri, url)
-        if urlsplit(url).scheme in ("http", "https"):
-            return url
-    if urlsplit(uri).scheme in ("http", "https"):
+    """The document's first server (relative: to where the document came from), else where it came from."""
+    url = first_server(document)
+    web = urlsplit(uri).scheme in ("http", "https")
+    if url is not None and web:
+        url = urljoin(uri, url)
+    if url is not None and urlsplit(url).scheme in ("http", "https"):
+        return url
+    if web:
         parts = urlsplit(uri)
         return f"{parts.scheme}://{parts.netloc}"
     raise DocumentError("plugins.openapi.base_url is required: the document names no http(s) server")
@@ -129,12 +120,13 @@ def _server_url(document: dict[str, Any], uri: str) -> str:
 def _client_lifespan(caller: Caller) -> Any:
     async def http_client(app: object) -> AsyncIterator[None]:
         timeout = httpx.Timeout(caller.timeout)
-        async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as client:
-            caller.client = client
-            try:
-                yield
-            finally:
-                caller.client = None
+        with Redacted(caller.credentials.secrets):
+            async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as client:
+                caller.client = client
+                try:
+                    yield
+                finally:
+                    caller.client = None
 
     return http_client
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import enum
 
-from fastapi import FastAPI, HTTPException, Query
+import anyio
+from fastapi import Cookie, FastAPI, Header, HTTPException, Query, Request, Security
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.security import APIKeyQuery, HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
@@ -44,8 +46,40 @@ class Page(BaseModel):
     total: int
 
 
-def make_app() -> FastAPI:
+class Seen(BaseModel):
+    key: str
+    bearer: str
+    trace: str | None
+    session: str | None
+
+
+def make_app(calls: dict[str, object] | None = None) -> FastAPI:
+    """The shop; ``calls`` records what the slow operation saw (whether its caller went away)."""
+    calls = calls if calls is not None else {}
     app = FastAPI(title="Shop", version="1.0.0")
+    key_in_query = APIKeyQuery(name="api_key")
+    bearer = HTTPBearer()
+
+    @app.get("/secure/echo", operation_id="secure_echo")
+    def secure_echo(
+        key: str = Security(key_in_query),
+        token: HTTPAuthorizationCredentials = Security(bearer),
+        x_trace: str | None = Header(default=None),
+        session: str | None = Cookie(default=None),
+    ) -> Seen:
+        return Seen(key=key, bearer=token.credentials, trace=x_trace, session=session)
+
+    @app.get("/slow", operation_id="slow")
+    async def slow(request: Request) -> dict[str, str]:
+        calls["slow"] = "started"
+        with anyio.move_on_after(10):
+            while (await request.receive())["type"] != "http.disconnect":  # (the request's empty body first)
+                pass
+            calls["slow"] = "abandoned"  # the client went away
+            return {"state": "abandoned"}
+        calls["slow"] = "finished"
+        return {"state": "finished"}
+
     items: dict[int, Item] = {
         1: Item(id=1, name="kite", color=Color.red, dimensions=Dimensions(width=1.5, height=2), tags=["toy"]),
         2: Item(id=2, name="lamp", color=Color.green, dimensions=Dimensions(width=0.3, height=0.5)),
