@@ -12,8 +12,18 @@ from .document import DocumentError
 from .route_maps import RouteMap
 from .serving import Served, from_openapi, load
 from .settings import OpenApiSettings
+from .upstream import upstream_headers
 
-__all__ = ["DocumentError", "OpenApiSettings", "RouteMap", "Served", "from_openapi", "load", "plugin"]
+__all__ = [
+    "DocumentError",
+    "OpenApiSettings",
+    "RouteMap",
+    "Served",
+    "from_openapi",
+    "load",
+    "plugin",
+    "upstream_headers",
+]
 
 plugin = mcptrio.Registry("openapi")
 

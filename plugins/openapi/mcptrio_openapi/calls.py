@@ -20,6 +20,7 @@ import httpx
 
 from .credentials import Credentials
 from .operations import FORM_MEDIA, JSON_MEDIA, OCTETS, Argument, Operation
+from .upstream import CALLER_HEADERS
 
 if TYPE_CHECKING:
     from mcptrio import Context
@@ -56,7 +57,7 @@ class Caller:
         """The HTTP request of ``operation`` with the tool's ``arguments``."""
         path = operation.path
         query: list[tuple[str, str | int | float | bool | None]] = list(self.credentials.query.items())
-        headers: dict[str, str] = dict(self.credentials.headers)
+        headers: dict[str, str] = {**self.credentials.headers, **CALLER_HEADERS.get()}
         cookies: dict[str, str] = dict(self.credentials.cookies)
         body: Any = None
         fields: dict[str, Any] = {}

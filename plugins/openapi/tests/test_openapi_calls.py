@@ -12,7 +12,7 @@ import hypercorn.config
 import hypercorn.trio
 import pytest
 import trio
-from mcptrio_openapi import DocumentError, OpenApiSettings, load
+from mcptrio_openapi import DocumentError, OpenApiSettings, load, upstream_headers
 from mcptrio_openapi.credentials import Secret
 from shop_api import make_app
 
@@ -101,3 +101,22 @@ async def test_timeout_and_size_limit(recording_shop: tuple[str, dict[str, objec
             large = await client.call_tool("list_items")
     assert late.is_error and late.content[0].text == "GET /slow: the API did not answer within 0.3 s"
     assert large.is_error and "the answer is larger than max_response_bytes" in large.content[0].text
+
+
+async def test_a_middleware_gives_each_caller_its_own_credential(
+    recording_shop: tuple[str, dict[str, object]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHOP_KEY", KEY)
+    app = await served(recording_shop[0], api_key=Secret(env="SHOP_KEY"))
+    seen_by_era = {}
+
+    @app.use
+    async def per_caller(request, call_next):
+        with upstream_headers({"Authorization": f"Bearer for-{request.era}"}):
+            return await call_next(request)
+
+    with trio.fail_after(20):
+        for era in ("legacy", "modern"):
+            async with mcptrio.client.connect(app, era=era) as client:
+                seen_by_era[era] = (await client.call_tool("secure_echo", {})).structured_content["bearer"]
+    assert seen_by_era == {"legacy": "for-legacy", "modern": "for-modern"}
