@@ -8,7 +8,8 @@ def test_the_smoke_run_measures_every_figure(tmp_path):
     stdout, figures = smoke_run("openapi.py", tmp_path / "openapi.json")
     for name in ("httpx, direct", "tool call, in process"):
         assert figures[name]["p50, ms"] > 0 and figures[name]["p99, ms"] >= figures[name]["p50, ms"]
-    assert set(figures["added by the tool"]) == {"p50, ms", "p99, ms"}
+        assert figures[name]["CPU per call, ms"] > 0
+    assert set(figures["added by the tool"]) == {"p50, ms", "p99, ms", "CPU per call, ms"}
     github = figures["GitHub REST description"]
     assert github["tools"] == 1223 and github["skipped"] == 0 and github["load, s"] > 0
     assert "| tool call, in process |" in stdout and "1223 tools, 0 skipped" in stdout
