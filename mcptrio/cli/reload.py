@@ -11,13 +11,16 @@ import logging
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
 from ..app import App, PluginOptions
 from ..plugins import PluginError, build_app, entry_point
 from ..targets import load_target, parse_target
+
+if TYPE_CHECKING:
+    from .serve_settings import ServeSettings
 
 log = logging.getLogger("mcptrio.reload")
 
@@ -90,6 +93,20 @@ def _forget_modules(packages: list[str], folders: list[Path]) -> dict[str, Any]:
     for key in gone:
         del sys.modules[key]
     return gone
+
+
+async def watch_served(
+    app: App, settings: ServeSettings, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+) -> None:
+    """``watch`` the plugins and target ``mcptrio serve`` was told to serve, with their options."""
+    await watch(
+        app,
+        list(settings.plugins),
+        settings.prefixes,
+        settings.target,
+        options=settings.plugin_options,
+        task_status=task_status,
+    )
 
 
 async def watch(

@@ -178,13 +178,7 @@ async def _stdio(app: App, settings: ServeSettings) -> None:
         if settings.reload:
             from . import reload
 
-            await nursery.start(
-                functools.partial(reload.watch, options=settings.plugin_options),
-                app,
-                list(settings.plugins),
-                settings.prefixes,
-                settings.target,
-            )
+            await nursery.start(reload.watch_served, app, settings)
         async with trio.open_nursery() as serving:
             await serving.start(functools.partial(serve_stdio, app, shutdown_trigger=wait_for_signals))
             logs.ready(
