@@ -66,7 +66,7 @@ class Caller:
                 continue
             value = arguments[argument.name]
             if argument.location == "path":
-                path = path.replace("{" + argument.wire_name + "}", quote(_simple(value, argument), safe=""))
+                path = path.replace("{" + argument.wire_name + "}", quote(_simple(value, argument), safe=","))
             elif argument.location == "query":
                 query.extend(_query(argument, value))
             elif argument.location == "header":

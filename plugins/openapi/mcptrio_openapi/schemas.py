@@ -118,11 +118,11 @@ def _json_schema(out: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
     """OpenAPI 3.0's keywords as JSON Schema's."""
     if node.get("nullable") is True:
         kind = out.get("type")
+        if isinstance(out.get("enum"), list) and None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
         if isinstance(kind, str):
             out["type"] = [kind, "null"]
-        elif "enum" in out and None not in out["enum"]:
-            out["enum"] = [*out["enum"], None]
-        elif kind is None:
+        elif kind is None and "enum" not in out:
             out = {"anyOf": [out, {"type": "null"}]}
     for bound in ("Minimum", "Maximum"):
         flag = out.get(f"exclusive{bound}")
