@@ -12,6 +12,7 @@ from fastapi.security import APIKeyQuery, HTTPAuthorizationCredentials, HTTPBear
 from pydantic import BaseModel, Field
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+EXPORT = bytes(range(256)) * 8192  # 2 MiB
 
 
 class Color(enum.StrEnum):
@@ -68,6 +69,11 @@ def make_app(calls: dict[str, object] | None = None) -> FastAPI:
         session: str | None = Cookie(default=None),
     ) -> Seen:
         return Seen(key=key, bearer=token.credentials, trace=x_trace, session=session)
+
+    @app.get("/export", operation_id="export", response_class=Response,
+             responses={200: {"content": {"application/octet-stream": {}}}})  # fmt: skip
+    def export() -> Response:
+        return Response(EXPORT, media_type="application/octet-stream")
 
     @app.get("/slow", operation_id="slow")
     async def slow(request: Request) -> dict[str, str]:

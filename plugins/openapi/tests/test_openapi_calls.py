@@ -14,7 +14,7 @@ import pytest
 import trio
 from mcptrio_openapi import DocumentError, OpenApiSettings, load, upstream_headers
 from mcptrio_openapi.credentials import Secret
-from shop_api import make_app
+from shop_api import EXPORT, make_app
 
 import mcptrio
 import mcptrio.client
@@ -120,3 +120,18 @@ async def test_a_middleware_gives_each_caller_its_own_credential(
             async with mcptrio.client.connect(app, era=era) as client:
                 seen_by_era[era] = (await client.call_tool("secure_echo", {})).structured_content["bearer"]
     assert seen_by_era == {"legacy": "for-legacy", "modern": "for-modern"}
+
+
+async def test_a_long_download_reports_progress(recording_shop: tuple[str, dict[str, object]]) -> None:
+    heard: list[tuple[float, float | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        heard.append((done, total))
+
+    with trio.fail_after(20):
+        async with mcptrio.client.connect(await served(recording_shop[0])) as client:
+            result = await client.call_tool("export", progress=progress)
+    blob = result.content[0].resource
+    assert not result.is_error and blob.mime_type == "application/octet-stream" and blob.blob == EXPORT
+    assert len(heard) >= 5 and all(total == len(EXPORT) for _, total in heard)
+    assert [done for done, _ in heard] == sorted({done for done, _ in heard})  # (increasing)

@@ -37,7 +37,7 @@ def check_structured(tool: dict, result) -> object:
 async def test_every_route_as_a_tool(shop: str) -> None:
     loaded = await served(shop)
     assert loaded.skipped == [] and loaded.base_url == shop
-    assert set(loaded.kinds.values()) == {"tool"} and len(loaded.kinds) == 11
+    assert set(loaded.kinds.values()) == {"tool"} and len(loaded.kinds) == 12
     app = loaded.registry
     with trio.fail_after(30):
         async with mcptrio.client.connect(app_of(app)) as client:

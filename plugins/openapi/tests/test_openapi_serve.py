@@ -29,7 +29,7 @@ async def test_sdk_client_over_http(shop: str, tmp_path: Path, mode: str) -> Non
             async with Client(streamable_http_client(server.url), mode=mode) as client:
                 assert client.protocol_version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
                 tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-                assert len(tools) == 11
+                assert len(tools) == 12
                 for name, arguments in [
                     ("list_items", {"limit": 1}),
                     ("get_item", {"item_id": 1}),
