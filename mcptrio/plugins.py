@@ -17,9 +17,10 @@ import attrs
 
 from . import installed as installed_
 from .app import App, Registry
+from .app.plugin_options import OptionError, PluginOptions
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from importlib.metadata import EntryPoint
 
     from .app.app import Proxied
@@ -160,6 +161,7 @@ def build_app(
     title: str | None = None,
     version: str | None = None,
     proxies: Sequence[Proxied] = (),
+    options: Mapping[str, PluginOptions] | None = None,
     **app_options: Any,
 ) -> App:
     """An App composed of ``target`` (a Registry or App from a file or module) and the named
@@ -167,7 +169,9 @@ def build_app(
 
     Who the server says it is (``name``, ``title``, ``version``, where not given): the one plugin's
     or target's own (a plugin's version: its distribution's), else ``mcptrio`` and its version.
-    ``proxies`` (a gateway's upstreams) are served beside them (``App.proxy``)."""
+    ``proxies`` (a gateway's upstreams) are served beside them (``App.proxy``).  ``options``: each
+    plugin's own settings by name, handed to its ``@plugin.configure`` hook (one a plugin served
+    does not name, or one for a plugin without a hook, is refused)."""
     if not names and target is None and not proxies:
         raise PluginError(
             "nothing to serve: name a file or module (mcptrio serve app.py), plugins (--plugins a,b) "
@@ -175,7 +179,16 @@ def build_app(
         )
     prefixes = prefixes or {}
     on_path = registrations_on_path()
-    loaded = [(plugin_name, load(plugin_name, on_path)) for plugin_name in names]
+    options = options or {}
+    stray = sorted(set(options) - set(names))
+    if stray:
+        raise PluginError(f"[plugins.{stray[0]}]: {stray[0]!r} is not among the plugins served (--plugins)")
+    loaded = []
+    for plugin_name in names:
+        try:
+            loaded.append((plugin_name, configured(load(plugin_name, on_path), plugin_name, options.get(plugin_name))))
+        except OptionError as exc:
+            raise PluginError(str(exc)) from None
     for plugin_name, plugin in loaded:
         if not plugin.name:
             plugin.name = plugin_name
@@ -204,6 +217,22 @@ def build_app(
     except ValueError as exc:
         raise PluginError(str(exc)) from None
     return app
+
+
+def configured(plugin: Registry, name: str, options: PluginOptions | None) -> Registry:
+    """The registry to serve for ``plugin`` given its options: its ``@plugin.configure`` hook's
+    (``OptionError`` when they are wrong, or given to a plugin that takes none)."""
+    hook = plugin.configure_hook
+    if hook is None:
+        if options is not None and options.values:
+            raise OptionError(f"[plugins.{name}]: the plugin {name!r} takes no options")
+        return plugin
+    options = options if options is not None else PluginOptions(name)
+    served = hook(options)
+    unknown = options.unread()
+    if unknown:
+        raise OptionError(f"unknown plugin option(s): {', '.join(sorted(unknown))}")
+    return plugin if served is None else served
 
 
 def _include(app: App, plugin: Registry, prefix: str | None, name: str) -> None:

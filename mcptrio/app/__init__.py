@@ -10,6 +10,7 @@ from .errors import ToolError
 from .http_request import HttpRequest
 from .lifespan import LifespanError
 from .middleware import Middleware, Request
+from .plugin_options import OptionError, PluginOptions
 from .registry import Registry
 from .reshape import Fixed, FromEnv, FromPrincipal
 from .signature import Param
@@ -24,7 +25,9 @@ __all__ = [
     "LifespanError",
     "Middleware",
     "Notification",
+    "OptionError",
     "Param",
+    "PluginOptions",
     "Registry",
     "Request",
     "SessionHooks",

@@ -18,6 +18,7 @@ import attrs
 from . import handler_checks, lifespan
 from .context import Context
 from .lifespan import Lifespan
+from .plugin_options import PluginOptions
 from .signature import ToolSignature
 from .threads import as_async, check_handler
 
@@ -36,6 +37,9 @@ NotificationHook = Callable[[Any], None]
 HandlerT = TypeVar("HandlerT", bound=HandlerFunction)
 HookT = TypeVar("HookT", bound=NotificationHook)
 LifespanT = TypeVar("LifespanT", bound=Lifespan)
+# (options) -> None (configured in place) or the Registry to serve instead: see plugin_options.py.
+ConfigureHook = Callable[[PluginOptions], "Registry | None"]
+ConfigureT = TypeVar("ConfigureT", bound=ConfigureHook)
 
 # Return types that are content, not structured output: a tool returning ``str`` is a text tool.
 TEXT_RESULT_TYPES: tuple[type, ...] = (str,)
@@ -283,6 +287,7 @@ class Registry:
         self.middleware: list[Middleware] = []
         self.notification_hooks: dict[str, list[NotificationHook]] = {}
         self.lifespans: list[Lifespan] = []
+        self.configure_hook: ConfigureHook | None = None
 
     def use(self, middleware: Middleware) -> Middleware:
         """Add a middleware ``async def mw(request, call_next)`` around every request (also a
@@ -298,6 +303,16 @@ class Registry:
         lifespan.check(fn)
         self.lifespans.append(fn)
         return fn
+
+    def configure(self, hook: ConfigureT) -> ConfigureT:
+        """Register ``def hook(options: PluginOptions) -> Registry | None``: called before the plugin is
+        served with its ``[plugins.NAME]`` table and ``--plugin-option NAME.KEY=VALUE`` flags, read
+        through ``options``' typed getters (see ``mcptrio.app.plugin_options``).  It returns None, or
+        the Registry to serve in the plugin's place (tools the options describe)."""
+        if not callable(hook):
+            raise TypeError(f"a configure hook must be a function (options) -> Registry | None, not {hook!r}")
+        self.configure_hook = hook
+        return hook
 
     def on_notification(self, method: str) -> Callable[[HookT], HookT]:
         """Register ``def hook(notification)`` for a client notification such as

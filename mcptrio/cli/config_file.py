@@ -1,4 +1,5 @@
-"""``mcptrio serve --config FILE``: the ``[serve]`` table of a TOML file, read and checked.
+"""``mcptrio serve --config FILE``: the ``[serve]`` table of a TOML file, read and checked, and the
+``[plugins.NAME]`` tables each plugin checks itself (``mcptrio.PluginOptions``).
 
 Every key is known and of the right type before anything starts: a mistake is one line naming
 the key and what it must be (the CLI prints it and exits with status 2), never a traceback or a
@@ -25,8 +26,12 @@ class FileKey(Protocol):
         """The keys of a table ``value`` that do not exist, each as ``where.key``."""
 
 
+PLUGIN_TABLES = "plugin_options"  # the key the ``[plugins]`` tables are returned under
+
+
 def read_config(path: Path | None, keys: Mapping[str, FileKey]) -> dict[str, object]:
-    """The ``[serve]`` table of the file (empty without one), every key known and well typed."""
+    """The ``[serve]`` table of the file (empty without one), every key known and well typed, with the
+    ``[plugins.NAME]`` tables under ``plugin_options`` (their keys are each plugin's to check)."""
     if path is None:
         return {}
     import tomllib
@@ -37,10 +42,13 @@ def read_config(path: Path | None, keys: Mapping[str, FileKey]) -> dict[str, obj
         raise UsageError(f"cannot read config {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"config {path} is not valid TOML: {exc}") from None
-    unknown = [key for key in data if key != "serve"]
+    unknown = [key for key in data if key not in ("serve", "plugins")]
     serve = data.get("serve", {})
     if not isinstance(serve, dict):
         raise UsageError(f"config {path}: serve must be a table ([serve])")
+    tables = data.get("plugins", {})
+    if not isinstance(tables, dict) or not all(isinstance(table, dict) for table in tables.values()):
+        raise UsageError(f"config {path}: plugins must hold a table per plugin ([plugins.NAME])")
     for key, value in serve.items():
         unknown += keys[key].unknown_keys(f"serve.{key}", value) if key in keys else [f"serve.{key}"]
     if unknown:
@@ -49,4 +57,4 @@ def read_config(path: Path | None, keys: Mapping[str, FileKey]) -> dict[str, obj
         problem = keys[key].file_problem(f"serve.{key}", value)
         if problem is not None:
             raise UsageError(f"config {path}: {problem}")
-    return serve
+    return {**serve, PLUGIN_TABLES: tables} if tables else serve

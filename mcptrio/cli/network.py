@@ -49,7 +49,7 @@ def serve(app: App, settings: ServeSettings, argv: list[str]) -> int:
             if settings.reload:
                 from . import reload
 
-                await nursery.start(reload.watch, app, list(settings.plugins), settings.prefixes, settings.target)
+                await nursery.start(reload.watch_served, app, settings)
             async with trio.open_nursery() as serving:
                 url = await serving.start(
                     lambda task_status: server(

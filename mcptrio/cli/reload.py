@@ -9,14 +9,18 @@ from __future__ import annotations
 import importlib.util
 import logging
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ..app import App
+from ..app import App, PluginOptions
 from ..plugins import PluginError, build_app, entry_point
 from ..targets import load_target, parse_target
+
+if TYPE_CHECKING:
+    from .serve_settings import ServeSettings
 
 log = logging.getLogger("mcptrio.reload")
 
@@ -42,7 +46,12 @@ def source_folders(names: list[str]) -> dict[str, Path]:
 
 
 def reload_plugins(
-    app: App, names: list[str], prefixes: dict[str, str], packages: list[str], target: str | None = None
+    app: App,
+    names: list[str],
+    prefixes: dict[str, str],
+    packages: list[str],
+    target: str | None = None,
+    options: Mapping[str, PluginOptions] | None = None,
 ) -> None:
     """Import the plugins (and target) afresh and hand their handlers to ``app``; PluginError
     leaves it as it was.  The target's folder's modules import afresh too (``import helpers``)."""
@@ -52,7 +61,9 @@ def reload_plugins(
     folders = [found.folder] if found is not None and found.file is not None else []
     saved = _forget_modules(packages, folders)
     try:
-        fresh = build_app(names, prefixes=prefixes, target=load_target(target) if target is not None else None)
+        fresh = build_app(
+            names, prefixes=prefixes, options=options, target=load_target(target) if target is not None else None
+        )
     except BaseException:
         _forget_modules(packages, folders)  # (what the failed import left half-made)
         sys.modules.update(saved)  # the modules the running handlers came from
@@ -84,12 +95,27 @@ def _forget_modules(packages: list[str], folders: list[Path]) -> dict[str, Any]:
     return gone
 
 
+async def watch_served(
+    app: App, settings: ServeSettings, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+) -> None:
+    """``watch`` the plugins and target ``mcptrio serve`` was told to serve, with their options."""
+    await watch(
+        app,
+        list(settings.plugins),
+        settings.prefixes,
+        settings.target,
+        options=settings.plugin_options,
+        task_status=task_status,
+    )
+
+
 async def watch(
     app: App,
     names: list[str],
     prefixes: dict[str, str],
     target: str | None = None,
     *,
+    options: Mapping[str, PluginOptions] | None = None,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Reload on every change of a plugin's or the target's Python source, until cancelled."""
@@ -108,7 +134,7 @@ async def watch(
         if not any(path.endswith(".py") for _, path in changes):
             continue  # (nothing, or not Python source)
         try:
-            reload_plugins(app, names, prefixes, list(folders), target)
+            reload_plugins(app, names, prefixes, list(folders), target, options)
         except PluginError as exc:
             log.error("reload failed, the previous version keeps serving: %s", exc)
             continue

@@ -98,6 +98,7 @@ def build(settings: ServeSettings, given: Callable[[str], bool] = lambda key: Fa
     app = plugins.build_app(
         list(settings.plugins),
         prefixes=settings.prefixes,
+        options=settings.plugin_options,
         target=target,
         name=settings.name,
         title=settings.title,
@@ -177,7 +178,7 @@ async def _stdio(app: App, settings: ServeSettings) -> None:
         if settings.reload:
             from . import reload
 
-            await nursery.start(reload.watch, app, list(settings.plugins), settings.prefixes, settings.target)
+            await nursery.start(reload.watch_served, app, settings)
         async with trio.open_nursery() as serving:
             await serving.start(functools.partial(serve_stdio, app, shutdown_trigger=wait_for_signals))
             logs.ready(

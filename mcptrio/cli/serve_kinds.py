@@ -323,3 +323,34 @@ class ServersFile(Kind):
             return {upstream.name: upstream for upstream in Upstream.from_servers_file(str(path))}
         except ValueError as exc:
             raise UsageError(f"{setting.flags[0]}: {exc}") from None
+
+
+class PluginTables(Repeatable):
+    """The ``[plugins.NAME]`` tables, and each ``NAME.KEY=VALUE`` flag setting one key (a string, which the
+    plugin's getters convert), as ``PluginOptions`` by plugin name; each plugin checks its own keys."""
+
+    toml = "a table per plugin ([plugins.NAME])"
+    metavar = "NAME.KEY=VALUE"
+
+    def shown(self) -> str:
+        return "table"
+
+    def resolve(self, setting: Setting, flag: object, file: object, settled: Settled) -> object:
+        from ..app.plugin_options import PluginOptions
+
+        tables = file if isinstance(file, dict) else {}
+        config = settled["config"]
+        folder = config.parent if isinstance(config, Path) else None
+        out = {
+            name: PluginOptions(name, table, dict.fromkeys(table, folder) if folder is not None else None)
+            for name, table in tables.items()
+        }
+        for item in self.items(flag):
+            key, equals, value = item.partition("=")
+            name, dot, key = key.strip().partition(".")
+            if not (equals and dot and name and key):
+                raise UsageError(f"{setting.flags[0]} takes NAME.KEY=VALUE (openapi.spec=api.json), got {item!r}")
+            options = out.setdefault(name, PluginOptions(name))
+            options.values[key] = value
+            options.folders.pop(key, None)  # (a relative path on the command line is from the working folder)
+        return out

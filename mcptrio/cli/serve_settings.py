@@ -23,6 +23,7 @@ from .serve_kinds import (
     Auth,
     Limits,
     PluginNames,
+    PluginTables,
     Prefixes,
     Rate,
     RedisUrl,
@@ -49,6 +50,7 @@ from .usage import UsageError
 
 if TYPE_CHECKING:
     from ..app.admission import RateLimit
+    from ..app.plugin_options import PluginOptions
     from ..auth.config import AuthConfig
     from ..runtime.limits import SessionLimits
     from ..state import StateUrl
@@ -135,6 +137,18 @@ class ServeSettings:
         default=(),
         doc="The installed plugins to serve, loaded in this order, after the target if there is one. "
         "See `mcptrio plugins`.",
+    )
+    plugin_options: dict[str, PluginOptions] = setting(
+        PluginTables(),
+        "a plugin's own setting, as its [plugins.NAME] table in the file would give it",
+        WHERE,
+        flags=("--plugin-option",),
+        default={},
+        default_doc="none",
+        in_file=False,
+        doc="A plugin's own settings: in the file, its `[plugins.NAME]` table (beside `[serve]`, not in it); "
+        "`--plugin-option NAME.KEY=VALUE` sets one key, over the file's. The plugin checks them as it loads: "
+        "see [Plugin options](../guides/configuration.md#plugin-options).",
     )
     prefixes: dict[str, str] = setting(
         Prefixes(),

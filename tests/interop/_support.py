@@ -19,7 +19,7 @@ import contextlib
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -280,9 +280,10 @@ async def serve_http(
     *,
     plugins: str = "everything",
     env: dict[str, str] | None = None,
+    args: Sequence[str] = (),
 ) -> AsyncIterator[HttpServer]:
     """``mcptrio serve --plugins everything --transport http --http-server …`` (or other ``plugins``,
-    with ``env``) on a free loopback port.
+    with ``env`` and more ``args``) on a free loopback port.
 
     ``--port 0`` lets the kernel pick the free port, so no other process can take it between the
     pick and the bind; the server announces the URL it listens on once it is bound, and a TCP
@@ -302,6 +303,7 @@ async def serve_http(
             "127.0.0.1",
             "--port",
             "0",
+            *args,
         ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
