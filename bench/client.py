@@ -532,3 +532,27 @@ async def wait_for_http(
             return perf()
         finally:
             client.conn.close()
+
+
+async def echo_load(port: int, clients: int, seconds: float, era: str) -> float:
+    """Calls per second of ``clients`` clients of ``era``, each a keep-alive connection sending one echo at
+    a time (after a warm-up of 0.3 s)."""
+    done, stop = 0, 0.0
+
+    async def run_client(client: McpHttpClient) -> None:
+        nonlocal done
+        n = 0
+        while time.perf_counter() < stop:
+            n += 1
+            if await client.call("echo", {"text": f"hi {n}"}) != f"hi {n}":
+                raise RuntimeError("a wrong echo")
+            done += 1
+
+    connected = [await connect_client("127.0.0.1", port, "/mcp", era) for _ in range(clients)]
+    for phase in (0.3, seconds):  # a warm-up, then the measured phase
+        done, started = 0, time.perf_counter()
+        stop = started + phase
+        await asyncio.gather(*(run_client(client) for client in connected))
+    for client in connected:
+        client.conn.close()
+    return done / (time.perf_counter() - started)

@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from client import McpHttpClient, connect_client, free_port
+from client import connect_client, echo_load, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVE = [sys.executable, "-m", "mcptrio.cli", "serve"]
@@ -135,29 +135,6 @@ async def latencies(port: int, calls: int) -> list[float]:
     return out
 
 
-async def throughput(port: int, clients: int, seconds: float) -> float:
-    done, stop = 0, 0.0
-
-    async def run_client(client: McpHttpClient) -> None:
-        nonlocal done
-        n = 0
-        while time.perf_counter() < stop:
-            n += 1
-            if await client.call("echo", {"text": f"hi {n}"}) != f"hi {n}":
-                raise RuntimeError("a wrong echo")
-            done += 1
-
-    connected = [await connect_client("127.0.0.1", port, "/mcp", "legacy") for _ in range(clients)]
-    started = time.perf_counter()
-    for phase in (0.3, seconds):  # a warm-up, then the measured phase
-        done, started = 0, time.perf_counter()
-        stop = started + phase
-        await asyncio.gather(*(run_client(client) for client in connected))
-    for client in connected:
-        client.conn.close()
-    return done / (time.perf_counter() - started)
-
-
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -171,8 +148,8 @@ def measure(variant: str, folder: Path, calls: int, seconds: float) -> dict[str,
         return {
             "p50 µs": percentile(times, 0.5) * 1e6,
             "p99 µs": percentile(times, 0.99) * 1e6,
-            "calls/s, 10 clients": asyncio.run(throughput(port, 10, seconds)),
-            "calls/s, 100 callers": asyncio.run(throughput(port, 100, seconds)),
+            "calls/s, 10 clients": asyncio.run(echo_load(port, 10, seconds, "legacy")),
+            "calls/s, 100 callers": asyncio.run(echo_load(port, 100, seconds, "legacy")),
         }
     finally:
         served.stop()

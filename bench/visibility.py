@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import trio
-from client import McpHttpClient, connect_client, cpu_seconds
+from client import McpHttpClient, connect_client, cpu_seconds, echo_load
 
 if TYPE_CHECKING:
     import mcptrio
@@ -161,29 +161,6 @@ async def measure_lists(port: int, pid: int, token: str | None, rounds: int) -> 
     }
 
 
-async def echo_load(port: int, clients: int, seconds: float) -> float:
-    """Calls per second of ``clients`` clients, each a keep-alive connection sending one echo at a time."""
-    done, stop = 0, 0.0
-
-    async def run_client(client: McpHttpClient) -> None:
-        nonlocal done
-        n = 0
-        while time.perf_counter() < stop:
-            n += 1
-            if await client.call("echo", {"text": f"hi {n}"}) != f"hi {n}":
-                raise RuntimeError("a wrong echo")
-            done += 1
-
-    connected = [await connect_client("127.0.0.1", port, "/mcp", "modern") for _ in range(clients)]
-    for phase in (0.3, seconds):  # a warm-up, then the measured phase
-        done, started = 0, time.perf_counter()
-        stop = started + phase
-        await asyncio.gather(*(run_client(client) for client in connected))
-    for client in connected:
-        client.conn.close()
-    return done / (time.perf_counter() - started)
-
-
 # -- in process: CPU per request, the transport the same for every variant ----------------------------
 
 
@@ -261,7 +238,7 @@ def run(args: argparse.Namespace) -> None:
         for name, (arguments, _) in ECHO_VARIANTS.items():
             server = Server(arguments, logs / "visibility-server.log")
             try:
-                rps = asyncio.run(echo_load(server.port, 10, seconds))
+                rps = asyncio.run(echo_load(server.port, 10, seconds, "modern"))
                 samples.setdefault(name, []).append({"calls/s": rps})
             finally:
                 server.stop()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..app.namespaces import check_namespace
-from ..client.servers_file import read_servers, server_entry
+from ..client.servers_file import ServerEntry, read_servers, server_entry
 
 if TYPE_CHECKING:
     from ..app import App
@@ -146,15 +146,7 @@ class Upstream:
         if "required" in own and not isinstance(own["required"], bool):
             raise ValueError(f"{at}.required must be true or false, got {own['required']!r}")
         try:
-            return cls(
-                name,
-                command=tuple(entry.command) if entry.command is not None else None,
-                url=entry.url,
-                env=entry.env,
-                cwd=entry.cwd,
-                headers=entry.headers,
-                **own,
-            )
+            return cls.of_entry(entry, **own)
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from None
 
@@ -176,14 +168,12 @@ class Upstream:
     @classmethod
     def from_servers_file(cls, path: str | os.PathLike[str]) -> list[Upstream]:
         """Every server of an ``mcpServers`` file (``mcp.json``), named as the file names it."""
-        return [
-            cls(
-                name,
-                command=tuple(entry.command) if entry.command is not None else None,
-                url=entry.url,
-                env=entry.env,
-                cwd=entry.cwd,
-                headers=entry.headers,
-            )
-            for name, entry in read_servers(path).items()
-        ]
+        return [cls.of_entry(entry) for entry in read_servers(path).values()]
+
+    @classmethod
+    def of_entry(cls, entry: ServerEntry, **own: Any) -> Upstream:
+        """An ``mcpServers`` entry as an upstream, with the gateway's own settings ``own``."""
+        command = tuple(entry.command) if entry.command is not None else None
+        return cls(
+            entry.name, command=command, url=entry.url, env=entry.env, cwd=entry.cwd, headers=entry.headers, **own
+        )

@@ -11,11 +11,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize(
-    "server, versions", [("builtin", ("all", "2025-11-25", "2026-07-28")), ("hypercorn", ("all",))]
-)
-def test_official_conformance_suite_passes(server, versions):
-    options = [f"--spec-version={version}" for version in versions] + ["--http-server", server]
+def run_suite(*options: str) -> subprocess.CompletedProcess[str]:
+    """``conformance/run.py`` with ``options``; its output printed (shown when a test fails)."""
     done = subprocess.run(
         [sys.executable, str(ROOT / "conformance" / "run.py"), *options],
         capture_output=True,
@@ -24,6 +21,14 @@ def test_official_conformance_suite_passes(server, versions):
         cwd=ROOT,
     )
     print(done.stdout)
+    return done
+
+
+@pytest.mark.parametrize(
+    "server, versions", [("builtin", ("all", "2025-11-25", "2026-07-28")), ("hypercorn", ("all",))]
+)
+def test_official_conformance_suite_passes(server, versions):
+    done = run_suite(*[f"--spec-version={version}" for version in versions], "--http-server", server)
     assert all(f"conformance {version}:" in done.stdout for version in versions)
     assert "conformance all:" in done.stdout and " 0 failed" in done.stdout.split("conformance all:")[1].splitlines()[0]
     assert done.returncode == 0, done.stdout + done.stderr
@@ -35,23 +40,7 @@ def test_official_conformance_suite_passes_on_two_workers_sharing_redis():
     from ..state.redis_server import redis_server
 
     with redis_server() as redis:
-        done = subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "conformance" / "run.py"),
-                "--spec-version",
-                "all",
-                "--state",
-                redis.url,
-                "--workers",
-                "2",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=1800,
-            cwd=ROOT,
-        )
-    print(done.stdout)
+        done = run_suite("--spec-version", "all", "--state", redis.url, "--workers", "2")
     assert "conformance all:" in done.stdout and " 0 failed" in done.stdout.split("conformance all:")[1].splitlines()[0]
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -61,22 +50,9 @@ def test_official_conformance_suite_passes_through_the_gateway(upstream):
     """The ``everything`` plugin served by an upstream ``mcptrio serve`` (over stdio, or HTTP) and put
     behind the gateway with no namespace: every scenario (the tasks extension's included) and those
     of each spec version, 0 failures."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "conformance" / "run.py"),
-            "--gateway",
-            upstream,
-            "--spec-version=all",
-            "--spec-version=2025-11-25",
-            "--spec-version=2026-07-28",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        cwd=ROOT,
+    done = run_suite(
+        "--gateway", upstream, "--spec-version=all", "--spec-version=2025-11-25", "--spec-version=2026-07-28"
     )
-    print(done.stdout)
     for version in ("all", "2025-11-25", "2026-07-28"):
         line = done.stdout.split(f"conformance {version}:")[1].splitlines()[0]
         assert " 0 failed" in line and " 0 passed" not in line, line
@@ -91,22 +67,7 @@ BRIDGING_LIMITS = {"input-required-result-basic-elicitation", "input-required-re
 
 def test_the_2026_07_28_scenarios_pass_through_the_gateway_in_front_of_a_legacy_upstream():
     """Era bridging: the upstream pinned to the handshake era, the front speaking 2026-07-28."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "conformance" / "run.py"),
-            "--gateway",
-            "stdio",
-            "--upstream-era",
-            "legacy",
-            "--spec-version=2026-07-28",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        cwd=ROOT,
-    )
-    print(done.stdout)
+    done = run_suite("--gateway", "stdio", "--upstream-era", "legacy", "--spec-version=2026-07-28")
     line = done.stdout.split("conformance 2026-07-28:")[1].splitlines()[0]
     assert int(line.split(" scenarios")[0]) >= 40, line
     failed = {found.split(" ")[0] for found in done.stdout.split("  failed: ")[1:]}

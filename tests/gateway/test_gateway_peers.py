@@ -18,31 +18,15 @@ import trio
 
 import mcptrio
 import mcptrio.client
-from mcptrio import wire
 from mcptrio.client import Client
 from mcptrio.gateway import Upstream, links_of
 
+from ..interop.test_upstream_peers import ada, model, text
 from ..peers import servers
 from ..peers.servers import Peer
 from .test_gateway import tools_named
 
 TIMEOUT = 60
-
-
-async def ada(params: dict[str, Any]) -> dict[str, Any]:
-    properties = params["requestedSchema"]["properties"]
-    assert properties
-    return {"action": "accept", "content": {name: "Ada" for name in properties}}
-
-
-async def model(params: dict[str, Any]) -> dict[str, Any]:
-    asked = params["messages"][0]["content"]["text"]
-    return {"role": "assistant", "content": {"type": "text", "text": f"a haiku on {asked}"}, "model": "test"}
-
-
-def text(result: wire.CallToolResult) -> str:
-    assert not result.is_error, result
-    return result.content[0].text
 
 
 @contextlib.asynccontextmanager
