@@ -1,12 +1,17 @@
 """An OpenAPI document read from a file, a URL or a mapping, checked for what the tools need, with a
 ``referencing`` resolver for its ``$ref``s (in the document, or in files beside it).
 
-Any problem is a ``DocumentError``: one line naming where in the document (a JSON pointer).
+Any problem is a ``DocumentError``: one line naming where in the document (a JSON pointer).  A
+document is checked against the OpenAPI Initiative's JSON Schema of its version (``oas/``, as
+published at spec.openapis.org) before its operations are read.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections.abc import Mapping
+from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urlsplit
@@ -79,6 +84,27 @@ def check(document: object, where: str) -> dict[str, Any]:
     if not isinstance(paths, dict):
         raise DocumentError(f"{where}: #/paths must be an object")
     return document
+
+
+@functools.cache
+def _shape(version: str) -> Any:
+    """The OpenAPI Initiative's JSON Schema of documents of ``version`` ("3.0" or "3.1"), as a
+    validator (the Rust one mcptrio checks tool arguments with: a large document in milliseconds)."""
+    import jsonschema_rs
+
+    schema = orjson.loads(resources.files(__package__).joinpath("oas", f"{version}.json").read_bytes())
+    return jsonschema_rs.validator_for(schema)
+
+
+def problems(document: dict[str, Any], where: str, most: int = 20) -> list[str]:
+    """What makes ``document`` no valid OpenAPI document (the official schema of its version, which
+    leaves the schemas in it to the tools' own checks): one line each, naming the JSON pointer."""
+    version = "3.1" if str(document.get("openapi", "")).startswith("3.1.") else "3.0"
+    found = []
+    for error in itertools.islice(_shape(version).iter_errors(document), most):
+        first = str(error).split("\n", 1)[0]
+        found.append(f"{where}: {pointer(*error.instance_path)}: {first}")
+    return found
 
 
 def _retrieve(uri: str) -> referencing.Resource[Any]:

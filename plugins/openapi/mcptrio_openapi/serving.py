@@ -62,7 +62,12 @@ def load(settings: OpenApiSettings) -> Served:
         document, uri = dict(settings.spec), "urn:mcptrio:openapi"
     else:
         document, uri = documents.read(settings.spec, settings.timeout)
-    document = documents.check(document, str(settings.spec) if not isinstance(settings.spec, Mapping) else "document")
+    where = str(settings.spec) if not isinstance(settings.spec, Mapping) else "document"
+    document = documents.check(document, where)
+    for problem in documents.problems(document, where):
+        if not settings.skip_invalid:
+            raise DocumentError(f"not a valid OpenAPI document: {problem}")
+        log.warning("%s (skip_invalid: served as far as it can be)", problem)
     secrets = credentials(
         document,
         headers=settings.headers,

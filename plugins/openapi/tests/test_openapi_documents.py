@@ -178,3 +178,22 @@ def test_a_body_that_cannot_be_mapped_names_where() -> None:
     )
     served = load(OpenApiSettings(json.loads(json.dumps(doc)), skip_invalid=True))
     assert served.skipped == [str(refused.value)] and served.registry.tools == {}
+
+
+@pytest.mark.parametrize("version", ["3.0.3", "3.1.0"])
+def test_a_document_the_openapi_schema_refuses_names_where(version: str, caplog: pytest.LogCaptureFixture) -> None:
+    doc = document(
+        {"/a": {"get": {"operationId": "a", "responses": OK}}, "/b": {"get": {"operationId": "b", "responses": OK}}},
+        version=version,
+    )
+    doc["info"] = {"title": "no version"}  # (info.version is required)
+    doc["paths"]["/a"]["get"]["parameters"] = [{"name": "q", "in": "nowhere", "schema": {"type": "string"}}]
+    with pytest.raises(DocumentError) as refused:
+        load(OpenApiSettings(doc))
+    message = str(refused.value)
+    assert message.startswith("not a valid OpenAPI document: document: #/info: ") and "version" in message
+    assert "\n" not in message
+    served = load(OpenApiSettings(json.loads(json.dumps(doc)), skip_invalid=True))
+    assert list(served.registry.tools) == ["b"] and served.skipped[0].startswith("#/paths/~1a/get/parameters/0")
+    warned = [r.getMessage() for r in caplog.records if "skip_invalid" in r.getMessage()]
+    assert any("#/info" in line for line in warned) and any("#/paths/~1a/get/parameters/0" in line for line in warned)
