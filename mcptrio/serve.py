@@ -65,15 +65,18 @@ async def serve_stdio(
     limits: SessionLimits | None = None,
     shutdown_trigger: ShutdownTrigger | None = None,
     reserve_stdout: bool = True,
+    threads: bool | None = None,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Serve over this process's stdin/stdout until stdin closes or the trigger fires."""
+    """Serve over this process's stdin/stdout until stdin closes or the trigger fires.
+    ``threads``: read and write them in worker threads (None: where Trio cannot otherwise, as on
+    Windows, or when ``MCPTRIO_STDIO=threads``; see ``transports/stdio.py``)."""
     limits = limits or app.limits
     if reserve_stdout:
         with stdout_reserved_for_messages() as message_fd:
-            await _serve_fds(app, message_fd, limits, shutdown_trigger, task_status)
+            await _serve_fds(app, message_fd, limits, shutdown_trigger, threads, task_status)
     else:
-        await _serve_fds(app, os.dup(1), limits, shutdown_trigger, task_status)
+        await _serve_fds(app, os.dup(1), limits, shutdown_trigger, threads, task_status)
 
 
 async def _serve_fds(
@@ -81,9 +84,10 @@ async def _serve_fds(
     message_fd: int,
     limits: SessionLimits,
     shutdown_trigger: ShutdownTrigger | None,
+    threads: bool | None,
     task_status: trio.TaskStatus[None],
 ) -> None:
-    stream = open_stdio_stream(message_fd, limits.max_message_size)
+    stream = open_stdio_stream(message_fd, limits.max_message_size, threads=threads)
     try:
         await serve_stream(
             app, stream, limits=limits, shutdown_trigger=shutdown_trigger, transport="stdio", task_status=task_status

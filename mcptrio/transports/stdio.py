@@ -1,8 +1,11 @@
-"""stdio: newline-delimited JSON on the process's stdin/stdout, without threads.
+"""stdio: newline-delimited JSON on the process's stdin/stdout.
 
 Only MCP messages may reach stdout, so while serving, file descriptor 1 is pointed at stderr
 (``print()`` in a handler lands there) and messages go out through a private duplicate of the
-original stdout.  Reads and writes use non-blocking ``trio.lowlevel.FdStream``s.
+original stdout.  Reads and writes use non-blocking ``trio.lowlevel.FdStream``s where Trio has
+them (Unix); elsewhere (Windows), or when asked (``MCPTRIO_STDIO=threads``, or ``threads=True``),
+blocking reads and writes of the binary descriptors in worker threads (``trio.to_thread``), with
+the same framing, limits and stdout guarantee.
 """
 
 from __future__ import annotations
@@ -75,8 +78,68 @@ def stdout_reserved_for_messages() -> Iterator[int]:
         os.close(saved_stdout)
 
 
-def open_stdio_stream(message_fd: int, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> LineMessageStream:
-    """A message stream on a duplicate of stdin and on ``message_fd`` (which it takes over)."""
-    stdin = trio.lowlevel.FdStream(os.dup(0))
-    stdout = trio.lowlevel.FdStream(message_fd)
-    return LineMessageStream(stdin, stdout, max_message_size)
+class ThreadReceiveStream(trio.abc.ReceiveStream):
+    """Reads of a file descriptor in a worker thread: for where Trio has no ``FdStream``.  A read
+    the caller gives up on is abandoned (its thread ends when the read does: at input or EOF)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        return await trio.to_thread.run_sync(os.read, self.fd, max_bytes or READ_SIZE, abandon_on_cancel=True)
+
+    async def aclose(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+        await trio.lowlevel.checkpoint()
+
+
+class ThreadSendStream(trio.abc.SendStream):
+    """Writes to a file descriptor in a worker thread, one at a time and each whole (a write is
+    never abandoned halfway: that would cut a message)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._writing = trio.StrictFIFOLock()
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        async with self._writing:
+            await trio.to_thread.run_sync(_write_all, self.fd, bytes(data))
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def aclose(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+        await trio.lowlevel.checkpoint()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def threads_wanted(threads: bool | None = None) -> bool:
+    """Whether stdio goes through worker threads: asked (``threads``, else ``MCPTRIO_STDIO=threads``),
+    or where Trio has no ``FdStream`` (Windows)."""
+    if threads is not None:
+        return threads
+    return os.environ.get("MCPTRIO_STDIO") == "threads" or not hasattr(trio.lowlevel, "FdStream")
+
+
+def open_stdio_stream(
+    message_fd: int, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE, *, threads: bool | None = None
+) -> LineMessageStream:
+    """A message stream on a duplicate of stdin and on ``message_fd`` (which it takes over);
+    ``threads``: see ``threads_wanted``."""
+    stdin = os.dup(0)
+    if threads_wanted(threads):
+        if sys.platform == "win32":  # (bytes as they are: no newline translation on the way)
+            import msvcrt
+
+            msvcrt.setmode(stdin, os.O_BINARY)
+            msvcrt.setmode(message_fd, os.O_BINARY)
+        return LineMessageStream(ThreadReceiveStream(stdin), ThreadSendStream(message_fd), max_message_size)
+    return LineMessageStream(trio.lowlevel.FdStream(stdin), trio.lowlevel.FdStream(message_fd), max_message_size)
