@@ -142,6 +142,8 @@ def checked(settings: ServeSettings) -> ServeSettings:
     """The settings checked together (the logs configured first, for the warning): authorization is
     dropped on stdio, with a warning."""
     logs.configure(settings.log_level, settings.log_format)
+    if settings.workers > 1 and sys.platform == "win32":
+        raise UsageError("--workers is not supported on Windows (the workers share a listening socket by exec)")
     if settings.reload and settings.workers > 1:
         raise UsageError("--reload is for one process: drop --workers")
     refusal = misplaced(settings)
