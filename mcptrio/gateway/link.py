@@ -5,15 +5,18 @@ parallel and does not wait for them: the app serves at once, each upstream's com
 (``list_changed``) when its session is up.  A link keeps ONE session with its upstream (a stdio
 process, an HTTP session, or the 2026-07-28 stateless equivalent) and every caller's request goes
 over it (``calls.py``).  Its lists are cached in the app's registry tables until the upstream says
-one changed.  When the session ends (the process exited or was killed, the connection broke, or it
-did not answer its handshake within ``start_timeout``), the calls in flight get an error naming
-the upstream, its components leave the tables (``list_changed``), and it is started again after a
-back-off that doubles from half a second to thirty.  Each worker process has its own links.
+one changed.  When the session ends (the process exited or was killed, the connection broke, it
+did not answer its handshake within ``start_timeout``, or a ping every ``ping_interval`` went
+unanswered for ``timeout``), the calls in flight get an error naming the upstream, its components
+leave the tables (``list_changed``), and it is started again after a back-off that doubles from
+half a second to thirty.  Each worker process has its own links.
 
 What is bound to a session upstream is the gateway's: a subscription is made upstream when a
-caller subscribes (``resources/subscribe``, or a listen stream's ``resourceSubscriptions``), and
-``notifications/resources/updated`` goes to whoever subscribed here; the upstream is asked for
-every log message, and each caller gets those its own level lets through.
+caller subscribes (``resources/subscribe``, or a listen stream's ``resourceSubscriptions``), made
+again on each new session, and ``notifications/resources/updated`` goes to whoever subscribed
+here; the upstream is asked for every log message, and each caller gets those its own level lets
+through.  With ``sessions = "per-caller"`` a legacy caller's session has an upstream session of
+its own besides (``private.py``), where the upstream's questions are that caller's.
 """
 
 from __future__ import annotations
