@@ -20,12 +20,12 @@ from figures import Figure, clients, load_figures
 from http_load import http_load, record_load
 from http_workloads import sessions_phase
 from launch import Logs, serving
-from measure import CpuMeter, mib
+from measure import mib
 from mixed_load import echo_among_slow, raise_fd_limit, record_among_slow
 from peer_servers import Peer, ts_ready
 from results import Results
 from settings import Settings
-from stdio_workloads import echo_line
+from stdio_workloads import echo_line, pipelined_64
 
 SESSION_KEYS = ("rss_idle_mib", "sessions_per_s", "session_kib", "sessions_rss_open_mib", "sessions_rss_deleted_mib")
 
@@ -99,22 +99,8 @@ def peer_stdio(peer: Peer, settings: Settings, results: Results, logs: Logs, rep
         server.initialize()
         results.add("peers.stdio.startup_ms", impl.name, (perf() - server.spawned_at) * 1000)
         results.add("peers.stdio.rss_mib", impl.name, mib(status_kib(server.pid, "VmRSS")))
-        echo = echo_line()
-        server.pipelined(echo, 16, max_calls=10**9, seconds=settings.warmup)  # warm-up, untimed
-        meter = CpuMeter(server.pid)
-        calls, elapsed = server.pipelined(echo, 64, **settings.bounds())
-        cpu, client_cpu = meter.read()
-        results.add("peers.stdio.pipelined_64", impl.name, calls / elapsed)
-        results.add("peers.stdio.cpu_us_64", impl.name, cpu / calls * 1e6)
-        results.phase(
-            rep=rep,
-            impl=impl.name,
-            figure="peers.stdio.pipelined_64",
-            calls=calls,
-            elapsed_s=elapsed,
-            server_cpu_s=cpu,
-            client_cpu_s=client_cpu,
-        )
+        server.pipelined(echo_line(), 16, max_calls=10**9, seconds=settings.warmup)  # warm-up, untimed
+        pipelined_64(server, settings, results, rep, impl.name, "peers.stdio.pipelined_64", "peers.stdio.cpu_us_64")
     finally:
         server.stop()
 
