@@ -35,6 +35,8 @@ SLEEP = {"name": "sleep", "arguments": {"ms": SLEEP_MS}}
 OPEN_WITHIN = SLEEP_MS / 1000 - 5  # opening the slow calls took longer: the first would end while measuring
 SDK_STREAMS_AFTER = 15.0  # the SDK turns a call still running after this long into an event stream
 SETTLE = 0.5  # after the last slow call started: mcptrio (auto) makes its answer an event stream at 0.25 s
+# Slow calls in one legacy session: under mcptrio's default cap of requests in flight per session (256).
+PER_SESSION = 200
 BATCH = 40  # connections opened at once (within any listen backlog: hypercorn's is 100, the SDK's uvicorn's 2048)
 # (column, server's --response-mode, impl, results key prefix)
 SERVERS = (
@@ -202,10 +204,14 @@ class AmongSlow:
 
 
 async def echo_among_slow(server: HttpServer, era: str, count: int, settings: Settings, column: str) -> AmongSlow:
-    """``count`` slow calls open on ``server`` (each on a connection of its own, in the control client's
-    session if ``era`` has one), then the quiet CPU and the echo calls; the slow calls are dropped after."""
+    """``count`` slow calls open on ``server``, each on a connection of its own (in legacy sessions, at most
+    ``PER_SESSION`` to a session, the control client's the first), then the quiet CPU and the echo calls;
+    the slow calls are dropped after."""
     control = await connect_client(HOST, server.port, PATH, era)
-    slow = SlowCalls(server.port, lambda n: control.raw_post("tools/call", SLEEP, "sleep"))
+    owners = [control]
+    if era == "legacy":
+        owners += [await connect_client(HOST, server.port, PATH, era) for _ in range((count - 1) // PER_SESSION)]
+    slow = SlowCalls(server.port, lambda n: owners[n % len(owners)].raw_post("tools/call", SLEEP, "sleep"))
     try:
 
         async def started() -> int:
@@ -231,7 +237,8 @@ async def echo_among_slow(server: HttpServer, era: str, count: int, settings: Se
         stats = json.loads(await control.call("sleep_stats", {}))
         open_s = perf() - opened_at
     finally:
-        control.conn.close()
+        for owner in owners:
+            owner.conn.close()
         slow.close()
     if stats["completed"] or stats["cancelled"] or slow.lost:
         raise BenchError(

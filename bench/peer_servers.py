@@ -45,7 +45,9 @@ TS_PEERS = (
     ("ts2", "TS SDK 2.x", "2", False),
     ("ts2_stateless", "TS SDK 2.x stateless", "2", True),
 )
-NAMES = ("mcptrio", "sdk", *(name for name, _, _, _ in TS_PEERS), "fastmcp")
+# Every column of the peers table, by the name its samples are kept under.
+COLUMNS = {"mcptrio": "mcptrio", "sdk": "Python SDK"} | {n: c for n, c, _, _ in TS_PEERS} | {"fastmcp": "FastMCP"}
+NAMES = tuple(COLUMNS)
 
 
 def ts_ready() -> str | None:
@@ -60,11 +62,10 @@ def ts_ready() -> str | None:
 def make_peers(impls: list[Impl], cwd: str) -> list[Peer]:
     """The columns: mcptrio and the Python SDK as ``impls`` start them, then the new peers, all run in ``cwd``."""
     peers = []
-    columns = {"mcptrio": "mcptrio", "sdk": "Python SDK"}
     for impl in impls:
         # Each answer an event stream in a session, the default of the TypeScript SDK and FastMCP.
         served = Impl(impl.name, impl.python, impl.stdio_argv, sse_server(impl), env=impl.env, cwd=cwd)
-        peers.append(Peer(served, columns[impl.name], "legacy"))
+        peers.append(Peer(served, COLUMNS[impl.name], "legacy"))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP", "NODE_OPTIONS")}
     for name, column, generation, stateless in TS_PEERS:
         node = [str(NODE), str(TS_SERVER), "--sdk", generation]
@@ -75,7 +76,7 @@ def make_peers(impls: list[Impl], cwd: str) -> list[Peer]:
     fastmcp = [sys.executable, str(FASTMCP_SERVER)]
     impl = Impl("fastmcp", sys.executable, fastmcp, lambda port, _: fastmcp + ["--port", str(port)])
     impl.env, impl.cwd = env | {"FASTMCP_SHOW_SERVER_BANNER": "false"}, cwd
-    peers.append(Peer(impl, "FastMCP", "legacy"))
+    peers.append(Peer(impl, COLUMNS["fastmcp"], "legacy"))
     return peers
 
 

@@ -9,12 +9,11 @@ met against it is met against all of them.  Server CPU per call is shown without
 from __future__ import annotations
 
 from figures import Figure
-from peer_servers import NAMES, TS_PEERS, TS_PINS
+from peer_servers import COLUMNS, NAMES, TS_PEERS, TS_PINS
 from peer_suite import peer_figures
 from results import Results
 from settings import Settings
 
-COLUMNS = {"mcptrio": "mcptrio", "sdk": "Python SDK", "fastmcp": "FastMCP"} | {n: c for n, c, _, _ in TS_PEERS}
 TS_NAMES = tuple(name for name, _, _, _ in TS_PEERS)
 # Throughput rows with a ratio to beat against the TypeScript SDK (others: ahead of FastMCP only).
 TS_FACTORS = {"peers.stdio.pipelined_64": 2.0, "peers.http.c10.rps": 1.5}
