@@ -314,7 +314,7 @@ def mixed_table(results: Results, settings: Settings) -> list[str]:
 
 def _neighbours(results: Results) -> str:
     """How busy the rest of the machine was while the echo calls ran (2 cores: it moves every p99)."""
-    foreign = sorted(p["foreign_cores"] for p in results.phases if "foreign_cores" in p)
+    foreign = sorted(p["foreign_cores"] for p in results.phases if "foreign_cores" in p and p["figure"][:6] == "mixed.")
     if not foreign:
         return ""
     return (

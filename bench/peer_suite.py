@@ -21,7 +21,7 @@ from http_load import http_load, record_load
 from http_workloads import sessions_phase
 from launch import Logs, serving
 from measure import mib
-from mixed_load import echo_among_slow, raise_fd_limit, record_among_slow
+from mixed_load import OtherLoad, echo_among_slow, raise_fd_limit, record_among_slow
 from peer_servers import Peer, ts_ready
 from results import Results
 from settings import Settings
@@ -100,7 +100,9 @@ def peer_stdio(peer: Peer, settings: Settings, results: Results, logs: Logs, rep
         results.add("peers.stdio.startup_ms", impl.name, (perf() - server.spawned_at) * 1000)
         results.add("peers.stdio.rss_mib", impl.name, mib(status_kib(server.pid, "VmRSS")))
         server.pipelined(echo_line(), 16, max_calls=10**9, seconds=settings.warmup)  # warm-up, untimed
+        others = OtherLoad(server.pid)
         pipelined_64(server, settings, results, rep, impl.name, "peers.stdio.pipelined_64", "peers.stdio.cpu_us_64")
+        results.phase(rep=rep, impl=impl.name, figure="peers.stdio.others", foreign_cores=others.cores())
     finally:
         server.stop()
 
@@ -130,11 +132,13 @@ async def peer_load(peer: Peer, settings: Settings, results: Results, logs: Logs
     name = peer.name
     async with serving(peer.impl, http_argv(peer), logs, f"peers-{name}-http-{rep}") as server:
         results.add("peers.http.startup_ms", name, server.startup_ms)
+        others = OtherLoad(server.pid)
         for c in settings.concurrency:
             load = await http_load(
                 server.port, server.pid, peer.era, c, settings.seconds, settings.max_calls, warmup=settings.warmup
             )
             record_load(results, f"peers.http.c{c}", name, rep, load)
+        results.phase(rep=rep, impl=name, figure="peers.http.others", foreign_cores=others.cores())
 
 
 async def peer_sessions(peer: Peer, settings: Settings, results: Results, logs: Logs, rep: int) -> None:

@@ -8,6 +8,8 @@ met against it is met against all of them.  Server CPU per call is shown without
 
 from __future__ import annotations
 
+import statistics
+
 from figures import Figure
 from peer_servers import COLUMNS, NAMES, TS_PEERS, TS_PINS
 from peer_suite import peer_figures
@@ -74,4 +76,20 @@ def peers_table(results: Results, settings: Settings) -> list[str]:
         target, vs, met = verdict(figure, medians["mcptrio"], best_ts, medians["fastmcp"])
         label = f"{figure.label} ({figure.unit} {arrow[figure.better]})"
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {vs} | {target} | {met} |")
-    return lines
+    return lines + others_line(results)
+
+
+def others_line(results: Results) -> list[str]:
+    """How much CPU other processes took while the rows were measured (2 cores: it moves every figure)."""
+    parts = []
+    for what, figure in (
+        ("stdio echo", "peers.stdio.others"),
+        ("HTTP echo", "peers.http.others"),
+        ("slow calls", "peers.slow."),
+    ):
+        foreign = sorted(
+            p["foreign_cores"] for p in results.phases if p["figure"].startswith(figure) and "foreign_cores" in p
+        )
+        if foreign:
+            parts.append(f"{what} median {statistics.median(foreign):.2f} (max {foreign[-1]:.2f})")
+    return ["", "Other processes' CPU while these rows ran, in cores: " + "; ".join(parts) + "."] if parts else []
