@@ -402,8 +402,9 @@ class McpHttpClient:
     """JSON-RPC over one connection to an MCP endpoint, either era.
 
     Legacy: ``open_session`` (initialize + notifications/initialized) gives an Mcp-Session-Id that
-    later requests carry.  Modern (2026-07-28): every request carries the ``_meta`` envelope and
-    the MCP-Protocol-Version / Mcp-Method / Mcp-Name headers, no session.
+    later requests carry.  Stateless: legacy requests with no session, for servers that keep none
+    (the TypeScript SDK's stateless mode).  Modern (2026-07-28): every request carries the ``_meta``
+    envelope and the MCP-Protocol-Version / Mcp-Method / Mcp-Name headers, no session.
     """
 
     conn: HttpConnection
@@ -425,6 +426,8 @@ class McpHttpClient:
                     cached.append(("Mcp-Name", name))
             elif self.session_id is not None:
                 cached += [("Mcp-Session-Id", self.session_id), ("MCP-Protocol-Version", LEGACY_VERSION)]
+            elif self.era == "stateless":
+                cached.append(("MCP-Protocol-Version", LEGACY_VERSION))
             cached += self.extra_headers
             self._cache[key] = cached
         return cached
@@ -469,6 +472,11 @@ class McpHttpClient:
         headers = [("Mcp-Session-Id", self.session_id or ""), ("MCP-Protocol-Version", LEGACY_VERSION)]
         response = await self.conn.request("DELETE", self.path, headers)
         return response.status
+
+    def raw_post(self, method: str, params: dict[str, Any], name: str | None = None) -> bytes:
+        """A whole POST of this client (head and body) as bytes, for writing on a raw transport."""
+        _, headers, body = self.build(method, params, name)
+        return self.conn.head("POST", self.path, headers, len(body)) + body
 
     def share_session(self, conn: HttpConnection) -> McpHttpClient:
         """Another connection in this client's session (or era)."""

@@ -48,15 +48,18 @@ def _argv_in_mode(impl: Impl, server_mode: str, port: int) -> list[str]:
     return impl.http_argv(port, server_mode)
 
 
-async def sessions_phase(server: HttpServer, impl: Impl, settings: Settings, results: Results, rep: int) -> None:
-    """N idle legacy sessions: how fast they open, what they cost in RSS, what DELETE gives back."""
+async def sessions_phase(
+    server: HttpServer, impl: Impl, settings: Settings, results: Results, rep: int, prefix: str = "http"
+) -> None:
+    """N idle legacy sessions: how fast they open, what they cost in RSS, what DELETE gives back
+    (the figures under ``prefix``)."""
     name = impl.name
     warm = await connect_client(HOST, server.port, PATH, "legacy")  # first-session imports and caches
     await warm.call("echo", {"text": TEXT})
     await warm.delete_session()
     warm.conn.close()
     await asyncio.sleep(0.3)
-    results.add("http.rss_idle_mib", name, mib(status_kib(server.pid, "VmRSS")))
+    results.add(f"{prefix}.rss_idle_mib", name, mib(status_kib(server.pid, "VmRSS")))
     base = status_kib(server.pid, "VmRSS")
     total = settings.sessions
     opened: list[str] = []
@@ -88,14 +91,14 @@ async def sessions_phase(server: HttpServer, impl: Impl, settings: Settings, res
         c.close()
     await asyncio.sleep(0.5)
     deleted_kib = status_kib(server.pid, "VmRSS")
-    results.add("http.sessions_per_s", name, len(ids) / elapsed)
-    results.add("http.session_kib", name, (open_kib - base) / len(ids))
-    results.add("http.sessions_rss_open_mib", name, mib(open_kib))
-    results.add("http.sessions_rss_deleted_mib", name, mib(deleted_kib))
+    results.add(f"{prefix}.sessions_per_s", name, len(ids) / elapsed)
+    results.add(f"{prefix}.session_kib", name, (open_kib - base) / len(ids))
+    results.add(f"{prefix}.sessions_rss_open_mib", name, mib(open_kib))
+    results.add(f"{prefix}.sessions_rss_deleted_mib", name, mib(deleted_kib))
     results.phase(
         rep=rep,
         impl=name,
-        figure="http.sessions",
+        figure=f"{prefix}.sessions",
         sessions=len(ids),
         elapsed_s=elapsed,
         rss_before_kib=base,

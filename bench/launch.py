@@ -46,7 +46,7 @@ class Impl:
     python: str
     stdio_argv: list[str]
     http_argv: Callable[[int, str], list[str]]  # (port, mode) -> argv; mode: sse | json | auto
-    bare_http_argv: Callable[[int], list[str]]
+    bare_http_argv: Callable[[int], list[str]] | None = None  # (the peers of bench/peer_servers.py have none)
     env: dict[str, str] = field(default_factory=dict)
     # The start-up figure of issue 19: a server with every feature (mcptrio's `everything` plugin).
     everything_argv: list[str] | None = None

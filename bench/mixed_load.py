@@ -23,9 +23,9 @@ import resource
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from client import BenchError, connect_client, cpu_seconds, modern_post, perf
+from client import BenchError, connect_client, cpu_seconds, perf
 from figures import Figure
-from launch import Impl, Logs, serving
+from launch import HttpServer, Impl, Logs, serving
 from measure import machine_cpu, percentile, self_cpu
 from results import Results
 from settings import HOST, PATH, TEXT, Settings
@@ -35,6 +35,8 @@ SLEEP = {"name": "sleep", "arguments": {"ms": SLEEP_MS}}
 OPEN_WITHIN = SLEEP_MS / 1000 - 5  # opening the slow calls took longer: the first would end while measuring
 SDK_STREAMS_AFTER = 15.0  # the SDK turns a call still running after this long into an event stream
 SETTLE = 0.5  # after the last slow call started: mcptrio (auto) makes its answer an event stream at 0.25 s
+# Slow calls in one legacy session: under mcptrio's default cap of requests in flight per session (256).
+PER_SESSION = 200
 BATCH = 40  # connections opened at once (within any listen backlog: hypercorn's is 100, the SDK's uvicorn's 2048)
 # (column, server's --response-mode, impl, results key prefix)
 SERVERS = (
@@ -115,6 +117,7 @@ class SlowCall(asyncio.Protocol):
 @dataclass
 class SlowCalls:
     port: int
+    request: Callable[[int], bytes]  # the n-th slow call's whole POST
     transports: list[asyncio.BaseTransport] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     lost: int = 0
@@ -129,14 +132,7 @@ class SlowCalls:
         for first in range(0, count + BATCH, BATCH):
             batch = range(first, min(count, first + BATCH))
             made = await asyncio.gather(
-                *(
-                    loop.create_connection(
-                        lambda n=n: SlowCall(modern_post(HOST, self.port, PATH, "tools/call", SLEEP, n, "sleep"), self),
-                        HOST,
-                        self.port,
-                    )
-                    for n in batch
-                )
+                *(loop.create_connection(lambda n=n: SlowCall(self.request(n), self), HOST, self.port) for n in batch)
             )
             self.transports += [transport for transport, _ in made]
             while (now := await started()) < min(first, count):
@@ -184,63 +180,94 @@ async def _one(
 ) -> None:
     extra = ["--max-requests", "20000"] if impl.name == "mcptrio" else []
     argv = lambda port: impl.http_argv(port, mode) + extra  # noqa: E731
-    key = f"{prefix}.n{count}"
     async with serving(impl, argv, logs, f"mixed-{column.replace(' ', '-')}-{count}-{rep}") as server:
-        control = await connect_client(HOST, server.port, PATH, "modern")
-        slow = SlowCalls(server.port)
-        try:
-
-            async def started() -> int:
-                return json.loads(await control.call("sleep_stats", {}))["started"]
-
-            opened_at = perf()
-            await slow.open(count, started)
-            opened_s = perf() - opened_at
-            await asyncio.sleep(SETTLE)
-            cpu0 = cpu_seconds(server.pid)
-            await asyncio.sleep(settings.mixed_quiet)
-            quiet_cpu = (cpu_seconds(server.pid) - cpu0) / settings.mixed_quiet * 100
-            for _ in range(settings.mixed_warmup):
-                await control.call("echo", {"text": TEXT})
-            latencies = []
-            others = OtherLoad(server.pid)
-            for _ in range(settings.mixed_echoes):
-                sent = perf()
-                if await control.call("echo", {"text": TEXT}) != TEXT:
-                    raise BenchError(f"{column}: echo answered a different text")
-                latencies.append(perf() - sent)
-            foreign = others.cores()
-            stats = json.loads(await control.call("sleep_stats", {}))
-            open_s = perf() - opened_at
-        finally:
-            control.conn.close()
-            slow.close()
-    if impl.name == "sdk" and slow.bytes_in:
+        seen = await echo_among_slow(server, "modern", count, settings, column)
+    if impl.name == "sdk" and seen.bytes_in:
         results.note(
-            f"SDK, {count} slow calls (rep {rep}): opening them took {opened_s:.1f} s, so the first passed "
+            f"SDK, {count} slow calls (rep {rep}): opening them took {seen.opened_s:.1f} s, so the first passed "
             f"the SDK's {SDK_STREAMS_AFTER:g} s mark (event stream and pings) while the echo calls ran"
         )
+    record_among_slow(results, f"{prefix}.n{count}", impl.name, rep, column, count, seen)
+
+
+@dataclass
+class AmongSlow:
+    """What sequential echo calls saw with slow calls open: their latencies (sorted), the server's CPU
+    with nothing else to do, how long opening took, the other processes' CPU meanwhile."""
+
+    latencies: list[float]
+    quiet_cpu_pct: float
+    opened_s: float
+    open_s: float
+    foreign_cores: float
+    bytes_in: int
+
+
+async def echo_among_slow(server: HttpServer, era: str, count: int, settings: Settings, column: str) -> AmongSlow:
+    """``count`` slow calls open on ``server``, each on a connection of its own (in legacy sessions, at most
+    ``PER_SESSION`` to a session, the control client's the first), then the quiet CPU and the echo calls;
+    the slow calls are dropped after."""
+    control = await connect_client(HOST, server.port, PATH, era)
+    owners = [control]
+    if era == "legacy":
+        owners += [await connect_client(HOST, server.port, PATH, era) for _ in range((count - 1) // PER_SESSION)]
+    slow = SlowCalls(server.port, lambda n: owners[n % len(owners)].raw_post("tools/call", SLEEP, "sleep"))
+    try:
+
+        async def started() -> int:
+            return json.loads(await control.call("sleep_stats", {}))["started"]
+
+        opened_at = perf()
+        await slow.open(count, started)
+        opened_s = perf() - opened_at
+        await asyncio.sleep(SETTLE)
+        cpu0 = cpu_seconds(server.pid)
+        await asyncio.sleep(settings.mixed_quiet)
+        quiet_cpu = (cpu_seconds(server.pid) - cpu0) / settings.mixed_quiet * 100
+        for _ in range(settings.mixed_warmup):
+            await control.call("echo", {"text": TEXT})
+        latencies = []
+        others = OtherLoad(server.pid)
+        for _ in range(settings.mixed_echoes):
+            sent = perf()
+            if await control.call("echo", {"text": TEXT}) != TEXT:
+                raise BenchError(f"{column}: echo answered a different text")
+            latencies.append(perf() - sent)
+        foreign = others.cores()
+        stats = json.loads(await control.call("sleep_stats", {}))
+        open_s = perf() - opened_at
+    finally:
+        for owner in owners:
+            owner.conn.close()
+        slow.close()
     if stats["completed"] or stats["cancelled"] or slow.lost:
         raise BenchError(
             f"while measuring, {stats['completed']} slow calls completed, {stats['cancelled']} were "
             f"cancelled, {slow.lost} connections were closed by the server"
         )
-    latencies.sort()
-    results.add(f"{key}.p50_ms", impl.name, percentile(latencies, 0.5) * 1000)
-    results.add(f"{key}.p99_ms", impl.name, percentile(latencies, 0.99) * 1000)
-    results.add(f"{key}.max_ms", impl.name, latencies[-1] * 1000)
-    results.add(f"{key}.quiet_cpu_pct", impl.name, quiet_cpu)
+    return AmongSlow(sorted(latencies), quiet_cpu, opened_s, open_s, foreign, slow.bytes_in)
+
+
+def record_among_slow(
+    results: Results, key: str, impl: str, rep: int, column: str, count: int, seen: AmongSlow
+) -> None:
+    """``{key}.p50_ms``, ``.p99_ms``, ``.max_ms`` and ``.quiet_cpu_pct``, and the phase."""
+    latencies = seen.latencies
+    results.add(f"{key}.p50_ms", impl, percentile(latencies, 0.5) * 1000)
+    results.add(f"{key}.p99_ms", impl, percentile(latencies, 0.99) * 1000)
+    results.add(f"{key}.max_ms", impl, latencies[-1] * 1000)
+    results.add(f"{key}.quiet_cpu_pct", impl, seen.quiet_cpu_pct)
     results.phase(
         rep=rep,
-        impl=impl.name,
+        impl=impl,
         figure=key,
         server=column,
         slow_calls=count,
-        opened_s=opened_s,
-        open_s=open_s,
-        quiet_cpu_pct=quiet_cpu,
-        bytes_from_slow_calls=slow.bytes_in,
-        foreign_cores=foreign,
+        opened_s=seen.opened_s,
+        open_s=seen.open_s,
+        quiet_cpu_pct=seen.quiet_cpu_pct,
+        bytes_from_slow_calls=seen.bytes_in,
+        foreign_cores=seen.foreign_cores,
         latencies_us=[round(x * 1e6) for x in latencies],
     )
 
@@ -287,7 +314,7 @@ def mixed_table(results: Results, settings: Settings) -> list[str]:
 
 def _neighbours(results: Results) -> str:
     """How busy the rest of the machine was while the echo calls ran (2 cores: it moves every p99)."""
-    foreign = sorted(p["foreign_cores"] for p in results.phases if "foreign_cores" in p)
+    foreign = sorted(p["foreign_cores"] for p in results.phases if "foreign_cores" in p and p["figure"][:6] == "mixed.")
     if not foreign:
         return ""
     return (

@@ -6,6 +6,7 @@ from __future__ import annotations
 from feature_costs import feature_costs_table
 from figures import Figure, clients, figure_list
 from mixed_load import mixed_table
+from peer_table import peers_table
 from results import Results
 from scale_out import scale_table
 from settings import SDK_PIN, SUITES, Settings
@@ -40,6 +41,7 @@ def report(results: Results, settings: Settings, impls: list[str]) -> str:
     lines += scale_table(results)
     lines += mixed_table(results, settings)
     lines += feature_costs_table(results)
+    lines += peers_table(results, settings)
     if "mcptrio" in impls and "sdk" in impls and full:
         lines += targets_table(results, settings)
     if "mcptrio" in impls and "stdio" in settings.suites:

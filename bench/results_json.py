@@ -13,6 +13,8 @@ from typing import Any
 import orjson
 from figures import baseline_list, figure_list
 from mixed_load import figures as mixed_figures
+from peer_servers import NAMES as PEER_NAMES
+from peer_suite import peer_figures
 from results import Results
 from scale_out import FIGURES as SCALE_FIGURES
 from settings import SDK_PIN, Settings
@@ -29,6 +31,7 @@ def save(results: Results, settings: Settings, impls: list[str], out: Path, wall
         + TASK_FIGURES
         + SCALE_FIGURES
         + mixed_figures(settings)
+        + peer_figures(settings)
     ):
         entry: dict[str, Any] = {
             "key": figure.key,
@@ -41,7 +44,7 @@ def save(results: Results, settings: Settings, impls: list[str], out: Path, wall
             "median": {},
             "na": results.na.get(figure.key, {}),
         }
-        for impl in impls:
+        for impl in dict.fromkeys([*impls, *PEER_NAMES]):  # (the peers suite's columns too)
             values = results.samples.get(figure.key, {}).get(impl)
             if values:
                 entry["samples"][impl] = values

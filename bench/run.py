@@ -4,12 +4,14 @@
     .venv/bin/python bench/run.py --smoke      # every phase with tiny counts, well under a minute
     .venv/bin/python bench/run.py --only mcptrio
     .venv/bin/python bench/run.py --part stdio --reps 5   # stdio only: both servers and the bare floor
-    .venv/bin/python bench/run.py --suites mixed   # some suites only (stdio,http,variants,floors,tasks,scale,mixed)
+    .venv/bin/python bench/run.py --suites mixed   # some suites only (stdio,http,...,peers: see --help)
 
 The SDK (``mcp==2.3.0``) runs from its own virtualenv, bench/.venv-sdk, which this script
-creates from PyPI on first use.  Every server is a child process on 127.0.0.1; the load client
-(bench/client.py) speaks raw JSON-RPC.  Each repetition runs every suite once per server, the
-order flipping between repetitions; a figure is the median over repetitions.
+creates from PyPI on first use.  The peers suite adds the TypeScript SDK's servers (bench/peers/ts,
+installed by ``npm ci``) and FastMCP (the project's venv) beside both.  Every server is a child
+process on 127.0.0.1; the load client (bench/client.py) speaks raw JSON-RPC.  Each repetition runs
+every suite once per server, the order flipping between repetitions; a figure is the median over
+repetitions.
 
 Prints a markdown table and writes every sample to bench/results/latest.json.
 
@@ -17,7 +19,8 @@ The modules beside it, by what they do: settings (paths, Settings), figures (wha
 launch (the servers), stdio_workloads / http_workloads / http_load / mixed_load (the workloads), variants
 (a server configuration against the plain one in the same run: add rows there), measure (CPU,
 RSS, percentiles, machine load), runner (the repetitions), report / targets (the tables),
-results / results_json (the samples and the JSON file), sources (one mcptrio version per run).
+results / results_json (the samples and the JSON file), sources (one mcptrio version per run),
+peer_servers / peer_suite / peer_table (the TypeScript SDK and FastMCP beside mcptrio and the SDK).
 """
 
 from __future__ import annotations

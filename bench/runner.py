@@ -12,6 +12,8 @@ from http_workloads import bare_http_suite, http_suite
 from launch import Logs, make_impls
 from measure import MachineLoad
 from mixed_load import mixed_suite
+from peer_servers import make_peers
+from peer_suite import peer_suite
 from results import Results
 from scale_out import scale_suite
 from settings import BENCH, Settings, log
@@ -50,6 +52,7 @@ def _run(settings: Settings, only: str | None, logs_dir: Path, workdir: Path) ->
         impl.cwd = str(workdir)
         if impl.name == "mcptrio":
             impl.env["PYTHONPATH"] = str(snapshot)
+    peers = make_peers(impls, str(workdir))
     machine = MachineLoad()
     logs = Logs(logs_dir)
     suites = settings.suites
@@ -99,6 +102,10 @@ def _run(settings: Settings, only: str | None, logs_dir: Path, workdir: Path) ->
             t = perf()
             asyncio.run(mixed_suite(impls, settings, results, logs, rep))
             log(f"  fast calls among slow ones, every server: {perf() - t:.1f} s")
+        if "peers" in suites:
+            t = perf()
+            peer_suite(peers, settings, results, logs, rep)
+            log(f"  peers (TypeScript SDK, FastMCP) beside mcptrio and the SDK: {perf() - t:.1f} s")
     machine.record(results)
     check_sources(results)
     for path in logs.files:

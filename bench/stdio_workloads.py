@@ -229,19 +229,22 @@ def bare_stdio_suite(settings: Settings, results: Results, logs: Logs, rep: int)
         bounds = settings.bounds()
         calls, elapsed = server.sequential(echo, **bounds)
         results.add("bare.stdio.sequential", "mcptrio", calls / elapsed)
-        meter = CpuMeter(server.pid)
-        calls, elapsed = server.pipelined(echo, 64, **bounds)
-        cpu, client_cpu = meter.read()
-        results.add("bare.stdio.pipelined_64", "mcptrio", calls / elapsed)
-        results.add("bare.stdio.cpu_us_pipelined_64", "mcptrio", cpu / calls * 1e6)
-        results.phase(
-            rep=rep,
-            impl="mcptrio",
-            figure="bare.stdio.pipelined_64",
-            calls=calls,
-            elapsed_s=elapsed,
-            server_cpu_s=cpu,
-            client_cpu_s=client_cpu,
+        pipelined_64(
+            server, settings, results, rep, "mcptrio", "bare.stdio.pipelined_64", "bare.stdio.cpu_us_pipelined_64"
         )
     finally:
         server.stop()
+
+
+def pipelined_64(
+    server: StdioServer, settings: Settings, results: Results, rep: int, impl: str, key: str, cpu_key: str
+) -> None:
+    """Echo with 64 in flight: calls/s under ``key``, the server's CPU per call (µs) under ``cpu_key``."""
+    meter = CpuMeter(server.pid)
+    calls, elapsed = server.pipelined(echo_line(), 64, **settings.bounds())
+    cpu, client_cpu = meter.read()
+    results.add(key, impl, calls / elapsed)
+    results.add(cpu_key, impl, cpu / calls * 1e6)
+    results.phase(
+        rep=rep, impl=impl, figure=key, calls=calls, elapsed_s=elapsed, server_cpu_s=cpu, client_cpu_s=client_cpu
+    )

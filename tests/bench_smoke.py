@@ -10,12 +10,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 
 
-def smoke_run(script: str, out: Path, timeout: float = 300) -> tuple[str, Any]:
-    """``bench/<script> --smoke --out <out>`` in a fresh interpreter (the installed mcptrio, not a
+def smoke_run(script: str, out: Path, timeout: float = 300, options: tuple[str, ...] = ()) -> tuple[str, Any]:
+    """``bench/<script> --smoke --out <out> [options]`` in a fresh interpreter (the installed mcptrio, not a
     PYTHONPATH of the test run's): its stdout and the figures it wrote, once it exited 0."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
-        [sys.executable, str(REPO / "bench" / script), "--smoke", "--out", str(out)],
+        [sys.executable, str(REPO / "bench" / script), "--smoke", "--out", str(out), *options],
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -19,6 +19,7 @@ from .bench_smoke import smoke_run
 REPO = Path(__file__).resolve().parent.parent
 RUN = REPO / "bench" / "run.py"
 SERVERS = ("mcptrio", "sdk")
+PEERS = ("ts1", "ts1_stateless", "ts2", "ts2_stateless", "fastmcp")  # the peers suite's other columns
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +38,8 @@ def test_smoke_run_prints_the_table(smoke):
     assert "### The stdio targets (issue 19), from this run" in stdout
     # every target row has a verdict: issue 5 and 19 (16), the stdio ones (4: a file's start-up among them),
     # the features of issues 13-16 and 33 with a target that a smoke run measures (8: the 1,000-slow-calls
-    # row needs a full run)
-    assert stdout.count("| ✓ |") + stdout.count("| ✗ |") == 16 + 4 + 8
+    # row needs a full run), the peers table's rows but the CPU one (17, tests/test_bench_peers_smoke.py)
+    assert stdout.count("| ✓ |") + stdout.count("| ✗ |") == 16 + 4 + 8 + 17
     assert "### Fast calls among slow ones" in stdout
     assert re.search(r"Sessions: each is two POSTs .* so \d+/s is \d+ POSTs/s, \d+% of what the bare ASGI app", stdout)
 
@@ -113,7 +114,7 @@ def test_every_figure_has_positive_numbers(smoke):
                 cpu_seen.append(samples[0])
     assert any(v > 0 for v in cpu_seen), "no server CPU time was measured at all"
     phases = document["phases"]
-    assert {p["impl"] for p in phases} == set(SERVERS)
+    assert {p["impl"] for p in phases} == set(SERVERS) | set(PEERS)
     assert any(p.get("latencies_us") for p in phases)
 
 
