@@ -114,7 +114,7 @@ class StreamSession(SessionCore):
                 while len(batch) < 256:  # whatever else is queued goes out in the same write
                     try:
                         batch.append(outbox.receive_nowait())
-                    except trio.WouldBlock:
+                    except (trio.WouldBlock, trio.EndOfChannel):  # (closed: this batch is the last)
                         break
                 await self.stream.send_many(batch)
         except (trio.BrokenResourceError, trio.ClosedResourceError):

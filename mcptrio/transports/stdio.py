@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import os
 import sys
 from collections.abc import Iterator
 
+import outcome
 import trio
 
 from ..framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversize
@@ -79,14 +81,34 @@ def stdout_reserved_for_messages() -> Iterator[int]:
 
 
 class ThreadReceiveStream(trio.abc.ReceiveStream):
-    """Reads of a file descriptor in a worker thread: for where Trio has no ``FdStream``.  A read
-    the caller gives up on is abandoned (its thread ends when the read does: at input or EOF)."""
+    """Reads of a file descriptor in a worker thread: for where Trio has no ``FdStream``.  One read
+    is in flight at a time; a caller that gives up waiting leaves it running, and the next call
+    takes what it read (nothing read is lost to a cancellation)."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
+        self._done: trio.Event | None = None  # set when the read in flight has ended
+        self._outcome: outcome.Outcome[bytes] | None = None
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
-        return await trio.to_thread.run_sync(os.read, self.fd, max_bytes or READ_SIZE, abandon_on_cancel=True)
+        if self._done is None:
+            done = self._done = trio.Event()
+            token, size = trio.lowlevel.current_trio_token(), max_bytes or READ_SIZE
+
+            def arrived(result: outcome.Outcome[bytes]) -> None:
+                with contextlib.suppress(trio.RunFinishedError):  # (the server has stopped: nobody waits)
+                    token.run_sync_soon(self._arrived, done, result)
+
+            trio.lowlevel.start_thread_soon(functools.partial(os.read, self.fd, size), arrived)
+        await self._done.wait()
+        self._done = None
+        result, self._outcome = self._outcome, None
+        assert result is not None
+        return result.unwrap()
+
+    def _arrived(self, done: trio.Event, result: outcome.Outcome[bytes]) -> None:
+        self._outcome = result
+        done.set()
 
     async def aclose(self) -> None:
         with contextlib.suppress(OSError):
