@@ -1,4 +1,5 @@
-"""bench/run.py --smoke: every benchmark phase runs, on both servers, and every figure is there.
+"""bench/run.py --smoke: every benchmark phase runs, on both servers and the peers (the TypeScript
+SDK 1.x and 2.x, stateful and stateless, on Node; FastMCP), and every figure is there.
 
 It includes the official SDK: its private virtualenv (bench/.venv-sdk, ``mcp==2.3.0`` from PyPI)
 takes about 15 s to create the first time and is reused afterwards, and the smoke run itself
@@ -20,6 +21,8 @@ REPO = Path(__file__).resolve().parent.parent
 RUN = REPO / "bench" / "run.py"
 SERVERS = ("mcptrio", "sdk")
 PEERS = ("ts1", "ts1_stateless", "ts2", "ts2_stateless", "fastmcp")  # the peers suite's other columns
+PEER_SERVERS = (*SERVERS, *PEERS)
+STATELESS = ("ts1_stateless", "ts2_stateless")
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +30,7 @@ def smoke(tmp_path_factory):
     return smoke_run("run.py", tmp_path_factory.mktemp("bench") / "smoke.json", timeout=600)
 
 
-def test_smoke_run_prints_the_table(smoke):
+def prints_the_table(smoke):
     stdout, _ = smoke
     assert "| figure | mcptrio | SDK | ratio mcptrio/SDK |" in stdout
     assert "| bare, mcptrio's server |" in stdout
@@ -44,7 +47,7 @@ def test_smoke_run_prints_the_table(smoke):
     assert re.search(r"Sessions: each is two POSTs .* so \d+/s is \d+ POSTs/s, \d+% of what the bare ASGI app", stdout)
 
 
-def test_every_figure_has_positive_numbers(smoke):
+def every_figure_has_positive_numbers(smoke):
     _, document = smoke
     assert document["meta"]["servers"] == list(SERVERS)
     figures = {f["key"]: f for f in document["figures"]}
@@ -116,6 +119,51 @@ def test_every_figure_has_positive_numbers(smoke):
     phases = document["phases"]
     assert {p["impl"] for p in phases} == set(SERVERS) | set(PEERS)
     assert any(p.get("latencies_us") for p in phases)
+
+
+def every_peer_produced_its_figures(smoke):
+    _, document = smoke
+    figures = {f["key"]: f for f in document["figures"] if f["key"].startswith("peers.")}
+    assert {"peers.stdio.pipelined_64", "peers.http.c10.rps", "peers.sessions_per_s", "peers.slow.n200.p99_ms"} <= set(
+        figures
+    )
+    for key, figure in figures.items():
+        for server in PEER_SERVERS:
+            if server in STATELESS and key.startswith("peers.stdio."):
+                # The stateless variants are the same program over stdio: measured once, in the stateful column.
+                assert server not in figure["samples"], key
+            elif server in STATELESS and key.startswith(("peers.session", "peers.rss_idle")):
+                assert figure["na"][server] == "stateless: no sessions", key
+            else:
+                samples = figure["samples"].get(server)
+                assert samples, (key, server, figure["na"].get(server))
+                if not figure["delta"] and "cpu" not in key:
+                    assert all(v > 0 for v in samples), (key, server, samples)
+    measured = {p["impl"] for p in document["phases"]}
+    assert set(PEER_SERVERS) <= measured
+
+
+def every_peer_row_has_a_verdict(smoke):
+    stdout, document = smoke
+    assert "### Peers, same run, same workload (issue 31)" in stdout
+    header = "| figure | mcptrio | Python SDK | TS SDK 1.x | TS SDK 1.x stateless | TS SDK 2.x | TS SDK 2.x stateless |"
+    assert header in stdout
+    rows = [line for line in stdout.splitlines() if line.startswith("| ") and "(" in line and "|" in line[2:]]
+    peer_rows = [row for row in rows if row.count("|") == 12 and not row.startswith("| figure")]
+    verdicts = [row.rsplit("|", 2)[1].strip() for row in peer_rows]
+    # every row but the server CPU per call (reported, no target) is decided
+    assert len(peer_rows) == len([f for f in document["figures"] if f["key"].startswith("peers.")])
+    assert sorted(v for v in verdicts if v not in ("✓", "✗")) == ["—"]
+    assert not [note for note in document["notes"] if "not measured" in note]
+
+
+def test_the_smoke_run_measures_every_figure_of_every_server_and_peer(smoke):
+    """One test for the one smoke run (a module fixture is made again on each xdist worker that
+    runs a test of the module: several tests would run the whole bench several times)."""
+    prints_the_table(smoke)
+    every_figure_has_positive_numbers(smoke)
+    every_peer_produced_its_figures(smoke)
+    every_peer_row_has_a_verdict(smoke)
 
 
 def test_stdio_part_alone(tmp_path):
