@@ -16,33 +16,38 @@ import json
 import anyio
 from fastmcp import FastMCP
 
+
+def add_workload(server: FastMCP) -> dict[str, int]:
+    """echo, sleep and sleep_stats on ``server`` (tests/peers/fastmcp_server.py adds them too); the counters."""
+    stats = {"started": 0, "completed": 0, "cancelled": 0}
+
+    @server.tool
+    async def echo(text: str) -> str:
+        """Return the text unchanged."""
+        return text
+
+    @server.tool
+    async def sleep(ms: int) -> str:
+        """Sleep for ms milliseconds, counting calls started, completed and cancelled."""
+        stats["started"] += 1
+        try:
+            await anyio.sleep(ms / 1000)
+        except anyio.get_cancelled_exc_class():
+            stats["cancelled"] += 1
+            raise
+        stats["completed"] += 1
+        return f"slept {ms} ms"
+
+    @server.tool
+    async def sleep_stats() -> str:
+        """The sleep counters as JSON text."""
+        return json.dumps(stats)
+
+    return stats
+
+
 server = FastMCP("bench-fastmcp")
-stats = {"started": 0, "completed": 0, "cancelled": 0}
-
-
-@server.tool
-async def echo(text: str) -> str:
-    """Return the text unchanged."""
-    return text
-
-
-@server.tool
-async def sleep(ms: int) -> str:
-    """Sleep for ms milliseconds, counting calls started, completed and cancelled."""
-    stats["started"] += 1
-    try:
-        await anyio.sleep(ms / 1000)
-    except anyio.get_cancelled_exc_class():
-        stats["cancelled"] += 1
-        raise
-    stats["completed"] += 1
-    return f"slept {ms} ms"
-
-
-@server.tool
-async def sleep_stats() -> str:
-    """The sleep counters as JSON text."""
-    return json.dumps(stats)
+add_workload(server)
 
 
 if __name__ == "__main__":

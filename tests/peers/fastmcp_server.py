@@ -13,15 +13,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import warnings
+from pathlib import Path
 
-import anyio
 import mcp_types
 from fastmcp import Context, FastMCP
 from pydantic import BaseModel
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "peers"))
+from fastmcp_server import add_workload  # noqa: E402  (the bench's server, not this file)
+
 server = FastMCP("fastmcp-under-test")
-stats = {"started": 0, "completed": 0, "cancelled": 0}
+add_workload(server)  # echo, sleep and sleep_stats, as the bench serves them
 MODERN = "2026-07-28"
 
 
@@ -32,12 +36,6 @@ class Name(BaseModel):
 def modern(ctx: Context) -> bool:
     request = ctx.request_context
     return request is not None and request.protocol_version >= MODERN
-
-
-@server.tool
-async def echo(text: str) -> str:
-    """Return the text unchanged."""
-    return text
 
 
 @server.tool
@@ -77,25 +75,6 @@ async def haiku(topic: str, ctx: Context) -> str | mcp_types.InputRequiredResult
         result = mcp_types.CreateMessageResult.model_validate(ctx.input_responses["llm"])
     content = result.content
     return content.text if isinstance(content, mcp_types.TextContent) else f"({content.type})"
-
-
-@server.tool
-async def sleep(ms: int) -> str:
-    """Sleep for ms milliseconds, counting calls started, completed and cancelled."""
-    stats["started"] += 1
-    try:
-        await anyio.sleep(ms / 1000)
-    except anyio.get_cancelled_exc_class():
-        stats["cancelled"] += 1
-        raise
-    stats["completed"] += 1
-    return f"slept {ms} ms"
-
-
-@server.tool
-async def sleep_stats() -> str:
-    """The sleep counters as JSON text."""
-    return json.dumps(stats)
 
 
 @server.resource("peers://info", mime_type="application/json")

@@ -11,21 +11,19 @@ and what the app adds (``App.readiness``: a gateway's upstreams), any of which m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 if TYPE_CHECKING:
+    from ...app.app import Readiness
     from ..net.capacity import Capacity
     from .exchange import Sink
 
 HEADERS = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
 ALIVE = orjson.dumps({"status": "ok"})
 DRAINING = orjson.dumps({"status": "draining"})
-
-
-Readiness = Callable[[], tuple[str, Any, bool]]  # (its key in the body, what it shows, ready?)
 
 
 def ready_body(plugins: list[str], capacity: Capacity, readiness: Sequence[Readiness] = ()) -> tuple[bool, bytes]:
