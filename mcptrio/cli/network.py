@@ -160,6 +160,7 @@ def http_config(settings: ServeSettings) -> HttpConfig:
         max_streams=settings.max_streams,
         max_streams_per_client=settings.max_streams_per_client,
         max_connections=settings.max_connections,
+        keep_alive_timeout=settings.keep_alive_timeout,
     )
 
 

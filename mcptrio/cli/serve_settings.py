@@ -369,6 +369,18 @@ class ServeSettings:
         doc="Connections one process holds open at once (room for every stream and request, and idle ones). "
         "Beyond it a new connection gets `503` with a reason and `Connection: close`.",
     )
+    keep_alive_timeout: float = setting(
+        Seconds(),
+        "how long an idle connection is kept open for its next request",
+        HTTP,
+        flags=("--keep-alive-timeout",),
+        default=30.0,
+        transports=("http",),
+        label="keep-alive timeout",
+        doc="How long a connection with no request under way is kept open for its next one. Once a request's "
+        "first byte arrives its head must be complete within 30 seconds, whatever this is. On hypercorn, which "
+        "keeps one clock for both, it also bounds the wait for a new connection's first request.",
+    )
 
     # -- several processes
     workers: int = setting(

@@ -85,6 +85,7 @@ def server_factory(
         raise ValueError(f"http_server must be one of {', '.join(HTTP_SERVERS)}, got {name!r}")
     options: dict[str, Any] = {
         "header_timeout": http_config.header_timeout,
+        "keep_alive_timeout": http_config.keep_alive_timeout,
         "max_head_size": http_config.max_head_size,
         "max_headers": http_config.max_headers,
         "write_timeout": http_config.write_timeout,

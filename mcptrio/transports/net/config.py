@@ -46,7 +46,8 @@ class HttpConfig:
     orphan_timeout: float = 120.0
     keepalive_interval: float = 15.0  # comment lines on long-lived streams (GET, subscriptions/listen)
     session_idle_timeout: float = 1800.0  # legacy sessions unused this long are ended
-    header_timeout: float = 30.0  # a request head must arrive within this long; idle keep-alive too
+    header_timeout: float = 30.0  # a request head must arrive within this long of its first byte
+    keep_alive_timeout: float = 30.0  # an idle connection waits this long for its next request
     body_timeout: float = 30.0  # a request body must arrive within this long (slow clients: 408)
     # What every connection is held to, whichever server runs the endpoint (http/connections.py):
     max_head_size: int = 64 * 1024  # request line and headers, in bytes (beyond: 431)

@@ -43,6 +43,7 @@ class ConnectionServer:
         app: Asgi,
         *,
         header_timeout: float = 30.0,
+        keep_alive_timeout: float = 30.0,
         max_head_size: int = 64 * 1024,
         max_headers: int = 100,
         write_timeout: float = 30.0,
@@ -53,6 +54,7 @@ class ConnectionServer:
     ) -> None:
         self.app = app
         self.header_timeout = header_timeout
+        self.keep_alive_timeout = keep_alive_timeout
         self.max_head_size = max_head_size
         self.max_headers = max_headers
         self.write_timeout = write_timeout

@@ -143,8 +143,10 @@ class Connection:
             if isinstance(self.stream, trio.SSLStream):
                 await self.stream.do_handshake()  # (within the time a request head has)
             async with trio.open_nursery() as self._nursery:
+                wait = self.server.header_timeout  # (a new connection: its first head is due)
                 while True:
-                    self.timer.deadline = trio.current_time() + self.server.header_timeout
+                    self.timer.deadline = trio.current_time() + wait
+                    wait = self.server.keep_alive_timeout
                     try:
                         event = await self._next_event()
                     except h11.RemoteProtocolError as exc:
@@ -176,6 +178,8 @@ class Connection:
             if event is not h11.NEED_DATA:
                 return event
             data = await self._recv()
+            if self.idle:  # a request's first bytes: its head is due within header_timeout of them
+                self.timer.deadline = min(self.timer.deadline, trio.current_time() + self.server.header_timeout)
             self.idle = False
             self.fed += len(data)
             self.h11.receive_data(data)

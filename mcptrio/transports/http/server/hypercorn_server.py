@@ -54,7 +54,7 @@ class HypercornServer(ConnectionServer):
         self.config.accesslog = None
         self.config.errorlog = logging.getLogger("mcptrio.http.hypercorn")
         self.config.include_server_header = False
-        self.config.keep_alive_timeout = self.header_timeout  # (it also times the wait for a head)
+        self.config.keep_alive_timeout = self.keep_alive_timeout  # (it also times the wait for a first head)
         self.config.ssl_handshake_timeout = self.header_timeout
         self.config.h11_max_incomplete_size = self.max_head_size
         self.config.h2_max_header_list_size = self.max_head_size

@@ -17,7 +17,7 @@ from mcptrio.transports.http import HttpConfig
 
 from ..client import CLIENT_INFO, META_CAPABILITIES, META_CLIENT_INFO, META_VERSION, MODERN, http_server
 
-CONFIG = HttpConfig(header_timeout=1.0, body_timeout=1.0, write_timeout=0.5, max_connections=8)
+CONFIG = HttpConfig(header_timeout=1.0, keep_alive_timeout=1.0, body_timeout=1.0, write_timeout=0.5, max_connections=8)
 HIDDEN = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"  # what an attack tries to get served unseen
 
 

@@ -313,6 +313,24 @@ async def test_an_idle_connection_and_a_slow_head_are_closed_after_the_header_ti
         assert busy.h11.their_state is not h11.DONE
 
 
+async def test_between_requests_the_keep_alive_timeout_holds_and_a_started_head_gets_the_header_timeout(
+    autojump_clock,
+) -> None:
+    async with served(Recorder(), header_timeout=30, keep_alive_timeout=600) as (port, _):
+        kept, slow = await connect(port), await connect(port)
+        for client in (kept, slow):
+            await client.send("GET", "/first")
+            assert (await client.answer())[0] == 200
+        start = trio.current_time()
+        await trio.sleep(500)  # idle longer than a head may take, within the keep-alive timeout
+        await kept.send("GET", "/second")
+        assert (await kept.answer())[2] == b"GET /second "
+        await slow.stream.send_all(b"GET / HTTP/1.1\r\n")  # half a head: due within 30 s of its first bytes
+        assert await slow.closed() and 530 <= trio.current_time() - start < 531
+        await trio.sleep(560)
+        assert await kept.closed() and 1100 <= trio.current_time() - start < 1101  # (600 s after its answer)
+
+
 async def test_the_drain_finishes_a_running_request_closes_idle_connections_and_stops_accepting() -> None:
     app = Recorder()
     async with served(app, graceful_timeout=10) as (port, stop):
