@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from feature_costs import feature_costs_table
 from figures import Figure, clients, figure_list
+from many_connections import connections_table
 from mixed_load import mixed_table
 from peer_table import peers_table
 from results import Results
@@ -39,6 +40,7 @@ def report(results: Results, settings: Settings, impls: list[str]) -> str:
     lines += variants_table(results)
     lines += tasks_table(results)
     lines += scale_table(results)
+    lines += connections_table(results)
     lines += mixed_table(results, settings)
     lines += feature_costs_table(results)
     lines += peers_table(results, settings)

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 from figures import baseline_list, figure_list
+from many_connections import FIGURES as CONNECTION_FIGURES
 from mixed_load import figures as mixed_figures
 from peer_servers import NAMES as PEER_NAMES
 from peer_suite import peer_figures
@@ -30,6 +31,7 @@ def save(results: Results, settings: Settings, impls: list[str], out: Path, wall
         + variant_figures()
         + TASK_FIGURES
         + SCALE_FIGURES
+        + CONNECTION_FIGURES
         + mixed_figures(settings)
         + peer_figures(settings)
     ):

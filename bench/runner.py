@@ -10,6 +10,7 @@ from pathlib import Path
 from client import perf
 from http_workloads import bare_http_suite, http_suite
 from launch import Logs, make_impls
+from many_connections import connections_suite
 from measure import MachineLoad
 from mixed_load import mixed_suite
 from peer_servers import make_peers
@@ -98,6 +99,10 @@ def _run(settings: Settings, only: str | None, logs_dir: Path, workdir: Path) ->
                 t = perf()
                 asyncio.run(scale_suite(impl, settings, results, logs, rep))
                 log(f"  {impl.name} several workers with Redis: {perf() - t:.1f} s")
+            if "connections" in suites and rep == 0:  # (the big counts once per run)
+                t = perf()
+                asyncio.run(connections_suite(impl, settings, results, logs, rep))
+                log(f"  {impl.name} many idle connections and sessions: {perf() - t:.1f} s")
         if "mixed" in suites:
             t = perf()
             asyncio.run(mixed_suite(impls, settings, results, logs, rep))

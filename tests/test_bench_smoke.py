@@ -74,6 +74,10 @@ def every_figure_has_positive_numbers(smoke):
         "server.builtin_tls.c10.rps",
         "server.hypercorn.c10.rps",
         "server.hypercorn_tls.c10.rps",
+        "connections.keepalive.kib_per_connection",
+        "connections.keepalive.open.p99_ms",
+        "connections.sessions.kib_per_session",
+        "connections.sessions.open.p99_ms",
     }
     expected |= {
         f"http.{mode}.c{c}.{what}"
@@ -93,7 +97,16 @@ def every_figure_has_positive_numbers(smoke):
         # The stdio floor, the same apps on hypercorn, the variants and the server rows
         # (bench/variants.py) and tasks (bench/tasks_load.py: the SDK's server has none) are mcptrio's
         # only, and so is mcptrio's JSON mode under slow calls (bench/mixed_load.py).
-        mcptrio_only = ("bare.stdio.", "hypercorn.", "variant.", "server.", "tasks.", "scale.", "mixed.json.")
+        mcptrio_only = (
+            "bare.stdio.",
+            "hypercorn.",
+            "variant.",
+            "server.",
+            "tasks.",
+            "scale.",
+            "connections.",
+            "mixed.json.",
+        )
         servers = ("mcptrio",) if key.startswith(mcptrio_only) else SERVERS
         for server in servers:
             if server in figure["na"]:
