@@ -103,12 +103,11 @@ def _icon(path: Path) -> Path:
 
 def _vendor(server: Shipped, folder: Path, systems: dict[str, str]) -> str:
     """Copy or install the packages into ``folder``; the Python versions they run on (MCPB's runtimes)."""
-    dists = vendoring.closure(server.distribution or "mcptrio")
-    if systems:
-        for system, tag in systems.items():
-            vendoring.pip_install(dists, folder / f"lib-{system}", tag)
-    else:
-        vendoring.copy_installed(dists, folder / "lib")
+    root = server.distribution or "mcptrio"
+    for system, tag in systems.items():
+        vendoring.pip_install(vendoring.closure(root, system), folder / f"lib-{system}", tag)
+    if not systems:
+        vendoring.copy_installed(vendoring.closure(root).installed, folder / "lib")
     if server.target is not None:
         _copy_target(server, folder / "app")
     this = f"{sys.version_info.major}.{sys.version_info.minor}"

@@ -16,10 +16,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import attrs
+
 from .usage import UsageError
 
 REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[([^\]]*)\])?")
 METADATA_FILES = ("METADATA", "entry_points.txt", "top_level.txt", "WHEEL")
+# The marker variables of each sys.platform a bundle names (the others are this machine's).
+MARKERS = {
+    "linux": {"sys_platform": "linux", "os_name": "posix", "platform_system": "Linux"},
+    "darwin": {"sys_platform": "darwin", "os_name": "posix", "platform_system": "Darwin"},
+    "win32": {"sys_platform": "win32", "os_name": "nt", "platform_system": "Windows"},
+}
 # pip platform tags by the sys.platform a bundle's server/main.py runs on.
 PLATFORM_PREFIXES = {"manylinux": "linux", "musllinux": "linux", "linux": "linux", "macosx": "darwin", "win": "win32"}
 
@@ -28,9 +36,20 @@ def normalized(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def closure(root: str) -> dict[str, importlib.metadata.Distribution]:
-    """``root`` and the installed distributions it requires, transitively, by normalized name."""
+@attrs.frozen
+class Closure:
+    """What a distribution needs on one platform: the installed distributions, and the requirements of
+    that platform not installed here (``--platform``: pip installs their newest wheels)."""
+
+    installed: dict[str, importlib.metadata.Distribution]
+    elsewhere: list[str]
+
+
+def closure(root: str, system: str | None = None) -> Closure:
+    """``root`` and the distributions it requires, transitively, by normalized name; markers evaluated
+    for ``system`` (a ``sys.platform``; None: this machine, where every requirement must be installed)."""
     found: dict[str, importlib.metadata.Distribution] = {}
+    elsewhere: list[str] = []
     seen: set[tuple[str, frozenset[str]]] = set()
     pending: list[tuple[str, frozenset[str], str]] = [(root, frozenset(), root)]
     while pending:
@@ -41,6 +60,9 @@ def closure(root: str) -> dict[str, importlib.metadata.Distribution]:
         try:
             dist = importlib.metadata.distribution(name)
         except importlib.metadata.PackageNotFoundError:
+            if system is not None and system != sys.platform:
+                elsewhere.append(name)
+                continue
             raise UsageError(f"{wanted_by} requires {name}, which is not installed here: install it first") from None
         found[normalized(dist.metadata["Name"])] = dist
         for requirement in dist.requires or []:
@@ -50,15 +72,15 @@ def closure(root: str) -> dict[str, importlib.metadata.Distribution]:
                 continue
             required = match.group(1)
             their_extras = frozenset(normalized(e) for e in (match.group(2) or "").split(",") if e.strip())
-            if marker.strip() and not _holds(marker, extras, required):
+            if marker.strip() and not _holds(marker, extras, required, system):
                 continue
             pending.append((required, their_extras, dist.metadata["Name"]))
-    return found
+    return Closure(found, sorted(set(elsewhere)))
 
 
-def _holds(marker: str, extras: frozenset[str], required: str) -> bool:
-    """Whether a requirement's marker holds here (``packaging`` evaluates it when installed, as it
-    almost always is; else: whether pip installed it)."""
+def _holds(marker: str, extras: frozenset[str], required: str, system: str | None) -> bool:
+    """Whether a requirement's marker holds on ``system`` (``packaging`` evaluates it when installed, as
+    it almost always is; else, for this machine only: whether pip installed it)."""
     try:
         from packaging.markers import InvalidMarker, Marker
     except ImportError:
@@ -71,7 +93,8 @@ def _holds(marker: str, extras: frozenset[str], required: str) -> bool:
         parsed = Marker(marker)
     except InvalidMarker:
         return False
-    return any(parsed.evaluate({"extra": extra}) for extra in extras or {""})
+    environment = dict(MARKERS.get(system or sys.platform, {})) if system is not None else {}
+    return any(parsed.evaluate({**environment, "extra": extra}) for extra in extras or {""})
 
 
 def copy_installed(dists: dict[str, importlib.metadata.Distribution], lib: Path, *, local_only: bool = False) -> None:
@@ -124,18 +147,18 @@ def _copy_source(dist: importlib.metadata.Distribution, lib: Path) -> None:
             shutil.copy2(spec.origin, lib / Path(spec.origin).name)
 
 
-def pip_install(dists: dict[str, importlib.metadata.Distribution], lib: Path, platform: str) -> None:
+def pip_install(needed: Closure, lib: Path, platform: str) -> None:
     """The distributions not installed from a folder, as wheels for ``platform`` (a pip platform tag)
     and this Python's version, installed by pip into ``lib``; the local ones copied as source."""
-    pins = [f"{d.metadata['Name']}=={d.version}" for d in dists.values() if not from_folder(d)]
+    pins = [f"{d.metadata['Name']}=={d.version}" for d in needed.installed.values() if not from_folder(d)]
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", str(lib)]
-    command += ["--platform", platform, "--python-version", version, "--only-binary=:all:", "--no-deps", *pins]
-    done = subprocess.run(command, capture_output=True, text=True)
+    command += ["--platform", platform, "--python-version", version, "--only-binary=:all:", "--no-deps"]
+    done = subprocess.run([*command, *pins, *needed.elsewhere], capture_output=True, text=True)
     if done.returncode != 0:
         last = [line for line in done.stderr.splitlines() if line.strip()][-1:] or ["(no message)"]
         raise UsageError(f"--platform {platform}: pip could not install the wheels: {last[0].strip()}")
-    copy_installed(dists, lib, local_only=True)
+    copy_installed(needed.installed, lib, local_only=True)
 
 
 def system_of(platform: str) -> str:
