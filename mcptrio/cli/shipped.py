@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import re
+import sys
 import tomllib
 from pathlib import Path
 
@@ -126,8 +127,6 @@ def _file(target: Target, author: str | None) -> Shipped:
     registry = load_target(target)  # (a TargetError, one line, when it cannot be imported)
     if not registry.version:
         raise UsageError(f"{target.text}: no version: serve an App(version=...) or give the Registry a version")
-    import sys
-
     doc = (sys.modules[target.module].__doc__ or "").strip()
     return Shipped(
         name=target.module.rsplit(".", 1)[-1],

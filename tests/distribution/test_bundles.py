@@ -240,6 +240,11 @@ def test_each_plugins_server_json_validates_against_the_registry_schema(
     assert list(validator.iter_errors(named)) == []
 
 
+def test_a_project_folder_is_its_installed_distribution(tmp_path: Path) -> None:
+    folder = Path(__file__).resolve().parents[2] / "plugins" / "everything"
+    assert registry_entry(tmp_path, str(folder)) == registry_entry(tmp_path, "mcptrio-everything")
+
+
 # --- bad input: one line, status 2 ----------------------------------------------------------------------
 
 
@@ -260,6 +265,8 @@ def strays(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
         (info / "entry_points.txt").write_text(f"[mcptrio.plugins]\n{module}x = {module}:plugin\n", encoding="utf-8")
         (folder / f"{module}.py").write_text(source, encoding="utf-8")
+    (folder / "project").mkdir()
+    (folder / "project" / "pyproject.toml").write_text('[project]\nname = "never-installed"\n', encoding="utf-8")
     (folder / "unversioned.py").write_text("import mcptrio\n\nplugin = mcptrio.Registry('u')\n", encoding="utf-8")
     (folder / "not-a-png.png").write_text("GIF89a", encoding="utf-8")
     return folder
@@ -277,6 +284,8 @@ def strays(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (["bundle", "everything", "--icon", "{strays}/not-a-png.png"], "not a PNG file"),
         (["bundle", "everything", "--platform", "solaris"], "a pip platform tag"),
         (["bundle", "{strays}/unversioned.py:nope"], "has no attribute 'nope'"),
+        (["bundle", "{strays}"], "no pyproject.toml"),
+        (["bundle", "{strays}/project"], "'never-installed' is not installed here: pip install -e"),
         (["registry-entry", "plain-plugin"], "give --name"),
         (["registry-entry", "plain-plugin", "--name", "io.example/plain"], "console script"),
         (["registry-entry", "everything", "--name", "no-slash"], "NAMESPACE/NAME"),
