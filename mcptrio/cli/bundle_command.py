@@ -11,6 +11,7 @@ installs); ``main.py`` puts the one for the platform it runs on first on ``sys.p
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import shutil
@@ -62,6 +63,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--platform: name one tag per operating system (one lib folder each)")
     if args.name is not None:
         _check_name(args.name)
+    if args.out is not None:
+        if args.out.is_dir():
+            raise UsageError(f"--out {args.out}: is a folder: name the .mcpb file to write")
+        try:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"--out {args.out}: {exc.strerror or exc}") from None
     server = shipped(args.target, author=args.author)
     name = _check_name(args.name or server.name)
     if not server.author:
@@ -213,10 +221,15 @@ def user_config(setting: UserSetting) -> dict[str, Any]:
 
 
 def _zip(root: Path, out: Path) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
+    """The staging folder zipped into ``out``, whole or not at all (written beside it, then renamed)."""
     partial = out.with_name(out.name + ".partial")
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
-        for path in sorted(root.rglob("*")):
-            if path.is_file():
-                archive.write(path, path.relative_to(root).as_posix())
-    partial.replace(out)
+    try:
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+            for path in sorted(root.rglob("*")):
+                if path.is_file():
+                    archive.write(path, path.relative_to(root).as_posix())
+        partial.replace(out)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+        raise UsageError(f"--out {out}: {exc.strerror or exc}") from None

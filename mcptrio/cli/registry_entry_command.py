@@ -47,7 +47,10 @@ def run(args: argparse.Namespace) -> int:
     name = registry_name(server, args.name)
     _check_script(server.distribution)
     entry = server_json(server, name, url=args.url)
-    args.out.write_text(json.dumps(entry, indent=2) + "\n", encoding="utf-8")
+    try:
+        args.out.write_text(json.dumps(entry, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--out {args.out}: {exc.strerror or exc}") from None
     print(f"wrote {args.out}: {entry['name']} {entry['version']}")
     return 0
 

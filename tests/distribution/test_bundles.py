@@ -286,6 +286,9 @@ def strays(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (["bundle", "{strays}/unversioned.py:nope"], "has no attribute 'nope'"),
         (["bundle", "{strays}"], "no pyproject.toml"),
         (["bundle", "{strays}/project"], "'never-installed' is not installed here: pip install -e"),
+        (["bundle", "{strays}/unversioned.py:plugin", "--version-of", "x"], "unrecognized arguments"),
+        (["registry-entry", "everything", "--out", "{strays}"], "Is a directory"),
+        (["bundle", "everything", "--out", "{strays}/unversioned.py/x.mcpb"], "--out"),
         (["registry-entry", "plain-plugin"], "give --name"),
         (["registry-entry", "plain-plugin", "--name", "io.example/plain"], "console script"),
         (["registry-entry", "everything", "--name", "no-slash"], "NAMESPACE/NAME"),
@@ -296,7 +299,8 @@ def strays(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_bad_input_is_one_line_and_status_2(strays: Path, tmp_path: Path, args: list[str], says: str) -> None:
     argv = [arg.replace("{strays}", str(strays)) for arg in args]
     env = {**os.environ, "PYTHONPATH": str(strays)}
-    done = subprocess.run([*MCPTRIO, *argv, "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env)
+    out = [] if "--out" in argv else ["--out", str(tmp_path / "out")]
+    done = subprocess.run([*MCPTRIO, *argv, *out], capture_output=True, text=True, env=env)
     assert done.returncode == 2, done.stderr
     assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("mcptrio: error: "), done.stderr
     assert says in done.stderr
