@@ -17,6 +17,7 @@ from .app import (
     Registry,
     Request,
     ToolError,
+    UserSetting,
 )
 from .protocol.errors import McpError
 from .runtime.limits import SessionLimits
@@ -52,6 +53,7 @@ __all__ = [
     "Param",
     "PluginOptions",
     "Registry",
+    "UserSetting",
     "Request",
     "SessionLimits",
     "ToolError",

@@ -228,6 +228,11 @@ def configured(plugin: Registry, name: str, options: PluginOptions | None) -> Re
             raise OptionError(f"[plugins.{name}]: the plugin {name!r} takes no options")
         return plugin
     options = options if options is not None else PluginOptions(name)
+    for setting in plugin.user_settings:  # (a setting's variable fills its option when not given otherwise)
+        value = os.environ.get(setting.env, "")
+        unfilled = value.startswith("${user_config.")  # (a bundle's optional setting the client left as it was)
+        if setting.option is not None and value.strip() and not unfilled and not options.given(setting.option):
+            options.values[setting.option] = value
     served = hook(options)
     unknown = options.unread()
     if unknown:

@@ -72,6 +72,8 @@ case "${1:-}" in
         npm_ci docs/hooks --ignore-scripts
         # MCP servers nobody here wrote, the upstreams of the interop and gateway tests (tests/peers/servers.py).
         npm_ci tests/peers
+        # The official MCP Bundle CLI (mcpb), which validates the bundles `mcptrio bundle` writes (tests/distribution).
+        npm_ci tests/distribution
         # The TypeScript SDK's servers, both generations, that bench/run.py measures mcptrio against.
         npm_ci bench/peers/ts
         # The whole suite runs in two processes (pytest-xdist): most of its time is spent waiting on

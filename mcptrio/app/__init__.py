@@ -14,6 +14,7 @@ from .plugin_options import OptionError, PluginOptions
 from .registry import Registry
 from .reshape import Fixed, FromEnv, FromPrincipal
 from .signature import Param
+from .user_settings import UserSetting
 
 __all__ = [
     "App",
@@ -29,6 +30,7 @@ __all__ = [
     "Param",
     "PluginOptions",
     "Registry",
+    "UserSetting",
     "Request",
     "SessionHooks",
     "ToolError",

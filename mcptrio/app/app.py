@@ -430,6 +430,7 @@ class App(Registry):
         self._uri_namespaces = None
         self.middleware.extend(plugin.middleware)
         self.lifespans.extend(plugin.lifespans)
+        self.user_settings.extend(s for s in plugin.user_settings if s not in self.user_settings)
         for method, hooks in plugin.notification_hooks.items():
             self.notification_hooks.setdefault(method, []).extend(hooks)
         self._handler = None

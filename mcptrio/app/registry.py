@@ -21,6 +21,7 @@ from .lifespan import Lifespan
 from .plugin_options import PluginOptions
 from .signature import ToolSignature
 from .threads import as_async, check_handler
+from .user_settings import Kind, UserSetting
 
 if TYPE_CHECKING:
     from .reshape import Reshaping, Source
@@ -288,6 +289,7 @@ class Registry:
         self.notification_hooks: dict[str, list[NotificationHook]] = {}
         self.lifespans: list[Lifespan] = []
         self.configure_hook: ConfigureHook | None = None
+        self.user_settings: list[UserSetting] = []
 
     def use(self, middleware: Middleware) -> Middleware:
         """Add a middleware ``async def mw(request, call_next)`` around every request (also a
@@ -313,6 +315,28 @@ class Registry:
             raise TypeError(f"a configure hook must be a function (options) -> Registry | None, not {hook!r}")
         self.configure_hook = hook
         return hook
+
+    def user_setting(
+        self,
+        key: str,
+        *,
+        env: str,
+        title: str,
+        description: str,
+        kind: Kind = "string",
+        required: bool = False,
+        sensitive: bool = False,
+        default: str | None = None,
+        option: str | None = None,
+    ) -> UserSetting:
+        """Declare a value the user gives when installing the server, passed as the environment
+        variable ``env`` (see ``mcptrio.app.user_settings``); with ``option``, it fills that plugin
+        option when the option is not given otherwise."""
+        setting = UserSetting(key, env, title, description, kind, required, sensitive, default, option)
+        if any(known.key == key or known.env == env for known in self.user_settings):
+            raise ValueError(f"user setting {key!r} ({env}): its key or variable is already declared")
+        self.user_settings.append(setting)
+        return setting
 
     def on_notification(self, method: str) -> Callable[[HookT], HookT]:
         """Register ``def hook(notification)`` for a client notification such as

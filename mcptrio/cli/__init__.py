@@ -1,7 +1,8 @@
 """The ``mcptrio`` command: ``serve`` plugins, list the installed ``plugins``, use a server from the
 shell (``inspect``, ``list``, ``call``, ``read``, ``prompt``; ``auth`` logs in to protected ones),
 write a ``new`` plugin, ``rotate-key``; ``dev`` serves with the MCP Inspector beside it, ``install`` adds a
-server to a client's configuration.
+server to a client's configuration, ``bundle`` writes an MCP Bundle and ``registry-entry`` an MCP Registry
+``server.json``.
 
 Each command's module is imported only when that command runs (a stdio server's start-up time
 matters).  Every user error is one line on stderr and exit status 2; a clean shutdown exits 0.
@@ -15,7 +16,18 @@ import sys
 from .usage import Parser, UsageError, fail
 
 CLIENT_COMMANDS = ("inspect", "list", "call", "read", "prompt")
-COMMANDS = ("serve", "dev", "install", "plugins", *CLIENT_COMMANDS, "auth", "new", "rotate-key")
+COMMANDS = (
+    "serve",
+    "dev",
+    "install",
+    "bundle",
+    "registry-entry",
+    "plugins",
+    *CLIENT_COMMANDS,
+    "auth",
+    "new",
+    "rotate-key",
+)
 
 
 def make_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -36,6 +48,14 @@ def make_parser(command: str | None = None) -> argparse.ArgumentParser:
         from . import install_command
 
         install_command.add_command(commands)
+    if command in (None, "bundle"):
+        from . import bundle_command
+
+        bundle_command.add_command(commands)
+    if command in (None, "registry-entry"):
+        from . import registry_entry_command
+
+        registry_entry_command.add_command(commands)
     if command in (None, "plugins"):
         commands.add_parser("plugins", help="list installed plugins", description="List installed mcptrio plugins.")
     if command is None or command in CLIENT_COMMANDS:
@@ -92,6 +112,14 @@ def run(args: argparse.Namespace) -> int | None:
         from . import install_command
 
         return install_command.run(args)
+    if args.command == "bundle":
+        from . import bundle_command
+
+        return bundle_command.run(args)
+    if args.command == "registry-entry":
+        from . import registry_entry_command
+
+        return registry_entry_command.run(args)
     if args.command == "plugins":
         return list_plugins()
     if args.command == "new":

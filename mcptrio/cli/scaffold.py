@@ -66,6 +66,10 @@ dependencies = ["mcptrio"]
 [project.optional-dependencies]
 test = ["pytest>=8", "pytest-trio>=0.8"]
 
+# What `uvx mcptrio-{name} serve --plugins {name}` runs (`mcptrio registry-entry`): the mcptrio command.
+[project.scripts]
+mcptrio-{name} = "mcptrio.cli:main"
+
 # What makes `mcptrio serve --plugins {name}` find this plugin.
 [project.entry-points."mcptrio.plugins"]
 {name} = "{module}:plugin"

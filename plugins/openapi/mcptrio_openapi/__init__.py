@@ -26,6 +26,22 @@ __all__ = [
 ]
 
 plugin = mcptrio.Registry("openapi")
+# What a user installing the server gives (a bundle's form, a registry entry's variables): each fills its option.
+plugin.user_setting(
+    "spec",
+    env="MCPTRIO_OPENAPI_SPEC",
+    option="spec",
+    title="OpenAPI document",
+    description="The API's OpenAPI 3.0 or 3.1 document: a file's path or an http(s) URL",
+    required=True,
+)
+plugin.user_setting(
+    "base_url",
+    env="MCPTRIO_OPENAPI_BASE_URL",
+    option="base_url",
+    title="API base URL",
+    description="Where the API is (default: the document's first server)",
+)
 
 
 @plugin.configure
