@@ -97,6 +97,8 @@ def server_json(server: Shipped, name: str, *, url: str | None) -> dict[str, Any
             {"type": "positional", "value": value} for value in ("serve", "--plugins", ",".join(server.plugins))
         ],
     }
+    if server.requires_python:  # (uvx would otherwise run it on whatever Python it finds first)
+        package["runtimeArguments"] = [{"type": "named", "name": "--python", "value": server.requires_python}]
     if server.settings:
         package["environmentVariables"] = [_variable(setting) for setting in server.settings]
     entry: dict[str, Any] = {

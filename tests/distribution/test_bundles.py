@@ -230,6 +230,7 @@ def test_each_plugins_server_json_validates_against_the_registry_schema(
     assert (package["registryType"], package["identifier"], package["version"]) == ("pypi", f"mcptrio-{name}", "0.1.0")
     assert package["runtimeHint"] == "uvx" and package["transport"] == {"type": "stdio"}
     assert [a["value"] for a in package["packageArguments"]] == ["serve", "--plugins", name]
+    assert package["runtimeArguments"] == [{"type": "named", "name": "--python", "value": ">=3.11"}]
     assert entry["remotes"] == [{"type": "streamable-http", "url": f"https://mcp.example.com/{name}/mcp"}]
     # the same user settings as the bundle's: one declaration, one variable each
     manifest = installed[name][1]
