@@ -1,7 +1,9 @@
-"""A lean HTTP/1.1 client on h11 over Trio sockets, with a pool of kept-alive connections: what a
+"""A lean HTTP/1.1 client over Trio sockets, with a pool of kept-alive connections: what a
 Streamable HTTP session needs (a POST answered by JSON or an event stream, a long GET stream, a
 DELETE), at a fraction of httpx's cost per request.  ``connect`` uses it unless an ``httpx.Auth``
-(OAuth) has to take part in the requests; a bearer token is simply a header here.
+(OAuth) has to take part in the requests; a bearer token is simply a header here.  The few
+framings a response can have (a length, chunks, until the connection closes) are read here
+directly: a general HTTP library's checks of every header cost more than the rest of the exchange.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from urllib.parse import urlsplit
 
-import h11
 import trio
 
 from .pooling import KEEPALIVE_EXPIRY
@@ -21,9 +22,13 @@ from .tls import failure_reason
 Token = str | Callable[[], Awaitable[str]]
 MAX_CONNECTIONS = 100  # open at once per client (a request beyond waits for one), as httpx's default
 CHUNK = 65536
+MAX_HEAD = 65536  # bytes of a response's head (or of a chunk's size line) at most
 DRAIN = 1.0  # seconds the rest of a response closed early is read for, to keep its connection
 USER_AGENT = "mcptrio"
 _LINE_END = re.compile(r"\r\n|\r|\n")
+_STATUS = re.compile(rb"HTTP/1\.([01]) ([0-9]{3})(?: .*)?")
+_TOKEN = re.compile(rb"[-!#$%&'*+.^_`|~0-9A-Za-z]+")
+_HEX = re.compile(rb"[0-9A-Fa-f]{1,16}")
 
 
 class TransportError(ConnectionError):
@@ -64,12 +69,12 @@ def target_of(url: str) -> str:
 
 
 class Connection:
-    """One kept-alive connection and its h11 state."""
+    """One kept-alive connection: requests written as they are, responses parsed as they come."""
 
     def __init__(self, stream: trio.abc.Stream, origin: Origin) -> None:
         self.stream = stream
         self.origin = origin
-        self.h11 = h11.Connection(h11.CLIENT)
+        self.buffer = bytearray()
         self.idle_since = 0.0
 
     def is_stale(self) -> bool:
@@ -78,61 +83,144 @@ class Connection:
         socket = getattr(tcp, "socket", None)
         return socket is None or bool(socket.is_readable())
 
-    async def send(self, *events: h11.Event) -> None:
-        data = b"".join(self.h11.send(event) or b"" for event in events)
-        if data:
+    async def send(self, data: bytes) -> None:
+        try:
             await self.stream.send_all(data)
+        except (trio.BrokenResourceError, OSError) as exc:
+            raise TransportError(f"the connection broke: {failure_reason(exc)}") from exc
 
-    async def next_event(self) -> h11.Event:
+    async def fill(self) -> bool:
+        """More of what the server sent into ``buffer``; False when it has closed the connection."""
+        try:
+            data = await self.stream.receive_some(CHUNK)
+        except (trio.BrokenResourceError, OSError) as exc:
+            raise TransportError(f"the connection broke: {failure_reason(exc)}") from exc
+        self.buffer += data
+        return bool(data)
+
+    async def line(self, what: str) -> bytes:
+        """The next CR LF-ended line (without its end), at most ``MAX_HEAD`` bytes."""
+        while (end := self.buffer.find(b"\r\n")) < 0:
+            if len(self.buffer) > MAX_HEAD:
+                raise malformed(f"{what} longer than {MAX_HEAD} bytes")
+            if not await self.fill():
+                raise TransportError(f"the server closed the connection in the middle of {what}")
+        found = bytes(self.buffer[:end])
+        del self.buffer[: end + 2]
+        return found
+
+    async def head(self) -> tuple[int, dict[str, str], bool]:
+        """The status, headers (lower-case names; repeated ones joined with commas) and whether the
+        connection may be kept, of the next final response (1xx ones are passed over)."""
         while True:
-            try:
-                event = self.h11.next_event()
-            except h11.RemoteProtocolError as exc:
-                raise TransportError(f"the server's HTTP answer is malformed: {exc}") from None
-            if event is not h11.NEED_DATA:
-                return event  # type: ignore[return-value]  # (h11's sentinels are classes)
-            try:
-                data = await self.stream.receive_some(CHUNK)
-            except (trio.BrokenResourceError, OSError) as exc:
-                raise TransportError(f"the connection broke: {failure_reason(exc)}") from exc
-            try:
-                self.h11.receive_data(bytes(data))
-            except h11.RemoteProtocolError as exc:
-                raise TransportError(f"the server's HTTP answer is malformed: {exc}") from None
-
-    def reusable(self) -> bool:
-        return self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE
+            while (end := self.buffer.find(b"\r\n\r\n")) < 0:
+                if len(self.buffer) > MAX_HEAD:
+                    raise malformed(f"a head longer than {MAX_HEAD} bytes")
+                if not await self.fill():
+                    if self.buffer:
+                        raise TransportError("the server closed the connection in the middle of its answer's head")
+                    raise TransportError("the server closed the connection without an answer")
+            status_line, *lines = bytes(self.buffer[:end]).split(b"\r\n")
+            del self.buffer[: end + 4]
+            found = _STATUS.fullmatch(status_line)
+            if found is None:
+                raise malformed(f"not an HTTP/1.x status line: {status_line[:80]!r}")
+            headers: dict[str, str] = {}
+            for line in lines:
+                name, colon, value = line.partition(b":")
+                if not colon or not _TOKEN.fullmatch(name):
+                    raise malformed(f"not a header line: {line[:80]!r}")
+                key, text = name.decode("ascii").lower(), value.strip(b" \t").decode("latin-1")
+                headers[key] = f"{headers[key]}, {text}" if key in headers else text
+            status = int(found[2])
+            if not 100 <= status < 200:
+                keep = found[1] == b"1" and "close" not in headers.get("connection", "").lower()
+                return status, headers, keep
 
     async def aclose(self) -> None:
         await trio.aclose_forcefully(self.stream)
+
+
+def malformed(why: str) -> TransportError:
+    return TransportError(f"the server's HTTP answer is malformed: {why}")
+
+
+def request_head(method: str, target: str, fields: list[tuple[str, str]]) -> bytes:
+    """A request's head as it goes on the wire; a header with a line break in it is a ValueError."""
+    lines = [f"{method} {target} HTTP/1.1"]
+    for name, value in fields:
+        if not _TOKEN.fullmatch(name.encode("latin-1")) or "\r" in value or "\n" in value:
+            raise ValueError(f"not a valid HTTP header: {name!r}: {value!r}")
+        lines.append(f"{name}: {value}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
 class Response:
     """A response whose body is read as it comes (``aread``, ``aiter_lines``); ``aclose`` gives its
     connection back to the pool when the body was read to its end, and closes it otherwise."""
 
-    def __init__(self, pool: Pool, connection: Connection, status: int, headers: dict[str, str]) -> None:
+    def __init__(
+        self, pool: Pool, connection: Connection, status: int, headers: dict[str, str], *, keep: bool, bodiless: bool
+    ) -> None:
         self.status_code = status
         self.headers = headers
+        self.content = b""
         self._pool = pool
         self._connection: Connection | None = connection
         self._done = False
-        self.content = b""
+        self._in_chunk = False
+        self._remaining = 0  # bytes left of the body (Content-Length) or of the current chunk
+        if bodiless:
+            self._mode = "length"
+        elif "chunked" in headers.get("transfer-encoding", "").lower():
+            self._mode = "chunked"
+        elif "content-length" in headers:
+            length = headers["content-length"]
+            if not length.isdigit():
+                raise malformed(f"Content-Length {length[:40]!r}")
+            self._mode, self._remaining = "length", int(length)
+        else:  # (the body ends when the server closes the connection)
+            self._mode, keep = "close", False
+        self._keep = keep
 
     @property
     def text(self) -> str:
         return self.content.decode(errors="replace")
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
+        """The body's bytes as they come (chunked or not), until its end."""
         connection = self._connection
         while connection is not None and not self._done:
-            event = await connection.next_event()
-            if isinstance(event, h11.Data):
-                yield bytes(event.data)
-            elif isinstance(event, h11.EndOfMessage):
+            if self._mode == "chunked" and self._remaining == 0:
+                await self._next_chunk(connection)
+                continue
+            if self._mode == "length" and self._remaining == 0:
                 self._done = True
-            elif isinstance(event, h11.ConnectionClosed):
-                raise TransportError("the server closed the connection before the end of its answer")
+                break
+            if not connection.buffer and not await connection.fill():
+                if self._mode != "close":
+                    raise TransportError("the server closed the connection before the end of its answer")
+                self._done = True
+                break
+            buffer = connection.buffer
+            take = len(buffer) if self._mode == "close" else min(len(buffer), self._remaining)
+            piece = bytes(buffer[:take])
+            del buffer[:take]
+            self._remaining -= take
+            yield piece
+
+    async def _next_chunk(self, connection: Connection) -> None:
+        if self._in_chunk and await connection.line("a chunk") != b"":
+            raise malformed("a chunk longer than its size")
+        line = await connection.line("a chunk size")
+        size = line.split(b";", 1)[0].strip()
+        if not _HEX.fullmatch(size):
+            raise malformed(f"a chunk size {line[:40]!r}")
+        self._remaining, self._in_chunk = int(size, 16), True
+        if self._remaining == 0:
+            while await connection.line("the trailers"):
+                pass
+            self._done = True
 
     async def aread(self) -> bytes:
         parts = [chunk async for chunk in self.aiter_bytes()]
@@ -171,7 +259,7 @@ class Response:
             pass
         finally:
             self._connection = None
-            await self._pool.release(connection, keep=self._done)
+            await self._pool.release(connection, keep=self._done and self._keep and not connection.buffer)
 
 
 class Pool:
@@ -191,12 +279,15 @@ class Pool:
         self.token = token
         self.connect_timeout = connect_timeout
         self._idle: dict[tuple[bool, str, int], list[Connection]] = {}
+        self._origins: dict[str, tuple[Origin, str]] = {}
         self._limit = trio.CapacityLimiter(MAX_CONNECTIONS)
         self._closed = False
 
     async def open(self, method: str, url: str, *, content: bytes = b"", headers: dict[str, str]) -> Response:
         """Send a request and return once the response's head has come (its body is streamed)."""
-        origin = Origin(url)
+        if url not in self._origins:  # (a session's requests all go to one URL: parsed once)
+            self._origins[url] = Origin(url), target_of(url)
+        origin, target = self._origins[url]
         fields = [("host", origin.host_header), ("user-agent", USER_AGENT)]
         fields += [(name, value) for name, value in headers.items() if name.lower() not in ("host", "content-length")]
         if self.token is not None:
@@ -204,26 +295,20 @@ class Pool:
             fields.append(("authorization", f"Bearer {token}"))
         if content or method in ("POST", "PUT"):
             fields.append(("content-length", str(len(content))))
-        await self._limit.acquire()
+        data = request_head(method, target, fields) + content  # (head and body in one write)
+        try:
+            self._limit.acquire_nowait()
+        except trio.WouldBlock:
+            await self._limit.acquire()
         connection: Connection | None = None
         try:
             connection = await self._connection(origin)
             with trio.fail_after(self.connect_timeout):
-                try:  # (head and body in one write)
-                    await connection.send(
-                        h11.Request(method=method, target=target_of(url), headers=fields),
-                        *([h11.Data(data=content)] if content else []),
-                        h11.EndOfMessage(),
-                    )
-                except (trio.BrokenResourceError, OSError) as exc:
-                    raise TransportError(f"the connection broke: {failure_reason(exc)}") from exc
-            while True:
-                event = await connection.next_event()
-                if isinstance(event, h11.Response):
-                    break
-                if isinstance(event, h11.ConnectionClosed):
-                    raise TransportError("the server closed the connection without an answer")
-                # (an h11.InformationalResponse, 1xx: the answer follows)
+                await connection.send(data)
+            status, headers_in, keep = await connection.head()
+            response = Response(
+                self, connection, status, headers_in, keep=keep, bodiless=method == "HEAD" or status in (204, 304)
+            )
         except trio.TooSlowError:
             if connection is not None:
                 await connection.aclose()
@@ -234,8 +319,7 @@ class Pool:
                 await connection.aclose()
             self._limit.release()
             raise
-        headers_in = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in event.headers}
-        return Response(self, connection, event.status_code, headers_in)
+        return response
 
     async def _connection(self, origin: Origin) -> Connection:
         idle = self._idle.get(origin.key)
@@ -268,8 +352,7 @@ class Pool:
 
     async def release(self, connection: Connection, *, keep: bool) -> None:
         self._limit.release()
-        if keep and not self._closed and connection.reusable():
-            connection.h11.start_next_cycle()
+        if keep and not self._closed:
             connection.idle_since = trio.current_time()
             self._idle.setdefault(connection.origin.key, []).append(connection)
         else:

@@ -189,3 +189,36 @@ async def test_a_bearer_token_goes_on_every_request():
         await client.aclose()
         nursery.cancel_scope.cancel()
     assert seen == [b"authorization: Bearer one", b"authorization: Bearer two"]
+
+
+@pytest.mark.parametrize(
+    ("sent", "expected"),
+    [
+        (b'HTTP/1.0 200 OK\r\ncontent-type: application/json\r\n\r\n{"until": "closed"}', b'{"until": "closed"}'),
+        (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}", b"{}"),
+        (b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n", "a chunk size b'zz'"),
+        (b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n{}", "closed the connection before the end"),
+        (b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", "not a header line"),
+    ],
+)
+async def test_each_framing_of_a_body_and_each_broken_one(sent, expected):
+    async def send(stream: trio.SocketStream, number: int) -> None:
+        await read_request(stream)
+        await stream.send_all(sent)
+
+    server = Server(send)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.serve)
+        client = pool()
+        if isinstance(expected, bytes):
+            assert (await client.request("POST", server.url, content=b"{}", headers={})).content == expected
+        else:
+            with pytest.raises(TransportError, match=expected):
+                await client.request("POST", server.url, content=b"{}", headers={})
+        await client.aclose()
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_header_with_a_line_break_is_refused_before_anything_is_sent():
+    with pytest.raises(ValueError, match="not a valid HTTP header"):
+        await pool().request("POST", "http://127.0.0.1:9/mcp", headers={"x-evil": "a\r\nhost: elsewhere"})
