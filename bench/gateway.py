@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 from client import connect_client, echo_load, free_port
+from measure import machine_cpu, own_cpu
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVE = [sys.executable, "-m", "mcptrio.cli", "serve"]
@@ -171,6 +172,7 @@ def main() -> None:
     else:
         print("FastMCP is not installed: its proxy is left out")
     runs: dict[str, list[dict[str, float]]] = {variant: [] for variant in variants}
+    busy0, own0, wall0 = machine_cpu()[0], own_cpu(), time.monotonic()
     folder = Path(tempfile.mkdtemp(prefix="bench-gateway-"))
     try:
         for _ in range(args.reps):
@@ -178,6 +180,8 @@ def main() -> None:
                 runs[variant].append(measure(variant, folder, args.calls, args.seconds))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    wall = time.monotonic() - wall0
+    foreign = max(0.0, (machine_cpu()[0] - busy0) - (own_cpu() - own0))  # (the servers are reaped: their CPU is own)
     figures = {
         variant: {key: statistics.median(run[key] for run in found) for key in found[0]}
         for variant, found in runs.items()
@@ -198,8 +202,14 @@ def main() -> None:
             f"{found['added p99 µs']:,.0f} | {found['calls/s, 10 clients']:,.0f} | "
             f"{found['throughput vs direct, 10 clients']:.2f}× | {found['calls/s, 100 callers']:,.0f} |"
         )
+    loadavg = open("/proc/loadavg").read().split()[:3]
+    print(
+        f"other processes used {foreign:.0f} CPU-s in {wall:.0f} s ({foreign / wall:.2f} cores on average, of "
+        f"{os.cpu_count()}); load average at the end {' '.join(loadavg)}"
+    )
     if args.out is not None:
-        args.out.write_text(json.dumps(figures, indent=2))
+        load = {"foreign_cpu_s": foreign, "wall_s": wall, "foreign_cores": foreign / wall}
+        args.out.write_text(json.dumps({**figures, "load": load}, indent=2))
 
 
 if __name__ == "__main__":

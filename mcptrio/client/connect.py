@@ -253,24 +253,21 @@ async def _in_process(app: App) -> AsyncIterator[Any]:
 async def _http(
     url: str, token: Token | httpx.Auth | None, headers: dict[str, str] | None, context: ssl.SSLContext
 ) -> AsyncIterator[Any]:
-    try:
-        import httpx
-    except ImportError:
-        raise ImportError("connecting over HTTP needs httpx: pip install 'mcptrio[client]'") from None
-    from .http import HttpEnd
+    """The end of an HTTP session: on the lean h11 client, unless an ``httpx.Auth`` (OAuth, which
+    takes part in the requests) needs httpx."""
+    from .http import HttpEnd, Transport
 
-    # (trust_env off: no proxies or .netrc from the environment; SSL_CERT_FILE is in the context)
-    async with (
-        httpx.AsyncClient(
-            timeout=httpx.Timeout(CONNECT_TIMEOUT, read=None),
-            trust_env=False,
-            verify=context,
-            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY),
-            auth=_bearer(httpx, token),
-        ) as http,
-        trio.open_nursery() as nursery,
-    ):
-        end = HttpEnd(url, http, nursery, headers)
+    async with contextlib.AsyncExitStack() as stack:
+        transport: Transport
+        if token is not None and not isinstance(token, str) and hasattr(token, "async_auth_flow"):
+            transport = await stack.enter_async_context(_httpx(cast("httpx.Auth", token), context))
+        else:
+            from .http11 import Pool
+
+            transport = Pool(context, token=token, connect_timeout=CONNECT_TIMEOUT)
+            stack.push_async_callback(transport.aclose)
+        nursery = await stack.enter_async_context(trio.open_nursery())
+        end = HttpEnd(url, transport, nursery, headers)
         try:
             yield end
         finally:
@@ -279,18 +276,23 @@ async def _http(
             nursery.cancel_scope.cancel()
 
 
-def _bearer(httpx: Any, token: Token | httpx.Auth | None) -> Any:
-    if token is None or isinstance(token, httpx.Auth):
-        return token
-    known = cast("Token", token)  # (a token: the narrowing, for the class below)
+@contextlib.asynccontextmanager
+async def _httpx(auth: httpx.Auth, context: ssl.SSLContext) -> AsyncIterator[Any]:
+    try:
+        import httpx
+    except ImportError:
+        raise ImportError("connecting with an httpx.Auth needs httpx: pip install 'mcptrio[client]'") from None
+    from .http import HttpxTransport
 
-    class Bearer(httpx.Auth):  # type: ignore[misc]  # (httpx, imported when needed, is Any here)
-        async def async_auth_flow(self, request: Any) -> Any:
-            value = known if isinstance(known, str) else await known()
-            request.headers["authorization"] = f"Bearer {value}"
-            yield request
-
-    return Bearer()
+    # (trust_env off: no proxies or .netrc from the environment; SSL_CERT_FILE is in the context)
+    async with httpx.AsyncClient(
+        timeout=httpx.Timeout(CONNECT_TIMEOUT, read=None),
+        trust_env=False,
+        verify=context,
+        limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY),
+        auth=auth,
+    ) as http:
+        yield HttpxTransport(http)
 
 
 class _WebSocketEnd:

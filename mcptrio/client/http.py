@@ -19,7 +19,7 @@ import contextlib
 import logging
 import re
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 import trio
@@ -43,16 +43,15 @@ class StreamEnded(ConnectionError):
     """A request's event stream ended without its answer, and could not be resumed."""
 
 
-def failure_answer(exc: Exception, stream: EventStream) -> dict[str, Any]:
+def failure_answer(exc: Exception, stream: EventStream, not_sent: tuple[type[Exception], ...]) -> dict[str, Any]:
     """The JSON-RPC error a request gets when its HTTP exchange failed: ``data.mayHaveRun`` says
-    whether the server may have run it (the request was sent and no answer came back)."""
-    import httpx
-
+    whether the server may have run it (the request was sent and no answer came back; ``not_sent``:
+    the transport's errors saying it was not)."""
     from .oauth.errors import AuthorizationError
 
     if isinstance(exc, AuthorizationError):
         return {"code": -32000, "message": str(exc), "data": {"authorization": True}}
-    sent = not isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)) or stream.last_id is not None
+    sent = not isinstance(exc, not_sent) or stream.last_id is not None
     message = str(exc) if isinstance(exc, StreamEnded) else f"HTTP request failed: {failure_reason(exc)}"
     return {"code": -32000, "message": message, "data": {"transport": True, "mayHaveRun": sent}}
 
@@ -79,10 +78,43 @@ def mirrored_params(schema: Any, path: tuple[str, ...] = ()) -> Mirrored:
     return found
 
 
+class Transport(Protocol):
+    """What ``HttpEnd`` sends its requests with: the lean ``http11.Pool``, or httpx (``HttpxTransport``)."""
+
+    refused: type[Exception]  # no connection could be made: the request may be tried again
+    not_sent: tuple[type[Exception], ...]  # the request was not sent (refused, or no connection in time)
+    failed: type[Exception]  # any failure of the exchange
+
+    async def open(self, method: str, url: str, *, content: bytes = b"", headers: dict[str, str]) -> Any:
+        """The response, once its head came; its body streams (``aread``, ``aiter_lines``, ``aclose``)."""
+
+    async def request(self, method: str, url: str, *, content: bytes = b"", headers: dict[str, str]) -> Any:
+        """The response with its body read (``status_code``, ``text``)."""
+
+
+class HttpxTransport:
+    """An ``httpx.AsyncClient`` as a ``Transport``: for requests an ``httpx.Auth`` (OAuth) takes part in."""
+
+    def __init__(self, client: Any) -> None:
+        import httpx
+
+        self.client = client
+        self.refused: type[Exception] = httpx.ConnectError
+        self.not_sent: tuple[type[Exception], ...] = (httpx.ConnectError, httpx.ConnectTimeout)
+        self.failed: type[Exception] = httpx.TransportError
+
+    async def open(self, method: str, url: str, *, content: bytes = b"", headers: dict[str, str]) -> Any:
+        request = self.client.build_request(method, url, content=content or None, headers=headers)
+        return await self.client.send(request, stream=True)
+
+    async def request(self, method: str, url: str, *, content: bytes = b"", headers: dict[str, str]) -> Any:
+        return await self.client.request(method, url, content=content or None, headers=headers)
+
+
 class HttpEnd:
-    def __init__(self, url: str, http: Any, nursery: trio.Nursery, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, url: str, http: Transport, nursery: trio.Nursery, headers: dict[str, str] | None = None) -> None:
         self.url = url
-        self.http = http  # an httpx.AsyncClient
+        self.http = http
         self.nursery = nursery
         self.headers = dict(headers or {})
         self.session_id: str | None = None
@@ -142,8 +174,6 @@ class HttpEnd:
         return headers
 
     async def _exchange(self, frame: bytes, headers: dict[str, str], request_id: Any, scope: trio.CancelScope) -> None:
-        import httpx
-
         stream = EventStream()
         try:
             with scope:
@@ -168,13 +198,15 @@ class HttpEnd:
                                 session=headers.get("mcp-session-id"),
                             )
                             return
-                except httpx.TransportError:
+                except self.http.failed:
                     if stream.last_id is None:
                         raise
                 # the event stream ended (or broke) before the answer: a legacy one is resumed
                 await self._resume(stream, request_id, resumable="mcp-method" not in headers)
         except Exception as exc:  # the connection (or getting a token for it) failed: an error answer
-            await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": failure_answer(exc, stream)})
+            await self._out_send(
+                {"jsonrpc": "2.0", "id": request_id, "error": failure_answer(exc, stream, self.http.not_sent)}
+            )
         finally:
             self._open.pop(request_id, None)
 
@@ -184,14 +216,11 @@ class HttpEnd:
         reset before the request went out) cannot have run it: it is tried once more after
         RETRY_AFTER seconds, whatever the method.  A failed TLS handshake is not (it would fail
         the same way)."""
-        import httpx
-
         for attempt in range(2):
             try:
-                request = self.http.build_request("POST", self.url, content=frame, headers=headers)
-                response = await self.http.send(request, stream=True)
+                response = await self.http.open("POST", self.url, content=frame, headers=headers)
                 break
-            except httpx.ConnectError as exc:
+            except self.http.refused as exc:
                 if attempt or is_tls_failure(exc):
                     raise
                 log.info("%s: %s; trying once more in %g s", self.url, failure_reason(exc), RETRY_AFTER)
@@ -204,12 +233,10 @@ class HttpEnd:
     async def _post_once_more(self, frame: bytes, headers: dict[str, str]) -> Any:
         """POST a notification or a response, again once if the connection failed under it (a kept-
         alive connection the server had just closed); a second failure is a ConnectionError."""
-        import httpx
-
         for attempt in range(2):
             try:
-                return await self.http.post(self.url, content=frame, headers=headers)
-            except httpx.TransportError as exc:
+                return await self.http.request("POST", self.url, content=frame, headers=headers)
+            except self.http.failed as exc:
                 if attempt:
                     raise ConnectionError(f"HTTP request failed: {failure_reason(exc)}") from exc
         raise AssertionError("unreachable")
@@ -224,12 +251,19 @@ class HttpEnd:
             headers["last-event-id"] = last_event_id
         return headers
 
+    @contextlib.asynccontextmanager
+    async def _get(self, last_event_id: str | None) -> AsyncIterator[Any]:
+        """The session's stream (from ``last_event_id``), its response closed after."""
+        response = await self.http.open("GET", self.url, headers=self._get_headers(last_event_id))
+        try:
+            yield response
+        finally:
+            await response.aclose()
+
     async def _resume(self, stream: EventStream, request_id: Any, *, resumable: bool) -> None:
         """GET the stream again from its last event id, after the server's ``retry``, until the
         answer comes (a legacy stream; the 2026-07-28 era's are not resumable).  Bounded: three
         reconnections in a row that bring nothing new end it with an error."""
-        import httpx
-
         if stream.last_id is None or not resumable:
             raise StreamEnded("the server's event stream ended before the answer")
         idle = 0
@@ -237,7 +271,7 @@ class HttpEnd:
             await trio.sleep(stream.retry)
             seen = stream.last_id
             try:
-                async with self.http.stream("GET", self.url, headers=self._get_headers(stream.last_id)) as response:
+                async with self._get(stream.last_id) as response:
                     if response.status_code != 200 or not response.headers.get("content-type", "").startswith(
                         "text/event-stream"
                     ):
@@ -251,7 +285,7 @@ class HttpEnd:
                         return
                     if await self._events(response, stream, request_id):
                         return
-            except httpx.TransportError:
+            except self.http.failed:
                 pass
             idle = 0 if stream.last_id != seen else idle + 1
         raise StreamEnded(f"the server's event stream could not be resumed ({MAX_IDLE_RESUMES} tries)")
@@ -275,7 +309,7 @@ class HttpEnd:
             while idle < MAX_IDLE_RESUMES:
                 seen = stream.last_id
                 try:
-                    async with self.http.stream("GET", self.url, headers=self._get_headers(stream.last_id)) as response:
+                    async with self._get(stream.last_id) as response:
                         opened.set()
                         if response.status_code != 200 or not response.headers.get("content-type", "").startswith(
                             "text/event-stream"
@@ -366,7 +400,7 @@ class HttpEnd:
             if self.version is not None:
                 headers["mcp-protocol-version"] = self.version
             try:
-                await self.http.delete(self.url, headers=headers)
+                await self.http.request("DELETE", self.url, headers=headers)
             except Exception:  # the server may be gone already: nothing to end
                 pass
         self._stream.cancel()

@@ -47,6 +47,15 @@ class StderrTail:
         return " | ".join(self.lines)
 
 
+class _Batch:
+    """Lines for one write to a server's stdin, and how that write went."""
+
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+        self.written = False
+        self.failed = False
+
+
 class ProcessEnd:
     """The client's end of a subprocess's stdin/stdout, one JSON message per line."""
 
@@ -60,13 +69,30 @@ class ProcessEnd:
         self.max_message_size = max_message_size
         self._framer = LineFramer(max_message_size or 1 << 30)
         self._oversize: int | None = None
-        self._lines: list[bytes] = []
-        self._sending = trio.StrictFIFOLock()  # (many requests share the pipe: one line at a time)
+        self._lines: collections.deque[bytes] = collections.deque()
+        self._sending = trio.StrictFIFOLock()  # (many requests share the pipe: one write at a time)
+        self._batch: _Batch | None = None  # the lines waiting for the next write
 
     async def send(self, frame: bytes) -> None:
+        """Write one line.  The lines of requests sent together (while a write is being made, or
+        in the same turn of the scheduler) go in one write: each wakes the server once."""
         assert self.process.stdin is not None
+        batch = self._batch
+        if batch is None:
+            batch = self._batch = _Batch()
+        batch.lines.append(frame)
         async with self._sending:
-            await self.process.stdin.send_all(frame + b"\n")
+            if batch.written:  # (an earlier sender wrote it with its own)
+                if batch.failed:
+                    raise trio.BrokenResourceError("the write to the server failed")
+                return
+            self._batch = None
+            batch.written = True
+            try:
+                await self.process.stdin.send_all(b"\n".join(batch.lines) + b"\n")
+            except BaseException:
+                batch.failed = True
+                raise
 
     async def receive(self) -> bytes:
         assert self.process.stdout is not None
@@ -80,7 +106,7 @@ class ProcessEnd:
                 elif self.max_message_size is not None:
                     self._oversize = frame.size
                     raise trio.EndOfChannel
-        return self._lines.pop(0)
+        return self._lines.popleft()
 
     async def close(self) -> None:
         """Close the server's stdin: its signal to drain and exit."""

@@ -51,10 +51,14 @@ current: contextvars.ContextVar[Call | None] = contextvars.ContextVar("mcptrio.g
 
 @attrs.define(eq=False)
 class Call:
-    """A caller's request in flight on an upstream session."""
+    """A caller's request in flight on an upstream session.
+
+    Nothing runs beside a call until the upstream sends something for it: then its pump (what is
+    delivered, in order) or a gathering of pushed questions is started in ``nursery``, the link's."""
 
     ctx: Context
     via: object = None  # the caller's own upstream session it goes over (None: the shared one)
+    nursery: trio.Nursery | None = None  # where what runs beside the call is started, on demand
     token: str = attrs.field(factory=lambda: f"mcptrio-gateway-{next(_tokens)}")
     scope: trio.CancelScope = attrs.field(factory=trio.CancelScope)
     # What stopped it on the caller's side (a 2026-07-28 question to ask first), raised once it ends.
@@ -62,31 +66,51 @@ class Call:
     questions: dict[str, dict[str, Any]] = attrs.field(factory=dict)  # for a 2026-07-28 caller, by key
     ended: trio.Event = attrs.field(factory=trio.Event)
     _send: trio.MemorySendChannel[dict[str, Any]] | None = None
-    _nursery: trio.Nursery | None = None
+    _pumping: trio.CancelScope | None = None
+    _pumped: trio.Event | None = None
 
     def deliver(self, message: dict[str, Any]) -> None:
         """Pass a notification to the caller, in the order they came (never waits)."""
         if self._send is None:
-            if self._nursery is None:
+            if self.nursery is None or self.ended.is_set():
                 return
             self._send, receive = trio.open_memory_channel[dict[str, Any]](OUTBOX)
-            self._nursery.start_soon(self._pump, receive)
+            self._pumping, self._pumped = trio.CancelScope(), trio.Event()
+            self.nursery.start_soon(self._pump, receive, self._pumping, self._pumped)
         try:
             self._send.send_nowait(message)
         except (trio.WouldBlock, trio.ClosedResourceError):
             pass
 
-    async def _pump(self, receive: trio.MemoryReceiveChannel[dict[str, Any]]) -> None:
-        async for message in receive:
-            params = message.get("params") or {}
-            try:
-                if message["method"] == "notifications/progress":
-                    total = params.get("total")
-                    await self.ctx.progress(params["progress"], total, params.get("message"))
-                elif params.get("level") in LOG_LEVELS:
-                    await self.ctx.log(params["level"], params.get("data"), params.get("logger"))
-            except (ValueError, KeyError, TypeError):  # (progress that went down, a malformed message)
-                continue
+    async def _pump(
+        self, receive: trio.MemoryReceiveChannel[dict[str, Any]], scope: trio.CancelScope, pumped: trio.Event
+    ) -> None:
+        try:
+            with scope:
+                async for message in receive:
+                    params = message.get("params") or {}
+                    try:
+                        if message["method"] == "notifications/progress":
+                            total = params.get("total")
+                            await self.ctx.progress(params["progress"], total, params.get("message"))
+                        elif params.get("level") in LOG_LEVELS:
+                            await self.ctx.log(params["level"], params.get("data"), params.get("logger"))
+                    except (ValueError, KeyError, TypeError):  # (progress that went down, a malformed message)
+                        continue
+        except Exception:  # (the caller's connection went away meanwhile: never the link's end)
+            log.debug("passing on what the upstream sent for a call failed", exc_info=True)
+        finally:
+            pumped.set()
+
+    async def drained(self) -> None:
+        """What came before the answer has been passed on (the pump, if one started, has ended)."""
+        if self._send is not None and self._pumped is not None:
+            self._send.close()
+            await self._pumped.wait()
+
+    def stop_pump(self) -> None:
+        if self._pumping is not None:
+            self._pumping.cancel()
 
     async def ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """The caller's answer to a legacy upstream's pushed question; what the caller cannot answer
@@ -101,8 +125,8 @@ class Call:
             return await self.ctx.ask(method, params, key=key)
         except InputRequired as exc:
             self.questions.update(exc.requests)
-            if self._nursery is not None:
-                self._nursery.start_soon(self._ask_caller, len(self.questions))
+            if self.nursery is not None:
+                self.nursery.start_soon(self._ask_caller, len(self.questions))
             await self.ended.wait()
             raise McpError(
                 errors.INTERNAL_ERROR, "the gateway's caller is asked first; the call will be sent again"
@@ -173,19 +197,17 @@ async def run(
     reset = current.set(call)
     failure: Exception | None = None
     result: dict[str, Any] | None = None
+    call.scope.deadline = trio.current_time() + timeout
     try:
-        async with trio.open_nursery() as nursery:  # (what the upstream sends for the call is delivered here)
-            call._nursery = nursery
-            try:
-                with trio.move_on_after(timeout), call.scope:
-                    result = await _rounds(call, ask, method, params, meta)
-            except Exception as exc:  # (raised as itself below, not wrapped in the nursery's group)
-                failure = exc
-            if call._send is not None:
-                call._send.close()  # what came before the answer is passed on first (the pump ends)
+        try:
+            with call.scope:
+                result = await _rounds(call, ask, method, params, meta)
+        except Exception as exc:
+            failure = exc
+        await call.drained()  # what came before the answer is passed on first
     finally:
         current.reset(reset)
-        call._nursery = None
+        call.stop_pump()  # (the caller gave up meanwhile: nothing more for it)
         call.ended.set()
     if call.stopped is not None:
         raise call.stopped

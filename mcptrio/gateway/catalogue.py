@@ -35,12 +35,25 @@ log = logging.getLogger("mcptrio.gateway")
 CTX = "_mcptrio_gateway_ctx"  # the context's keyword (no tool argument is named so)
 
 
-def _described(item: dict[str, Any]) -> dict[str, Any]:
+def _shared(link: Link, item: dict[str, Any]) -> dict[str, Any]:
+    """The fields every entry of an upstream's has: who owns it, its namespace, how it is described."""
     return {
+        "owner": link.owner,
+        "namespace": link.prefix,
         "title": item.get("title"),
         "description": item.get("description"),
         "icons": item.get("icons"),
     }
+
+
+def _completable(
+    link: Link, item: dict[str, Any], ref: dict[str, Any], arguments: Any, completes: bool
+) -> dict[str, Any]:
+    """The fields of a template's or a prompt's entry: the shared ones, its function's context
+    keyword, and a completer per argument forwarding ``completion/complete`` when the upstream
+    ``completes``."""
+    complete = {argument: Completer(link.completer(ref, argument), CTX) for argument in arguments} if completes else {}
+    return {**_shared(link, item), "context_parameter": CTX, "complete": complete}
 
 
 def tools(link: Link, listed: list[dict[str, Any]]) -> dict[str, ToolEntry]:
@@ -63,9 +76,7 @@ def tools(link: Link, listed: list[dict[str, Any]]) -> dict[str, ToolEntry]:
             signature=signature,
             annotations=tool.get("annotations"),
             meta=tool.get("_meta"),
-            owner=link.owner,
-            namespace=link.prefix,
-            **_described(tool),
+            **_shared(link, tool),
         )
     return out
 
@@ -85,9 +96,7 @@ def resources(link: Link, listed: list[dict[str, Any]]) -> dict[str, ResourceEnt
             mime_type=resource.get("mimeType"),
             size=resource.get("size"),
             annotations=resource.get("annotations"),
-            owner=link.owner,
-            namespace=link.prefix,
-            **_described(resource),
+            **_shared(link, resource),
         )
     return out
 
@@ -109,15 +118,11 @@ def templates(link: Link, listed: list[dict[str, Any]], completes: bool) -> dict
             uri_template=uri_template,
             name=template.get("name") or template["uriTemplate"],
             fn=link.reader(),
-            context_parameter=CTX,
             pattern=pattern,
             variables=variables,
             mime_type=template.get("mimeType"),
             annotations=template.get("annotations"),
-            complete=_completers(link, ref, variables) if completes else {},
-            owner=link.owner,
-            namespace=link.prefix,
-            **_described(template),
+            **_completable(link, template, ref, variables, completes),
         )
     return out
 
@@ -138,15 +143,7 @@ def prompts(link: Link, listed: list[dict[str, Any]], completes: bool) -> dict[s
         out[name] = PromptEntry(
             name=name,
             fn=link.prompter(prompt["name"]),
-            context_parameter=CTX,
             arguments=arguments,
-            complete=_completers(link, ref, [a["name"] for a in arguments]) if completes else {},
-            owner=link.owner,
-            namespace=link.prefix,
-            **_described(prompt),
+            **_completable(link, prompt, ref, [a["name"] for a in arguments], completes),
         )
     return out
-
-
-def _completers(link: Link, ref: dict[str, Any], arguments: Any) -> dict[str, Completer]:
-    return {argument: Completer(link.completer(ref, argument), CTX) for argument in arguments}

@@ -118,13 +118,14 @@ class Link:
         self._listening = trio.CancelScope()  # a 2026-07-28 upstream's listen stream (cancelled: opened again)
         self._listened: set[str] = set()  # the URIs it was opened for
         self.private = PrivateSessions(self)  # sessions = "per-caller": a legacy caller's own sessions
+        self.nursery: trio.Nursery | None = None  # (while it runs: what runs beside a call starts here)
 
     # -- the session, kept up ----------------------------------------------------------------
 
     async def run(self) -> None:
         try:
             async with trio.open_nursery() as nursery:
-                self.private.nursery = nursery
+                self.private.nursery = self.nursery = nursery
                 await self._keep_up()
         finally:  # (the app stopped serving: nothing of this session may be used by a later one)
             self._went_down()
@@ -362,7 +363,7 @@ class Link:
         client = self.client if via is None else await self.private.client_for(via)
         if client is None:
             raise self.unavailable()
-        call = calls.Call(ctx, via=via)
+        call = calls.Call(ctx, via=via, nursery=self.nursery)
         self._calls[call.token] = call
         meta = calls.forwarded_meta(ctx, call, client.raw.era == "modern")
         target = params.get("name") if isinstance(params.get("name"), str) else None
