@@ -428,7 +428,7 @@ class Connection:
         A client more than MAX_UNSENT bytes behind is cut off (the message is lost: True)."""
         if not self.started or self.head is not None or self.done or self.gone or self.broken or self.refused:
             return False
-        if not self.unsent and self._lock.locked():
+        if not self.unsent and self._lock.locked():  # (while unsent waits, its writer holds the lock)
             return False
         data = self.framing.body(body, True)
         self.written = True
@@ -452,7 +452,22 @@ class Connection:
         return True
 
     async def _flush(self) -> None:
-        await self._write(b"")  # (it takes what send_nowait left first)
+        """Write what send_nowait left, as the client takes it; what is sent meanwhile joins it."""
+        async with self._lock:
+            socket = self.socket_stream.socket
+            while self.unsent and not (self.gone or self.broken):
+                self.writing_since = trio.current_time()  # (the write timeout counts from each piece)
+                try:
+                    sent = await socket.send(bytes(self.unsent[:MAX_RECV]))
+                except (OSError, trio.ClosedResourceError):  # reset, or cut off (abort)
+                    self._set_gone()
+                    sent = len(self.unsent)
+                except BaseException:
+                    self.broken = True  # cut mid-write (cancelled): what went out is unknown
+                    raise
+                finally:
+                    self.writing_since = math.inf
+                del self.unsent[:sent]
 
     async def _write(self, data: bytes) -> None:
         async with self._lock:
