@@ -241,11 +241,20 @@ class ForeignLoad:
 
     def __init__(self, pids: list[int]) -> None:
         self.pids = pids
-        self.at, self.machine, self.own = perf(), machine_cpu()[0], self_cpu() + _cpu(pids)
+        self.at, self.machine = perf(), machine_cpu()[0]
+        self.server0, self.client0 = _cpu(pids), self_cpu()
 
     def cores(self) -> float:
-        own = self_cpu() + _cpu(self.pids) - self.own
+        own = self.server_cpu() + self.client_cpu()
         return max(0.0, machine_cpu()[0] - self.machine - own) / (perf() - self.at)
+
+    def server_cpu(self) -> float:
+        """CPU seconds of ``pids`` (the workers, redis-server) since the start."""
+        return _cpu(self.pids) - self.server0
+
+    def client_cpu(self) -> float:
+        """CPU seconds of this load client since the start."""
+        return self_cpu() - self.client0
 
 
 # -- 10,000 listen streams ---------------------------------------------------------------------------
@@ -367,27 +376,39 @@ async def _listen_phase(
             started = perf()
             tool_text(await toucher.request("tools/call", {"name": "echo", "arguments": {"text": "x"}}, "echo"))
             results.add("scale.listen1.call_ms", impl.name, (perf() - started) * 1000)
-        load = ForeignLoad(_tree(server.pid) + [redis_pid])
-        delays = await _rounds(group, toucher, rounds)
-        foreign = load.cores()
+        delays = await _rounds(group, toucher, rounds, ForeignLoad(_tree(server.pid) + [redis_pid]))
         toucher.conn.close()
         for transport in transports:
             transport.close()
-    delays.sort()
     if figure == "listen":
-        results.add("scale.listen.p50_ms", impl.name, percentile(delays, 0.5) * 1000)
-    results.add(f"scale.{figure}.p99_ms", impl.name, percentile(delays, 0.99) * 1000)
-    results.phase(
-        figure=f"scale.{figure}",
-        impl=impl.name,
-        streams=count,
-        rounds=rounds,
-        delays_us=[round(d * 1e6) for d in delays],
-        foreign_cores=round(foreign, 3),
-    )
+        results.add("scale.listen.p50_ms", impl.name, percentile(delays.delays, 0.5) * 1000)
+    delays.record(results, f"scale.{figure}", impl.name, count)
 
 
-async def _rounds(group: Listeners, toucher: Any, rounds: int) -> list[float]:
+class Delays:
+    """The times from each change to the last stream told of it, sorted, and the machine's load meanwhile."""
+
+    def __init__(self, delays: list[float], load: ForeignLoad) -> None:
+        self.delays, self.foreign_cores = sorted(delays), load.cores()
+        # Per change: the servers' CPU (the workers and redis-server) and the client's (reading every stream).
+        self.server_ms, self.client_ms = (cpu * 1000 / len(delays) for cpu in (load.server_cpu(), load.client_cpu()))
+
+    def record(self, results: Results, figure: str, impl: str, streams: int) -> None:
+        """The p99 as ``<figure>.p99_ms``, and every delay in the phase's record."""
+        results.add(f"{figure}.p99_ms", impl, percentile(self.delays, 0.99) * 1000)
+        results.phase(
+            figure=figure,
+            impl=impl,
+            streams=streams,
+            rounds=len(self.delays),
+            delays_us=[round(d * 1e6) for d in self.delays],
+            foreign_cores=round(self.foreign_cores, 3),
+            server_ms_per_change=round(self.server_ms, 1),
+            client_ms_per_change=round(self.client_ms, 1),
+        )
+
+
+async def _rounds(group: Listeners, toucher: Any, rounds: int, load: ForeignLoad) -> Delays:
     """``rounds`` changes, one after the other: from each ``touch`` call to the last stream told of it."""
     delays = []
     for _ in range(rounds):
@@ -397,7 +418,7 @@ async def _rounds(group: Listeners, toucher: Any, rounds: int) -> list[float]:
         await asyncio.wait_for(group.all_in.wait(), 60)
         delays.append(group.last_at - started)
         await asyncio.sleep(0.05)
-    return delays
+    return Delays(delays, load)
 
 
 async def _legacy_listen_phase(
@@ -434,22 +455,11 @@ async def _legacy_listen_phase(
         await asyncio.sleep(0.5)
         results.add("scale.legacy_listen.kib_per_stream", impl.name, (_rss(workers) - before) / count)
         toucher = await connect_client(HOST, server.port, PATH, "modern")
-        load = ForeignLoad(_tree(server.pid) + [redis_pid])
-        delays = await _rounds(group, toucher, rounds)
-        foreign = load.cores()
+        delays = await _rounds(group, toucher, rounds, ForeignLoad(_tree(server.pid) + [redis_pid]))
         toucher.conn.close()
         for transport in transports:
             transport.close()
-    delays.sort()
-    results.add("scale.legacy_listen.p99_ms", impl.name, percentile(delays, 0.99) * 1000)
-    results.phase(
-        figure="scale.legacy_listen",
-        impl=impl.name,
-        streams=count,
-        rounds=rounds,
-        delays_us=[round(d * 1e6) for d in delays],
-        foreign_cores=round(foreign, 3),
-    )
+    delays.record(results, "scale.legacy_listen", impl.name, count)
 
 
 async def _idle_phase(impl: Impl, settings: Settings, results: Results, logs: Logs, state: str) -> None:
