@@ -254,11 +254,13 @@ class Exchange:
         return f"{self.stream}-{self._seq}"
 
     def post(self, message: Any) -> None:
-        """Queue a notification that must never wait on this client (change notifications).
+        """Send a notification that must never wait on this client (change notifications).
 
         It is logged first (legacy sessions), so nothing posted is lost to a resuming client.
-        The queue is bounded: a client that stops reading gets its stream ended instead of
-        growing the server's memory; with no client attached the message only goes to the log.
+        It is written at once when the server can (``Sink.write_nowait``: no other write of this
+        stream under way or queued), else queued for a pump task.  Both are bounded: a client that
+        stops reading gets its stream ended instead of growing the server's memory; with no
+        client attached the message only goes to the log.
         """
         if self.done:
             return
@@ -289,7 +291,9 @@ class Exchange:
                     if self.sink is not sink or self.done:
                         return
                     await self._open_stream()
-                    await sink.write(sse.event(data, event_id))
+                    event = sse.event(data, event_id)
+                    if not sink.write_nowait(event):  # (a slow client's socket: not waited on while it can be)
+                        await sink.write(event)
                     self.resumable = self._seq > 0
             finally:
                 if self._posted is queue:  # (a queue let go of took its count along)
@@ -347,7 +351,12 @@ class Exchange:
         return self._lock.locked()
 
     async def probe(self) -> None:
-        """A comment line on an open stream (keeps proxies awake, reveals a vanished client)."""
+        """A comment line on an open stream (keeps proxies awake, reveals a vanished client);
+        written at once when it can be, so it holds no lock while a slow client takes it."""
+        sink = self.sink
+        if sink is not None and not self._queued and not self._lock.locked() and sink.write_nowait(sse.COMMENT):
+            self.resumable = self._seq > 0
+            return
         async with self._lock:
             if self.sink is not None and self.sink.started and not self.sink.ended:
                 await self.sink.write(sse.COMMENT)  # (with the held priming event, if any)

@@ -428,7 +428,7 @@ class Connection:
         A client more than MAX_UNSENT bytes behind is cut off (the message is lost: True)."""
         if not self.started or self.head is not None or self.done or self.gone or self.broken or self.refused:
             return False
-        if not self.unsent and self._lock.locked():  # (while unsent waits, its writer holds the lock)
+        if not self.unsent and self._lock.locked():  # (with bytes unsent, a flush is due: these join them)
             return False
         data = self.framing.body(body, True)
         self.written = True
@@ -452,28 +452,36 @@ class Connection:
         return True
 
     async def _flush(self) -> None:
-        """Write what send_nowait left, as the client takes it; what is sent meanwhile joins it."""
         async with self._lock:
-            socket = self.socket_stream.socket
-            while self.unsent and not (self.gone or self.broken):
-                self.writing_since = trio.current_time()  # (the write timeout counts from each piece)
-                try:
-                    sent = await socket.send(bytes(self.unsent[:MAX_RECV]))
-                except (OSError, trio.ClosedResourceError):  # reset, or cut off (abort)
-                    self._set_gone()
-                    sent = len(self.unsent)
-                except BaseException:
-                    self.broken = True  # cut mid-write (cancelled): what went out is unknown
-                    raise
-                finally:
-                    self.writing_since = math.inf
-                del self.unsent[:sent]
+            await self._drain()
+
+    async def _drain(self) -> None:
+        """Write the unsent bytes as the client takes them, holding the lock: what send_nowait
+        writes meanwhile joins them, in order, instead of waiting for its own turn."""
+        socket = self.socket_stream.socket
+        while self.unsent and not (self.gone or self.broken):
+            self.writing_since = trio.current_time()  # (the write timeout counts from each piece)
+            try:
+                sent = await socket.send(bytes(self.unsent[:MAX_RECV]))
+            except (OSError, trio.ClosedResourceError):  # reset, or cut off (abort)
+                self._set_gone()
+                sent = len(self.unsent)
+            except BaseException:
+                self.broken = True  # cut mid-write (cancelled): what went out is unknown
+                raise
+            finally:
+                self.writing_since = math.inf
+            del self.unsent[:sent]
 
     async def _write(self, data: bytes) -> None:
         async with self._lock:
-            if self.unsent:
-                data, self.unsent = bytes(self.unsent) + data, bytearray()
             if self.gone or self.broken or not data:
+                return
+            if self.unsent or (self.written and "mcptrio.send_nowait" in self.extensions):
+                # More of a streamed body (or bytes send_nowait left): through the unsent buffer, so
+                # pieces written by send_nowait while this one waits on the client join it in order.
+                self.unsent += data
+                await self._drain()
                 return
             self.written = True
             self.writing_since = trio.current_time()
