@@ -16,7 +16,7 @@ from mixed_load import mixed_suite
 from peer_servers import make_peers
 from peer_suite import peer_suite
 from results import Results
-from scale_out import scale_suite
+from scale_out import fanout_suite, scale_suite
 from settings import BENCH, Settings, log
 from sources import snapshot_sources, source_state
 from stdio_workloads import bare_stdio_suite, stdio_startup, stdio_suite
@@ -99,6 +99,10 @@ def _run(settings: Settings, only: str | None, logs_dir: Path, workdir: Path) ->
                 t = perf()
                 asyncio.run(scale_suite(impl, settings, results, logs, rep))
                 log(f"  {impl.name} several workers with Redis: {perf() - t:.1f} s")
+            if "fanout" in suites and "scale" not in suites:
+                t = perf()
+                asyncio.run(fanout_suite(impl, settings, results, logs, rep))
+                log(f"  {impl.name} fan-out to listen streams over 2 workers: {perf() - t:.1f} s")
             if "connections" in suites and rep == 0:  # (the big counts once per run)
                 t = perf()
                 asyncio.run(connections_suite(impl, settings, results, logs, rep))

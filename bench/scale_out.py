@@ -9,7 +9,12 @@ process in the same run:
   a ``touch`` (a resource change on one worker) to the notification on the last stream; the same
   on one process with the default limits (issue 33: listeners take stream slots, not request
   slots), with a tool call timed among them, and the RSS of an idle connection beside it;
+* 1,000 legacy sessions' GET streams over 2 workers, subscribed to the same resource: the same
+  two figures (issue 31);
 * the p99 of echo calls while 1,000 slow ``sleep`` calls are in flight (2 workers with Redis).
+
+``--suites fanout`` runs the two fan-out phases over 2 workers alone, each with the CPU other
+processes used meanwhile.
 
 A throwaway redis-server (Debian's package) on a free port, persistence off, per run of this suite.
 """
@@ -24,11 +29,22 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from client import BenchError, connect_client, cpu_seconds, free_port, modern_post, perf, status_kib, tool_text
+from client import (
+    LEGACY_VERSION,
+    BenchError,
+    connect_client,
+    cpu_seconds,
+    free_port,
+    modern_post,
+    perf,
+    status_kib,
+    tool_text,
+)
 from figures import Figure
 from http_load import http_load, record_load
 from launch import Impl, Logs, serving
-from measure import percentile, self_cpu
+from measure import machine_cpu, percentile, self_cpu
+from mixed_load import raise_fd_limit
 from results import Results
 from settings import HOST, PATH, Settings
 
@@ -39,7 +55,7 @@ CONFIGS = (
     ("redis4", "4 workers, Redis", ["redis", "--workers", "4"]),
 )
 WORKLOADS = (("modern", "auto", "2026-07-28 echo, 10 clients"), ("legacy", "sse", "legacy echo on SSE, 10 clients"))
-LISTENERS, SLOW = 10_000, 1_000
+LISTENERS, LEGACY_LISTENERS, SLOW = 10_000, 1_000, 1_000
 PER_SOURCE = 100  # listen streams per client address (127.0.0.x): many clients, each under its per-client limit
 
 FIGURES = [
@@ -64,6 +80,20 @@ FIGURES = [
     Figure(
         "scale.listen.p99_ms",
         "a change on one worker → the last of 10,000 streams notified, p99",
+        "ms",
+        "lower",
+        fmt="{:.1f}",
+    ),
+    Figure(
+        "scale.legacy_listen.kib_per_stream",
+        "1,000 legacy GET streams over 2 workers: RSS per stream",
+        "KiB",
+        "lower",
+        fmt="{:.1f}",
+    ),
+    Figure(
+        "scale.legacy_listen.p99_ms",
+        "a change on one worker → the last of 1,000 legacy GET streams notified, p99",
         "ms",
         "lower",
         fmt="{:.1f}",
@@ -191,10 +221,40 @@ async def scale_suite(impl: Impl, settings: Settings, results: Results, logs: Lo
                     load.server_cpu, load.client_cpu = _cpu(pids) - server_cpu0, self_cpu() - client_cpu0
                     record_load(results, f"scale.{config}.{era}", impl.name, rep, load)
         if rep == 0:  # the big-count phases once per run
-            await _listen_phase(impl, settings, results, logs, state, "listen", ["redis", "--workers", "2"])
-            await _listen_phase(impl, settings, results, logs, state, "listen1", [])
+            await _listen_phase(impl, settings, results, logs, state, "listen", ["redis", "--workers", "2"], redis_pid)
+            await _legacy_listen_phase(impl, settings, results, logs, state, redis_pid)
+            await _listen_phase(impl, settings, results, logs, state, "listen1", [], redis_pid)
             await _idle_phase(impl, settings, results, logs, state)
             await _busy_phase(impl, settings, results, logs, state)
+
+
+async def fanout_suite(impl: Impl, settings: Settings, results: Results, logs: Logs, rep: int) -> None:
+    """Only the fan-out phases over 2 workers (``--suites fanout``), every repetition."""
+    raise_fd_limit(LISTENERS + 2000)
+    with redis_server() as (state, redis_pid):
+        await _listen_phase(impl, settings, results, logs, state, "listen", ["redis", "--workers", "2"], redis_pid)
+        await _legacy_listen_phase(impl, settings, results, logs, state, redis_pid)
+
+
+class ForeignLoad:
+    """The CPU other processes (not this client, not ``pids``) used from now to ``cores()``, in cores."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pids = pids
+        self.at, self.machine = perf(), machine_cpu()[0]
+        self.server0, self.client0 = _cpu(pids), self_cpu()
+
+    def cores(self) -> float:
+        own = self.server_cpu() + self.client_cpu()
+        return max(0.0, machine_cpu()[0] - self.machine - own) / (perf() - self.at)
+
+    def server_cpu(self) -> float:
+        """CPU seconds of ``pids`` (the workers, redis-server) since the start."""
+        return _cpu(self.pids) - self.server0
+
+    def client_cpu(self) -> float:
+        """CPU seconds of this load client since the start."""
+        return self_cpu() - self.client0
 
 
 # -- 10,000 listen streams ---------------------------------------------------------------------------
@@ -235,9 +295,10 @@ class Listeners:
 
 
 class ListenStream(asyncio.Protocol):
-    def __init__(self, group: Listeners, request: bytes) -> None:
+    def __init__(self, group: Listeners, request: bytes, acked_by: bytes = b"subscriptions/acknowledged") -> None:
         self.group = group
         self.request = request
+        self.acked_by = acked_by  # what tells the stream is live (a legacy GET stream: its priming event)
         self.head = b""
         self.open = False
         self.acked = False
@@ -260,7 +321,7 @@ class ListenStream(asyncio.Protocol):
                 self.group.refused.append(head.split(b"\r\n", 1)[0].decode(errors="replace"))
                 self.group.ack()
                 return
-        if not self.acked and b"subscriptions/acknowledged" in data:
+        if not self.acked and self.acked_by in data:
             self.acked = True
             self.group.ack()
         found = data.count(b"notifications/resources/updated")
@@ -276,7 +337,14 @@ def _source(n: int) -> tuple[str, int]:
 
 
 async def _listen_phase(
-    impl: Impl, settings: Settings, results: Results, logs: Logs, state: str, figure: str, extra: list[str]
+    impl: Impl,
+    settings: Settings,
+    results: Results,
+    logs: Logs,
+    state: str,
+    figure: str,
+    extra: list[str],
+    redis_pid: int,
 ) -> None:
     count = 200 if settings.smoke else LISTENERS
     rounds = 5 if settings.smoke else 30
@@ -308,28 +376,90 @@ async def _listen_phase(
             started = perf()
             tool_text(await toucher.request("tools/call", {"name": "echo", "arguments": {"text": "x"}}, "echo"))
             results.add("scale.listen1.call_ms", impl.name, (perf() - started) * 1000)
-        delays = []
-        for _ in range(rounds):
-            group.next_round()
-            started = perf()
-            tool_text(await toucher.request("tools/call", {"name": "touch", "arguments": {}}, "touch"))
-            await asyncio.wait_for(group.all_in.wait(), 60)
-            delays.append(group.last_at - started)
-            await asyncio.sleep(0.05)
+        delays = await _rounds(group, toucher, rounds, ForeignLoad(_tree(server.pid) + [redis_pid]))
         toucher.conn.close()
         for transport in transports:
             transport.close()
-    delays.sort()
     if figure == "listen":
-        results.add("scale.listen.p50_ms", impl.name, percentile(delays, 0.5) * 1000)
-    results.add(f"scale.{figure}.p99_ms", impl.name, percentile(delays, 0.99) * 1000)
-    results.phase(
-        figure=f"scale.{figure}",
-        impl=impl.name,
-        streams=count,
-        rounds=rounds,
-        delays_us=[round(d * 1e6) for d in delays],
-    )
+        results.add("scale.listen.p50_ms", impl.name, percentile(delays.delays, 0.5) * 1000)
+    delays.record(results, f"scale.{figure}", impl.name, count)
+
+
+class Delays:
+    """The times from each change to the last stream told of it, sorted, and the machine's load meanwhile."""
+
+    def __init__(self, delays: list[float], load: ForeignLoad) -> None:
+        self.delays, self.foreign_cores = sorted(delays), load.cores()
+        # Per change: the servers' CPU (the workers and redis-server) and the client's (reading every stream).
+        self.server_ms, self.client_ms = (cpu * 1000 / len(delays) for cpu in (load.server_cpu(), load.client_cpu()))
+
+    def record(self, results: Results, figure: str, impl: str, streams: int) -> None:
+        """The p99 as ``<figure>.p99_ms``, and every delay in the phase's record."""
+        results.add(f"{figure}.p99_ms", impl, percentile(self.delays, 0.99) * 1000)
+        results.phase(
+            figure=figure,
+            impl=impl,
+            streams=streams,
+            rounds=len(self.delays),
+            delays_us=[round(d * 1e6) for d in self.delays],
+            foreign_cores=round(self.foreign_cores, 3),
+            server_ms_per_change=round(self.server_ms, 1),
+            client_ms_per_change=round(self.client_ms, 1),
+        )
+
+
+async def _rounds(group: Listeners, toucher: Any, rounds: int, load: ForeignLoad) -> Delays:
+    """``rounds`` changes, one after the other: from each ``touch`` call to the last stream told of it."""
+    delays = []
+    for _ in range(rounds):
+        group.next_round()
+        started = perf()
+        tool_text(await toucher.request("tools/call", {"name": "touch", "arguments": {}}, "touch"))
+        await asyncio.wait_for(group.all_in.wait(), 60)
+        delays.append(group.last_at - started)
+        await asyncio.sleep(0.05)
+    return Delays(delays, load)
+
+
+async def _legacy_listen_phase(
+    impl: Impl, settings: Settings, results: Results, logs: Logs, state: str, redis_pid: int
+) -> None:
+    """1,000 legacy sessions subscribed to ``bench://counter``, each with its GET stream open."""
+    count = 100 if settings.smoke else LEGACY_LISTENERS
+    rounds = 5 if settings.smoke else 30
+    loop = asyncio.get_running_loop()
+    async with serving(impl, _argv(impl, ["redis", "--workers", "2"], state, "auto"), logs, "scale-legacy") as server:
+        workers = _tree(server.pid)[1:] or [server.pid]
+        sessions = []
+        for _ in range(count):
+            client = await connect_client(HOST, server.port, PATH, "legacy")
+            await client.request("resources/subscribe", {"uri": "bench://counter"})
+            client.conn.close()
+            sessions.append(client.session_id)
+        before = _rss(workers)
+        group = Listeners()
+        group.count = group.wanted_acks = count
+        transports = []
+        for n, session_id in enumerate(sessions):
+            request = (
+                f"GET {PATH} HTTP/1.1\r\nHost: {HOST}:{server.port}\r\nAccept: text/event-stream\r\n"
+                f"Mcp-Session-Id: {session_id}\r\nMCP-Protocol-Version: {LEGACY_VERSION}\r\n\r\n"
+            ).encode()
+            transport, _ = await loop.create_connection(
+                lambda r=request: ListenStream(group, r, acked_by=b"id: "), HOST, server.port, local_addr=_source(n)
+            )
+            transports.append(transport)
+        await asyncio.wait_for(group.acked.wait(), 60)
+        if group.refused:
+            raise BenchError(f"GET streams refused: {len(group.refused)}× {group.refused[0]}")
+        await asyncio.sleep(0.5)
+        results.add("scale.legacy_listen.kib_per_stream", impl.name, (_rss(workers) - before) / count)
+        toucher = await connect_client(HOST, server.port, PATH, "modern")
+        delays = await _rounds(group, toucher, rounds, ForeignLoad(_tree(server.pid) + [redis_pid]))
+        toucher.conn.close()
+        for transport in transports:
+            transport.close()
+    delays.record(results, "scale.legacy_listen", impl.name, count)
 
 
 async def _idle_phase(impl: Impl, settings: Settings, results: Results, logs: Logs, state: str) -> None:

@@ -20,7 +20,7 @@ PARTS = ("all", "stdio")
 TEXT = "hello"  # the echo payload
 HTTP_MODES = ("legacy_sse", "legacy_json", "modern")
 # What one repetition runs, in this order (``run.py --suites`` picks some).
-SUITES = ("stdio", "http", "variants", "floors", "tasks", "scale", "connections", "mixed", "peers")
+SUITES = ("stdio", "http", "variants", "floors", "tasks", "scale", "fanout", "connections", "mixed", "peers")
 MODE_NAMES = {"legacy_sse": "legacy SSE", "legacy_json": "legacy JSON", "modern": "2026-07-28"}
 
 

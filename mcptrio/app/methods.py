@@ -403,7 +403,7 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
             agreed["taskIds"] = mine
     session = ctx.session
     listener = Listener(session, ctx.request_id, agreed, ctx.incoming.route)
-    app.audience.listeners.add(listener)  # before the acknowledgement: a change right after it is not missed
+    app.audience.listen(listener)  # before the acknowledgement: a change right after it is not missed
     try:
         await session.send(
             {
@@ -415,7 +415,7 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
         )
         await trio.sleep_forever()
     finally:
-        app.audience.listeners.discard(listener)
+        app.audience.unlisten(listener)
     raise AssertionError("unreachable")  # pragma: no cover
 
 

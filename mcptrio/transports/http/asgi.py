@@ -106,6 +106,7 @@ class McpHttpApp(SessionRoutes):
         extensions = scope.get("extensions")
         if extensions:
             sink.receive_nowait = extensions.get("mcptrio.receive_nowait")
+            sink.send_nowait = extensions.get("mcptrio.send_nowait")
         client = scope.get("client")
         sink.client_address = forwarded.client_address(
             client[0] if client else None, headers.get(b"x-forwarded-for"), self._proxies

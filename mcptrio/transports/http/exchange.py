@@ -46,6 +46,8 @@ class Sink:
         self.request_headers: dict[bytes, bytes] = {}  # the request's, for ctx.http (a POST's)
         # The server's "the body so far, without waiting" (scope extension mcptrio.receive_nowait), if it has one.
         self.receive_nowait: Callable[[], dict[str, Any] | None] | None = None
+        # The server's "write this piece of the streamed body now" (mcptrio.send_nowait), if it has one.
+        self.send_nowait: Callable[[bytes], bool] | None = None
         self._final: list[dict[str, Any]] = []
 
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
@@ -79,6 +81,14 @@ class Sink:
                 messages.append({"type": "http.response.start", "status": status, "headers": headers})
             messages.append({"type": "http.response.body", "body": data, "more_body": not end})
             await self._emit(messages, final and end)
+
+    def write_nowait(self, data: bytes) -> bool:
+        """Write ``data`` on the open stream without waiting, if the server can (and nothing of this
+        response is being written or held back); False: nothing written, ``write`` it instead."""
+        send_nowait = self.send_nowait
+        if send_nowait is None or self._head is not None or self._held or self.ended or self._lock.locked():
+            return False
+        return self.started and send_nowait(data)
 
     def hold(self, data: bytes) -> None:
         """Send ``data`` with the next write instead of on its own (one socket write fewer)."""
@@ -197,6 +207,7 @@ class Exchange:
         # workers (and probes) never interleave with the response start.
         self._lock = QuietLock()
         self._posted: trio.MemorySendChannel[Any] | None = None
+        self._queued = 0  # posted messages the pump has not written yet (none: post writes at once)
         # An event id reached the client (priming, event): it can resume this stream after a
         # disconnect, which is then not a cancellation (legacy sessions; see watch.py).
         self.resumable = False
@@ -243,34 +254,50 @@ class Exchange:
         return f"{self.stream}-{self._seq}"
 
     def post(self, message: Any) -> None:
-        """Queue a notification that must never wait on this client (change notifications).
+        """Send a notification that must never wait on this client (change notifications).
 
         It is logged first (legacy sessions), so nothing posted is lost to a resuming client.
-        The queue is bounded: a client that stops reading gets its stream ended instead of
-        growing the server's memory; with no client attached the message only goes to the log.
+        It is written at once when the server can (``Sink.write_nowait``: no other write of this
+        stream under way or queued), else queued for a pump task.  Both are bounded: a client that
+        stops reading gets its stream ended instead of growing the server's memory; with no
+        client attached the message only goes to the log.
         """
         if self.done:
             return
         data = orjson.dumps(message)
         event_id = self._record(data)
+        sink = self.sink
+        if not self._queued and sink is not None and not self._lock.locked():
+            if sink.write_nowait(sse.event(data, event_id)):  # the usual case: no task, no queue
+                self.resumable = self._seq > 0
+                return
         if self._posted is None:
             if self.sink is None or self.nursery is None:
                 return
             self._posted, receive = trio.open_memory_channel[Any](self.config.stream_buffer)
-            self.nursery.start_soon(self._pump, receive, self.sink)
+            self.nursery.start_soon(self._pump, receive, self.sink, self._posted)
         try:
             self._posted.send_nowait((data, event_id))
+            self._queued += 1
         except (trio.WouldBlock, trio.ClosedResourceError):
             self._posted.close()  # the pump ends the stream once it drains what it has
 
-    async def _pump(self, posted: trio.MemoryReceiveChannel[Any], sink: Sink) -> None:
+    async def _pump(
+        self, posted: trio.MemoryReceiveChannel[Any], sink: Sink, queue: trio.MemorySendChannel[Any]
+    ) -> None:
         async for data, event_id in posted:
-            async with self._lock:
-                if self.sink is not sink or self.done:
-                    return
-                await self._open_stream()
-                await sink.write(sse.event(data, event_id))
-                self.resumable = self._seq > 0
+            try:
+                async with self._lock:
+                    if self.sink is not sink or self.done:
+                        return
+                    await self._open_stream()
+                    event = sse.event(data, event_id)
+                    if not sink.write_nowait(event):  # (a slow client's socket: not waited on while it can be)
+                        await sink.write(event)
+                    self.resumable = self._seq > 0
+            finally:
+                if self._posted is queue:  # (a queue let go of took its count along)
+                    self._queued -= 1
         if not self.done:
             await self.close_stream()  # the queue overflowed: this client stopped reading
 
@@ -282,7 +309,7 @@ class Exchange:
         self.nursery = None
         if self._posted is not None:
             self._posted.close()  # its pump may run in a longer-lived nursery (watch.py): end it
-            self._posted = None
+            self._posted, self._queued = None, 0
 
     def attach(self, sink: Sink, nursery: trio.Nursery) -> None:
         """A client's GET now carries this stream; posted messages flow through ``nursery``."""
@@ -298,7 +325,7 @@ class Exchange:
         self.nursery = None
         if self._posted is not None:
             self._posted.close()
-            self._posted = None
+            self._posted, self._queued = None, 0
 
     async def open_stream(self) -> None:
         """Start the SSE response now (idempotent)."""
@@ -324,7 +351,12 @@ class Exchange:
         return self._lock.locked()
 
     async def probe(self) -> None:
-        """A comment line on an open stream (keeps proxies awake, reveals a vanished client)."""
+        """A comment line on an open stream (keeps proxies awake, reveals a vanished client);
+        written at once when it can be, so it holds no lock while a slow client takes it."""
+        sink = self.sink
+        if sink is not None and not self._queued and not self._lock.locked() and sink.write_nowait(sse.COMMENT):
+            self.resumable = self._seq > 0
+            return
         async with self._lock:
             if self.sink is not None and self.sink.started and not self.sink.ended:
                 await self.sink.write(sse.COMMENT)  # (with the held priming event, if any)
@@ -353,6 +385,7 @@ class Exchange:
             if self.done:
                 await sink.write(b"", end=True)
             else:
+                await sink.write(b"")  # the head now, if nothing was missed: the stream may stay quiet
                 self.sink = sink
                 self.resumable = True
                 self._sink_changed()

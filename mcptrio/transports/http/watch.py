@@ -12,7 +12,8 @@ come too late to save anything.  The watcher also arms its requests' deadlines (
 original time): a request answered before ``watch_after`` never registers one with Trio.
 
 The supervisor's nursery also runs the pumps that carry posted change notifications to POST
-streams (``subscriptions/listen``; exchange.py); a POST's end closes its pump's queue.
+streams (``subscriptions/listen``; exchange.py) when they can't be written at once; a POST's end
+closes its pump's queue.
 
 In a legacy session, a client that goes away after an event id reached it is not cancelling:
 it may resume with ``Last-Event-ID`` (2025-11-25: a disconnection "SHOULD NOT be interpreted

@@ -14,14 +14,17 @@ idle keep-alive connection.  A task reads on behalf of a request only when the a
 ``http.disconnect`` once the body is in (a request still running: watch.py), and stops before the
 connection reads the next request.  TLS, the connection limit, the write timeout and the drain
 are connections.py's, shared with hypercorn_server.py; the checks on a request's framing are
-request_checks.py's.  What is not here: HTTP/2 (hypercorn_server.py), WebSocket
-(transports/websocket.py).
+request_checks.py's.  ``send_nowait`` (the scope extension ``mcptrio.send_nowait``) writes a
+piece of a streamed body from the caller's task, straight to the socket: a change told to many
+listen streams costs a system call each, with no task, lock or wait per stream.  What is not
+here: HTTP/2 (hypercorn_server.py), WebSocket (transports/websocket.py).
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import os
 import time
 from email.utils import formatdate
 from typing import Any
@@ -39,6 +42,9 @@ from .response_framing import CONTINUE, FramingError, ResponseFraming
 log = logging.getLogger("mcptrio.http")
 
 MAX_RECV = 64 * 1024
+# What a response's unsent bytes may grow to behind a client that reads slowly (send_nowait); past it
+# the client is cut off, as the write timeout would: a change notification never waits on a reader.
+MAX_UNSENT = 256 * 1024
 DISCONNECT = {"type": "http.disconnect"}
 
 
@@ -94,7 +100,10 @@ class Connection:
         self.scheme = "http" if stream is socket_stream else "https"
         self._lock = QuietLock()
         self._nursery: trio.Nursery | None = None
-        self.extensions = {"mcptrio.receive_nowait": self.receive_nowait}
+        self.extensions: dict[str, object] = {"mcptrio.receive_nowait": self.receive_nowait}
+        if stream is socket_stream:  # (in TLS the bytes on the socket are not the body's)
+            self.extensions["mcptrio.send_nowait"] = self.send_nowait
+        self.unsent = bytearray()  # written by send_nowait, not yet taken by the socket (flushed by _flush)
         self._reset_request()
 
     def _parser(self, trailing: tuple[bytes, bool] = (b"", False)) -> h11.Connection:
@@ -415,9 +424,68 @@ class Connection:
                 self.disconnected.set()
         await self._write(data)
 
+    def send_nowait(self, body: bytes) -> bool:
+        """A piece of the body of the response under way (its head sent), written now: what the
+        socket does not take at once goes out in order, before any later write, from a task
+        started only then.  False, and nothing written, when it can't be so: no response is
+        streaming, or a write is under way (the caller then awaits its write, behind that one).
+        A client more than MAX_UNSENT bytes behind is cut off (the message is lost: True)."""
+        if not self.started or self.head is not None or self.done or self.gone or self.broken or self.refused:
+            return False
+        if not self.unsent and self._lock.locked():  # (with bytes unsent, a flush is due: these join them)
+            return False
+        data = self.framing.body(body, True)
+        self.written = True
+        if self.unsent:
+            self.unsent += data
+            if len(self.unsent) > MAX_UNSENT:
+                self.broken = True
+                self.abort()
+            return True
+        try:
+            sent = os.write(self.socket_stream.socket.fileno(), data)
+        except BlockingIOError:
+            sent = 0
+        except OSError:  # reset, or closed by the client: its read sees the end
+            self._set_gone()
+            return True
+        if sent < len(data):
+            self.unsent += data[sent:]
+            assert self._nursery is not None
+            self._nursery.start_soon(self._flush)
+        return True
+
+    async def _flush(self) -> None:
+        async with self._lock:
+            await self._drain()
+
+    async def _drain(self) -> None:
+        """Write the unsent bytes as the client takes them, holding the lock: what send_nowait
+        writes meanwhile joins them, in order, instead of waiting for its own turn."""
+        socket = self.socket_stream.socket
+        while self.unsent and not (self.gone or self.broken):
+            self.writing_since = trio.current_time()  # (the write timeout counts from each piece)
+            try:
+                sent = await socket.send(bytes(self.unsent[:MAX_RECV]))
+            except (OSError, trio.ClosedResourceError):  # reset, or cut off (abort)
+                self._set_gone()
+                sent = len(self.unsent)
+            except BaseException:
+                self.broken = True  # cut mid-write (cancelled): what went out is unknown
+                raise
+            finally:
+                self.writing_since = math.inf
+            del self.unsent[:sent]
+
     async def _write(self, data: bytes) -> None:
         async with self._lock:
-            if self.gone or self.broken:
+            if self.gone or self.broken or not data:
+                return
+            if self.unsent or (self.written and "mcptrio.send_nowait" in self.extensions):
+                # More of a streamed body (or bytes send_nowait left): through the unsent buffer, so
+                # pieces written by send_nowait while this one waits on the client join it in order.
+                self.unsent += data
+                await self._drain()
                 return
             self.written = True
             self.writing_since = trio.current_time()
