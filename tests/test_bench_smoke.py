@@ -40,9 +40,10 @@ def prints_the_table(smoke):
     assert "### The targets (issue 5), from this run" in stdout
     assert "### The stdio targets (issue 19), from this run" in stdout
     # every target row has a verdict: issue 5 and 19 (16), the stdio ones (4: a file's start-up among them),
-    # the features of issues 13-16 and 33 with a target that a smoke run measures (8: the 1,000-slow-calls
-    # row needs a full run), the peers table's rows but the CPU one (17, tests/test_bench_peers_smoke.py)
-    assert stdout.count("| ✓ |") + stdout.count("| ✗ |") == 16 + 4 + 8 + 17
+    # the features of issues 13-16, 31 and 33 with a target that a smoke run measures (11: the
+    # 1,000-slow-calls row needs a full run), the peers table's rows but the CPU one (17)
+    assert stdout.count("| ✓ |") + stdout.count("| ✗ |") == 16 + 4 + 11 + 17
+    assert "### Many connections on one worker" in stdout
     assert "### Fast calls among slow ones" in stdout
     assert re.search(r"Sessions: each is two POSTs .* so \d+/s is \d+ POSTs/s, \d+% of what the bare ASGI app", stdout)
 
