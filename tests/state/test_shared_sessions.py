@@ -147,6 +147,18 @@ async def test_a_stream_resumed_on_another_worker_gets_exactly_what_it_missed(re
     assert apps[0].stats == {"started": 1, "finished": 1, "cancelled": 0}
 
 
+async def test_a_last_event_id_naming_no_stream_is_404_on_another_worker(redis):
+    """(After the log's lag: an event a client has seen may reach the shared log a moment later.)"""
+    async with workers(redis) as (_, (a, b)), new_client() as client:
+        with trio.fail_after(20):
+            session_id = await initialize(client, a)
+            started = trio.current_time()
+            async with client.stream("GET", b, headers=resume_headers(session_id, "99-1")) as response:
+                assert response.status_code == 404
+                assert "names no stream" in (await response.aread()).decode()
+            assert trio.current_time() - started >= 2.0
+
+
 async def test_an_answer_finished_while_away_is_replayed_by_another_worker(redis):
     async with workers(redis) as (apps, (a, b)), new_client() as client:
         with trio.fail_after(20):

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .sessions import HttpSession
 
 log = logging.getLogger("mcptrio.http")
+APPEND_LAG = 2.0  # seconds an event written to a client may take to reach the shared log
 
 TAIL_BLOCK = 1.0  # seconds a resumed stream waits for more events before it checks its writer is alive
 
@@ -130,6 +131,12 @@ async def resume_elsewhere(
     the shared log, then follow it live until its final answer.  If the worker writing it died,
     the request is not re-run: the client gets an error for it instead of waiting forever."""
     events, after, writer = await shared.events_after(session.session_id or "", stream, seq)
+    # The writer's events reach the log from a queue that never makes its request wait, so an event
+    # the client has seen may not be stored yet: the stream is unknown only once that lag has passed.
+    with trio.move_on_after(APPEND_LAG):
+        while writer is None:
+            await trio.sleep(0.05)
+            events, after, writer = await shared.events_after(session.session_id or "", stream, seq)
     if writer is None and not events:
         raise HttpError(404, errors.invalid_request("Last-Event-ID names no stream of this session"))
     await sink.start(200, sse.SSE_HEADERS + headers)
