@@ -298,18 +298,6 @@ class App(Registry):
         if self.shared is not None:
             await self.shared.tell(message, "a change notification")
 
-    async def _everywhere(self, message: FanoutMessage, here: Callable[[], None]) -> None:
-        """A change told to this process's sessions and streams (``here``) and relayed to the others,
-        the relay first: the other workers write to their streams while this one writes to its own,
-        and a slow or broken link never holds up the writes here."""
-        if self.shared is None:
-            here()
-            return
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._relay, message)
-            await trio.lowlevel.cancel_shielded_checkpoint()  # (the relay sends first; the writes happen anyway)
-            here()
-
     @property
     def sessions(self) -> set[SessionCore]:
         """The live sessions (legacy sessions and stream connections)."""
@@ -543,7 +531,8 @@ class App(Registry):
         await self._list_changed("notifications/resources/list_changed", "resourcesListChanged")
 
     async def _list_changed(self, method: str, filter_key: str) -> None:
-        await self._everywhere(ListChanged(method, filter_key), lambda: self.audience.list_changed(method, filter_key))
+        self.audience.list_changed(method, filter_key)
+        await self._relay(ListChanged(method, filter_key))
 
     # -- who sees what --------------------------------------------------------------------
 
@@ -575,8 +564,9 @@ class App(Registry):
         await self._switched(True, names, tuple(tags))
 
     async def _switched(self, on: bool, names: tuple[str, ...], tags: tuple[str, ...]) -> None:
-        kinds = self._switch(on, names, tags)
-        await self._everywhere(ComponentsSwitched(on, list(names), list(tags)), lambda: self.lists_changed_here(kinds))
+        for method, filter_key in changed_lists(self._switch(on, names, tags)):
+            self.audience.list_changed(method, filter_key)
+        await self._relay(ComponentsSwitched(on, list(names), list(tags)))
 
     def _switch(self, on: bool, names: Iterable[str], tags: Iterable[str]) -> list[str]:
         kinds = self.visibility.affected(self, names, tags)
@@ -652,12 +642,9 @@ class App(Registry):
     async def notify_resource_updated(self, uri: str) -> None:
         """``notifications/resources/updated`` to every session and stream subscribed to ``uri``, or to
         the URI it is served as: a plugin served in a namespace names its own URIs (``served_uris``)."""
-
-        def here() -> None:
-            for served in self.served_uris(uri):
-                self.audience.resource_updated(served)
-
-        await self._everywhere(ResourceUpdated(uri), here)
+        for served in self.served_uris(uri):
+            self.audience.resource_updated(served)
+        await self._relay(ResourceUpdated(uri))
 
     def served_uris(self, uri: str) -> list[str]:
         """The URIs clients know the resource ``uri`` by: itself and, for each namespace whose plugin
