@@ -24,6 +24,7 @@ from client import BenchError, HttpConnection, McpHttpClient, connect_client, st
 from figures import Figure
 from http_load import http_load, record_load
 from launch import Impl, Logs, serving
+from mixed_load import raise_fd_limit
 from results import Results
 from settings import HOST, PATH, TEXT, Settings
 
@@ -52,12 +53,10 @@ FIGURES = [
 
 
 def fitting(wanted: int) -> int:
-    """``wanted``, or as many as the file limit lets both ends hold (the soft limit raised to the hard)."""
-    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard != resource.RLIM_INFINITY:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-        return min(wanted, hard - SPARE_FILES)
-    return wanted
+    """``wanted``, or as many as the file limit lets both ends hold (raised as far as it goes)."""
+    raise_fd_limit(wanted + SPARE_FILES)
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return wanted if soft == resource.RLIM_INFINITY else min(wanted, soft - SPARE_FILES)
 
 
 async def connections_suite(impl: Impl, settings: Settings, results: Results, logs: Logs, rep: int) -> None:
