@@ -5,7 +5,7 @@ import mcptrio
 plugin = mcptrio.Registry("filesystem")
 
 # What a user installing the server chooses (a bundle's form, a registry entry's variable): read by roots.py.
-plugin.user_setting(
+ALLOWED_FOLDERS = plugin.user_setting(
     "allowed_folders",
     env="MCPTRIO_FS_ROOTS",
     kind="directory",

@@ -16,9 +16,9 @@ from mcptrio import Context, Notification
 
 from .errors import FsError
 from .paths import Root, Sandbox, file_uri_path
-from .registry import plugin
+from .registry import ALLOWED_FOLDERS, plugin
 
-ENV = "MCPTRIO_FS_ROOTS"
+ENV = ALLOWED_FOLDERS.env
 
 # Per legacy session (its opaque session key): the client's roots, until it says they changed.
 _known_roots: weakref.WeakKeyDictionary[Any, tuple[Root, ...]] = weakref.WeakKeyDictionary()
