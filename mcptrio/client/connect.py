@@ -253,7 +253,7 @@ async def _in_process(app: App) -> AsyncIterator[Any]:
 async def _http(
     url: str, token: Token | httpx.Auth | None, headers: dict[str, str] | None, context: ssl.SSLContext
 ) -> AsyncIterator[Any]:
-    """The end of an HTTP session: on the lean h11 client, unless an ``httpx.Auth`` (OAuth, which
+    """The end of an HTTP session: on the lean client of http11.py, unless an ``httpx.Auth`` (OAuth, which
     takes part in the requests) needs httpx."""
     from .http import HttpEnd, Transport
 
