@@ -20,7 +20,7 @@ from ..protocol.session import ServerIdentity
 from ..protocol.versions import at_least
 from ..runtime.limits import SessionLimits
 from ..state.fanout import ComponentsSwitched, FanoutMessage, ListChanged, ResourceUpdated, TaskChanged
-from . import boundary, composition, lifespan, pipeline
+from . import composition, lifespan, methods, pipeline
 from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
 from .authorization import ScopeCheck
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcptrio.app")
 
 # Ranks of the built-in middleware the operator turns on: lower is further out.  User and
-# plugin middleware run inside all of them, and the boundary (boundary.py) inside those.
+# plugin middleware run inside all of them, and the boundary (pipeline.py) inside those.
 TELEMETRY, ACCESS_LOG, TOOL_SEARCH, AUTHORIZATION, RATE_LIMIT, CONCURRENCY = 10, 20, 22, 25, 30, 50
 # Plain def handlers running at once, each in a worker thread (Trio's own default, too).
 DEFAULT_THREAD_LIMIT = 40
@@ -314,7 +314,7 @@ class App(Registry):
     def handler(self) -> RequestHandler:
         """The one request handler the runtime runs in each worker: middleware, then the method."""
         if self._handler is None:
-            self._handler = pipeline.build(self, self._builtin_pipeline(), self.middleware)
+            self._handler = pipeline.build(self, methods.HANDLERS, self._builtin_pipeline(), self.middleware)
         return self._handler
 
     def header_params(self, tool: object) -> list[tuple[str, tuple[str, ...]]] | None:
@@ -327,7 +327,7 @@ class App(Registry):
 
     def timed_out(self, request: IncomingRequest, timeout: float) -> dict[str, Any] | None:
         """What a request that ran out of time answers, when not the runtime's JSON-RPC error."""
-        return boundary.timed_out(request, timeout)
+        return pipeline.timed_out(request, timeout)
 
     def pipeline(self) -> list[Middleware]:
         """Every middleware, outermost first: built-in features by rank, then the app's and the

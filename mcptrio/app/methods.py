@@ -1,6 +1,6 @@
 """What each MCP method does with the App: the code between a worker and a plugin's handler.
 
-A handler's failure is not answered here but in ``boundary.py``, which runs every method handler.
+A handler's failure is not answered here but at the boundary (``pipeline.py``), which runs every method handler.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from ..protocol import errors
 from ..protocol.errors import McpError
 from ..protocol.session import META_SUBSCRIPTION_ID
 from . import results
-from .boundary import guarded, tool_error
 from .errors import StartTask
 from .namespaces import served_content
 from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
 from .pagination import page, page_kept
+from .pipeline import guarded, tool_error
 from .tasks import methods as tasks
 
 if TYPE_CHECKING:
@@ -165,7 +165,7 @@ async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> d
     result = _tool_result(signature, value)
     if entry.namespace:  # (the resources it links to or embeds, as clients know them)
         result["content"] = served_content(ctx.app, entry.namespace, result["content"])
-    if ctx.protocol_version < results.NEWEST_CONTENT_VERSION and ctx.era == "legacy":
+    if ctx.era == "legacy" and ctx.protocol_version < results.NEWEST_CONTENT_VERSION:
         result["content"] = results.for_version(result["content"], ctx.protocol_version)
     return result
 

@@ -5,7 +5,7 @@ request, change ``request.params``, answer by itself (return a result without ca
 ``call_next``), fail it (raise ``McpError`` or ``ToolError``), or time what ``call_next`` takes.
 What ``call_next`` gives back is an answer: a result, or an ``McpError`` raised (or a
 cancellation), never a handler's own exception.  An exception a middleware raises is answered
-right where it leaves it, as one raised by a handler would be (``boundary.py``).
+right where it leaves it, as one raised by a handler would be (``pipeline.py``).
 
 Order: the first middleware added (``app.use`` or ``@plugin.use``, plugins in the order they
 are included) is the outermost: it sees the request first and the result last.  Built-in
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 CallNext = Callable[["Request"], Awaitable[dict[str, Any]]]
 Middleware = Callable[["Request", CallNext], Awaitable[dict[str, Any]]]
-# (context, params, the call) -> its answer: ``boundary.guarded``
+# (context, params, the call) -> its answer: ``pipeline.guarded``
 Guard = Callable[["Context", dict[str, Any], Awaitable[dict[str, Any]]], Awaitable[dict[str, Any]]]
 
 

@@ -2,7 +2,7 @@
 
 ``ok``; ``tool_error`` (a tool result with ``isError``); ``error`` with the JSON-RPC code the
 client got; ``timeout`` (the request's deadline passed); ``cancelled`` (the client or a shutdown
-ended it).  A built-in middleware sees answers (``boundary.py``); an exception other than those
+ended it).  A built-in middleware sees answers (``pipeline.py``); an exception other than those
 is a built-in's own failure, which the runtime answers with ``-32603``.
 """
 

@@ -11,7 +11,7 @@ and every other place reads it from there:
 * ``protocol/session.py``: which methods each era accepts, who answers them, the cache hints;
 * ``runtime/worker.py``: a stream has no deadline, and a shutdown closes it first, with a result;
 * ``app/``: the name a middleware, the access log and a span see (``Request.name``, telemetry),
-  the requests a handler may ask the client's input on (``boundary.py``), the scopes a tool,
+  the requests a handler may ask the client's input on (``pipeline.py``), the scopes a tool,
   prompt or resource declares (``authorization.py``); ``auth/scopes.py``: those the operator adds;
 * ``transports/http/headers.py`` and ``client/http.py``: the 2026-07-28 ``Mcp-Name`` and
   ``Mcp-Param-*`` headers.

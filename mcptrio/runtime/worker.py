@@ -3,7 +3,7 @@
 The worker turns a handler's outcome into a message: its result, or what is JSON-RPC's to say
 (an ``McpError`` it raised, an internal error for anything else, the answer to a deadline or a
 shutdown), or nothing at all when the client cancelled the request.  How a handler's own failures
-are answered is the host's business (an App's: ``app/boundary.py``), and so is what a request
+are answered is the host's business (an App's: ``app/pipeline.py``), and so is what a request
 that ran out of time answers, if not the JSON-RPC error.  No traceback text ever reaches the
 client; it goes to the log.
 

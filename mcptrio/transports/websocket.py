@@ -24,7 +24,7 @@ from ..runtime.limits import SessionLimits
 from ..runtime.stream import OneByOne
 from ..runtime.stream_session import StreamSession
 from ..state import StateUrl
-from .net import forwarded, security
+from .net import security
 from .net.authorization import expiry_deadline, resource_check
 from .net.capacity import Capacity
 from .net.config import HttpConfig
@@ -123,7 +123,7 @@ async def serve_websocket(
                 status, extra, body = gate.challenge(error)
                 await request.reject(status, extra_headers=extra, body=body)
                 return
-        client_address = forwarded.client_address(peer, headers.get(b"x-forwarded-for"), proxies)
+        client_address = security.client_address(peer, headers.get(b"x-forwarded-for"), proxies)
         key = client_key(principal, client_address)
         try:
             capacity.open_stream(key, "WebSocket connection")

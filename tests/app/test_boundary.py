@@ -1,4 +1,4 @@
-"""The boundary where exceptions become answers (``mcptrio/app/boundary.py``): the same answer for a
+"""The boundary where exceptions become answers (``mcptrio/app/pipeline.py``): the same answer for a
 handler's failure with middleware or without, middleware that see answers and never a handler's
 exception, and the InputRequiredResult a round of a 2026-07-28 request ends with."""
 

@@ -4,6 +4,12 @@ A POST whose body carries ``_meta["io.modelcontextprotocol/protocolVersion"]`` (
 ``MCP-Protocol-Version`` header names a modern revision) is served statelessly; ``initialize``
 opens a legacy session (``Mcp-Session-Id``); other requests belong to the session they name.
 Security checks (Host, Origin, body size) come before anything else.
+
+A 2026-07-28 POST is a ``StatelessCall``: what the runtime needs to run its request (protocol
+state for this one message, a dispatcher), with its messages going to the POST's own response;
+there is nothing to keep after it, so no session id, no event log, no standalone stream.
+
+The body is read here, bounded in size and in time, with no timed wait for a body already in.
 """
 
 from __future__ import annotations
@@ -23,32 +29,52 @@ from ...auth.gate import Gate
 from ...auth.principal import client_key
 from ...protocol import errors
 from ...protocol.errors import McpError
-from ...protocol.events import Dispatch, IncomingRequest
+from ...protocol.events import Dispatch, IncomingRequest, Route
 from ...protocol.session import declares_modern, error_message
 from ...protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
+from ...runtime.core import SessionCore
 from ...runtime.limits import SessionLimits
 from ...runtime.worker import SHUTDOWN
 from ...state import StateUnavailable
-from ..net import authorization, forwarded, security
+from ..net import authorization, security
 from ..net.capacity import Capacity
 from ..net.config import HttpConfig
 from ..net.refusal import HttpError, retry_later
 from . import headers as mcp_headers
 from . import health
-from .body import read_body
 from .exchange import JSON_HEADERS, Exchange, Sink
 from .legacy import shared_sessions
 from .legacy.routes import SessionRoutes
 from .legacy.sessions import HttpSession, SessionTable
 from .legacy.sse_transport import LegacySseEndpoints
 from .server.asgi_io import Receive, Send, accepts
-from .stateless_call import StatelessCall
 from .watch import Watch, Watchers
 
 if TYPE_CHECKING:
     from ...app import App
+    from .event_log import EventLog
 
 log = logging.getLogger("mcptrio.http")
+
+
+class StatelessCall(SessionCore):
+    """One 2026-07-28 POST (a request, or a client's answer) with no session behind it: messages go to
+    the request's route, and a message for no request has nowhere to go."""
+
+    transport = "http"
+    log: EventLog | None = None  # (a stateless response is never resumed)
+
+    def __init__(self, app: App, limits: SessionLimits, client_address: str | None) -> None:
+        super().__init__(app, limits)
+        self.client_address = client_address
+
+    async def send(self, message: dict[str, Any] | list[Any], route: Route | None = None) -> None:
+        if route is not None:
+            await route.deliver(message)
+
+    def post(self, message: dict[str, Any], route: Route | None = None) -> None:
+        if route is not None:
+            route.post(message)
 
 
 class McpHttpApp(SessionRoutes):
@@ -108,7 +134,7 @@ class McpHttpApp(SessionRoutes):
             sink.receive_nowait = extensions.get("mcptrio.receive_nowait")
             sink.send_nowait = extensions.get("mcptrio.send_nowait")
         client = scope.get("client")
-        sink.client_address = forwarded.client_address(
+        sink.client_address = security.client_address(
             client[0] if client else None, headers.get(b"x-forwarded-for"), self._proxies
         )
         sink.unread_body = headers.get(b"content-length", b"0") not in (b"0", b"") or b"transfer-encoding" in headers
@@ -217,7 +243,45 @@ class McpHttpApp(SessionRoutes):
     # -- POST ------------------------------------------------------------------------------
 
     async def _read_body(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> bytes:
-        return await read_body(headers, receive, sink, self.limits.max_message_size, self.config.body_timeout)
+        """The whole request body, at most ``max_message_size`` bytes (413), arriving within
+        ``body_timeout`` s (408); a body already in is read without a timed wait."""
+        limit, timeout = self.limits.max_message_size, self.config.body_timeout
+        declared = headers.get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise too_large(limit)  # refused before reading a byte of it
+        chunks, size = [], 0
+        deadline = None  # set at the first wait: a body already here needs none
+        nowait = sink.receive_nowait  # (the servers' scope extension: what has arrived, without waiting)
+        while True:
+            message = None
+            if nowait is not None:
+                message = nowait()
+                if message is None:
+                    # A server may start the app before it has queued the body (hypercorn does, about
+                    # every other POST): one trip through the scheduler lets it, and costs less than
+                    # the timed wait below with its cancel scope and deadline.
+                    await trio.lowlevel.checkpoint()
+                    message = nowait()
+            if message is None:
+                if deadline is None:
+                    deadline = trio.current_time() + timeout
+                with trio.move_on_at(deadline) as waited:
+                    message = await receive()
+                if waited.cancelled_caught:
+                    raise HttpError(
+                        408, errors.invalid_request(f"Request Timeout: the body did not arrive within {timeout:g} s")
+                    )
+                assert message is not None  # (received: the scope was not cancelled)
+            if message["type"] == "http.disconnect":
+                raise HttpError(400, errors.invalid_request("client went away before sending the whole body"))
+            body = message.get("body", b"")
+            size += len(body)
+            if size > limit:
+                raise too_large(limit)
+            chunks.append(body)
+            if not message.get("more_body", False):
+                sink.body_read = True
+                return b"".join(chunks)
 
     async def _post(self, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> None:
         content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
@@ -450,8 +514,7 @@ class McpHttpApp(SessionRoutes):
 
     @staticmethod
     async def _work(core: HttpSession | StatelessCall, request: IncomingRequest, arm_now: bool) -> None:
-        expires = authorization.expiry_deadline(request.principal)
-        if request.spec.stream and expires < math.inf:
+        if request.spec.stream and (expires := authorization.expiry_deadline(request.principal)) < math.inf:
             # A listen stream lasts until its token expires, then closes as at shutdown (with its
             # closing result): the client opens a new one with a fresh token.
             async with trio.open_nursery() as nursery:
@@ -512,3 +575,7 @@ def draining(request_id: Any = None) -> HttpError:
 async def _close_at(deadline: float, core: HttpSession | StatelessCall, request_id: Any) -> None:
     await trio.sleep_until(deadline)
     core.dispatcher.cancel(request_id, SHUTDOWN)
+
+
+def too_large(limit: int) -> HttpError:
+    return HttpError(413, errors.invalid_request(f"request body exceeds the limit of {limit} bytes"))

@@ -3,7 +3,7 @@
 In ``auto`` mode the answer goes out as JSON when it is the first thing to send; anything sent
 before it (progress, logs, server→client requests), or a request still running after
 ``stream_after`` seconds, turns the response into an event stream.  An open stream gets comment
-lines (probes.py): they keep proxies awake and reveal a client that vanished without closing its
+lines (the prober, watch.py): they keep proxies awake and reveal a client that vanished without closing its
 connection, which the server then reports as ``http.disconnect`` and the request is cancelled.
 """
 
@@ -20,7 +20,7 @@ from ...protocol import errors
 from ..net.config import HttpConfig
 from . import sse
 from .event_log import EventLog
-from .server.quiet_lock import QuietLock
+from .server.connections import QuietLock
 
 AsgiSend = Callable[[dict[str, Any]], Awaitable[None]]
 JSON_HEADERS = [(b"content-type", b"application/json")]

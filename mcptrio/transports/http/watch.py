@@ -2,7 +2,7 @@
 
 While a request runs, someone must wait on the ASGI ``receive`` for ``http.disconnect`` and
 cancel the request when it comes; in ``auto`` mode the same watcher turns a slow answer into an
-event stream (see exchange.py), which the prober then keeps probed (probes.py), beside every
+event stream (see exchange.py), which the prober then keeps probed (below), beside every
 other open stream, from one task.  A task per POST for that cost about a third of an
 echo call's time on the server, and almost every request is answered long before a watcher
 could matter.  So a POST only *registers* here; the supervisor, one task in the endpoint's
@@ -23,11 +23,34 @@ only ``notifications/cancelled`` or ``orphan_timeout`` without a client cancels 
 
 Without a lifespan (an ASGI server that doesn't run one), each POST watches for itself in a
 nursery of its own, from the start, and probes its own stream.
+
+The prober: comment lines on open event streams, written by one task for all of them, spread
+evenly in time.
+
+A comment (``:``) on a stream keeps proxies from closing it while it is quiet, and on a running
+call's stream it shows up a client that went away without closing its connection (its host gone,
+a NAT that forgot it): the write meets a reset and the server reports ``http.disconnect``.  A client
+that closes its connection needs no write: the server's read sees it at once.
+
+Why one task and not a timer per stream: a timer costs a timeout delivered through the ASGI
+``receive`` and a write per probe, in pieces that run between the scheduler passes of every other
+request (bench/README.md, "Fast calls among slow ones", has the figures).  Here the watchers wait
+for a disconnect without a timeout, and one task, the prober, keeps the streams' turns:
+running calls, each about every ``probe_interval``,
+and ``subscriptions/listen`` streams, every ``keepalive_interval``.  A stream's first turn falls at
+a random point of its first interval and keeps its place after, so the writes are spread evenly
+however the streams arrived.  Calls' probes stay within ``max_probe_rate`` a second: with more
+calls open each is probed less often, but at least every ``keepalive_interval``.  Each probe is a
+task of its own, so a client that stopped reading holds up no other, and a stream whose last
+write has not finished is skipped.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import math
+import random
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -38,11 +61,9 @@ from ...protocol.events import IncomingRequest
 from ...runtime.worker import CLIENT
 from ..net.config import HttpConfig
 from .exchange import Exchange, Sink
-from .probes import Prober
 
 if TYPE_CHECKING:
-    from .legacy.sessions import HttpSession
-    from .stateless_call import StatelessCall
+    from ...runtime.core import SessionCore
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
@@ -52,7 +73,7 @@ class Watch:
     """One POST whose request(s) may need cancelling when its client goes away."""
 
     receive: Receive
-    core: HttpSession | StatelessCall
+    core: SessionCore  # the POST's legacy session, or its stateless call
     requests: list[IncomingRequest]
     exchange: Exchange
     sink: Sink  # the POST's own response: its disconnect is the one we hear
@@ -64,6 +85,100 @@ class Watch:
         """From now on its requests time out (at their original deadlines): see Dispatcher.run."""
         for request in self.requests:
             self.core.dispatcher.arm_deadline(request.id)
+
+
+PACE_FLOOR = 0.001  # the prober wakes at most this often (faster paces probe a few streams a wake)
+
+
+class Ring:
+    """Streams probed in turn, each about every ``interval``: stretched to stay within ``max_rate``
+    probes a second, but never beyond ``ceiling``.  A stream's first turn is at a random point of
+    the first interval, so streams that open together are probed apart."""
+
+    def __init__(self, interval: float, max_rate: float = math.inf, ceiling: float = math.inf) -> None:
+        self.base, self.max_rate, self.ceiling = interval, max_rate, ceiling
+        self.members: dict[Exchange, float] = {}  # stream -> its next turn
+        self._turns: list[tuple[float, int, Exchange]] = []  # a heap; turns of ended streams are skipped
+        self._order = itertools.count()
+
+    @property
+    def interval(self) -> float:
+        return min(self.ceiling, max(self.base, len(self.members) / self.max_rate))
+
+    def add(self, exchange: Exchange, now: float) -> None:
+        self._schedule(exchange, now + random.random() * self.interval)
+
+    def discard(self, exchange: Exchange) -> None:
+        self.members.pop(exchange, None)
+        if len(self._turns) > 2 * len(self.members) + 64:  # turns of ended streams hold them: drop them now
+            self._turns = [(turn, next(self._order), member) for member, turn in self.members.items()]
+            heapq.heapify(self._turns)
+
+    def due(self, now: float) -> list[Exchange]:
+        """The streams whose turn has come; their next turn is one interval after this one."""
+        taken = []
+        while self._turns and self._turns[0][0] <= now:
+            turn, _, exchange = heapq.heappop(self._turns)
+            if self.members.get(exchange) == turn:
+                taken.append((turn, exchange))
+        interval = self.interval
+        for turn, exchange in taken:
+            self._schedule(exchange, turn + interval if turn + interval > now else now + interval)
+        return [exchange for _, exchange in taken]
+
+    def next_turn(self) -> float:
+        turns, members = self._turns, self.members
+        while turns and members.get(turns[0][2]) != turns[0][0]:
+            heapq.heappop(turns)  # a stream that ended
+        return turns[0][0] if turns else math.inf
+
+    def _schedule(self, exchange: Exchange, turn: float) -> None:
+        self.members[exchange] = turn
+        heapq.heappush(self._turns, (turn, next(self._order), exchange))
+
+
+class Prober:
+    """``run`` it in a long-lived nursery; ``add`` a stream once it is open, ``discard`` it at its end."""
+
+    def __init__(self, config: HttpConfig) -> None:
+        self.calls = Ring(config.probe_interval, config.max_probe_rate, config.keepalive_interval)
+        self.listens = Ring(config.keepalive_interval)
+        self.running = False
+        self._sleep: trio.CancelScope | None = None
+
+    def add(self, exchange: Exchange, *, listen: bool = False) -> None:
+        """Probe this stream from now on (first within one interval, then every interval)."""
+        ring = self.listens if listen else self.calls
+        ring.add(exchange, trio.current_time())
+        if self._sleep is not None:
+            self._sleep.deadline = min(self._sleep.deadline, ring.next_turn())
+
+    def discard(self, exchange: Exchange) -> None:
+        self.calls.discard(exchange)
+        self.listens.discard(exchange)
+
+    async def _probe(self, exchange: Exchange) -> None:
+        # Not if its POST ended meanwhile (discard): its response may be over, and the ASGI call too.
+        if exchange in self.calls.members or exchange in self.listens.members:
+            await exchange.probe()
+
+    async def run(self, nursery: trio.Nursery) -> None:
+        """Probe the streams whose turn came, each in a task of ``nursery``; sleep until the next turn."""
+        self.running = True
+        try:
+            while True:
+                now = trio.current_time()
+                for ring in (self.calls, self.listens):
+                    for exchange in ring.due(now):
+                        if not exchange.writing:
+                            nursery.start_soon(self._probe, exchange)
+                wake = max(now + PACE_FLOOR, min(self.calls.next_turn(), self.listens.next_turn()))
+                with trio.CancelScope(deadline=wake) as self._sleep:
+                    await trio.sleep_forever()
+                self._sleep = None
+        finally:
+            self.running = False
+            self._sleep = None
 
 
 class Watchers:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import attrs
 
-from .forwarded import Network, parse_networks
+from .security import Network, parse_networks
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -24,7 +24,7 @@ class HttpConfig:
     allowed_hosts: tuple[str, ...] = attrs.field(default=LOOPBACK_HOSTS, converter=_hosts)
     # Full origins ("https://app.example") allowed besides those whose host is in allowed_hosts.
     allowed_origins: tuple[str, ...] = ()
-    # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client (forwarded.py).
+    # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client (security.py).
     trusted_proxies: tuple[str, ...] = attrs.field(default=(), converter=_hosts)
     proxy_networks: tuple[Network, ...] = attrs.field(init=False, default=())  # trusted_proxies, parsed
     # "auto": JSON unless the request needs a stream (notifications, server requests, a long wait);
@@ -37,7 +37,7 @@ class HttpConfig:
     watch_after: float = 0.01
     # Comment lines on running calls' streams: they reveal a client gone without closing its connection
     # (its handler is cancelled), and keep proxies awake.  One task writes them all, spread in time
-    # (probes.py), at most max_probe_rate a second: with more calls open, each is probed less often,
+    # (watch.py), at most max_probe_rate a second: with more calls open, each is probed less often,
     # but at least every keepalive_interval.  (A client that closes its connection is seen at once.)
     probe_interval: float = 0.5
     max_probe_rate: float = 200.0

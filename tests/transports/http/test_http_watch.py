@@ -29,7 +29,7 @@ from .client import (
 
 
 def watcher_tasks(asgi):
-    """Tasks in the supervisor's nursery besides the prober (probes.py), which runs there for good."""
+    """Tasks in the supervisor's nursery besides the prober (watch.py), which runs there for good."""
     return sum("Prober.run" not in task.name for task in asgi.watchers.nursery.child_tasks)
 
 

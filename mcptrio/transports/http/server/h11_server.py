@@ -3,18 +3,18 @@
 Why not hypercorn, which serves the same ASGI app (``McpHttpApp``; docs: embedding)?  Its Trio
 worker, per request, starts a task for the app, passes every ASGI message through a memory
 channel, stops and restarts its keep-alive timer as a task, and writes the response head apart
-from the body.  On this project's 2-core bench machine a bare ASGI app answers ~3,800 requests a
-second under it and ~11,000 under uvicorn: the server, not MCP, set the HTTP ceiling.
+from the body: under it the server, not MCP, set the HTTP ceiling (bench/README.md, "mcptrio's
+HTTP server against hypercorn", has the figures).
 
 Here a connection is one task: it reads, runs the app in that same task, and writes each
 response (head and body) with one ``send_all``.  h11 parses the requests (its limits, its
-errors); response_framing.py writes the responses (h11's checks kept, at a fraction of its cost);
+errors); messages.py writes the responses (h11's checks kept, at a fraction of its cost);
 one cancel scope per connection, whose deadline moves, times the wait for a request head and an
 idle keep-alive connection.  A task reads on behalf of a request only when the app waits for
 ``http.disconnect`` once the body is in (a request still running: watch.py), and stops before the
 connection reads the next request.  TLS, the connection limit, the write timeout and the drain
 are connections.py's, shared with hypercorn_server.py; the checks on a request's framing are
-request_checks.py's.  ``send_nowait`` (the scope extension ``mcptrio.send_nowait``) writes a
+messages.py's.  ``send_nowait`` (the scope extension ``mcptrio.send_nowait``) writes a
 piece of a streamed body from the caller's task, straight to the socket: a change told to many
 listen streams costs a system call each, with no task, lock or wait per stream.  What is not
 here: HTTP/2 (hypercorn_server.py), WebSocket (transports/websocket.py).
@@ -33,11 +33,9 @@ from urllib.parse import unquote
 import h11
 import trio
 
-from .connections import ConnectionServer, linger
+from .connections import ConnectionServer, QuietLock, linger
 from .lifespan import ASGI_VERSION
-from .quiet_lock import QuietLock
-from .request_checks import chunk_line_problem, error_body, refusal
-from .response_framing import CONTINUE, FramingError, ResponseFraming
+from .messages import CONTINUE, FramingError, ResponseFraming, chunk_line_problem, error_body, refusal
 
 log = logging.getLogger("mcptrio.http")
 
@@ -251,7 +249,7 @@ class Connection:
             elif name == b"content-length":
                 length = True
         # With both Content-Length and Transfer-Encoding, what follows may be a smuggled request:
-        # the answer closes the connection (RFC 9112 section 6.1; request_checks.py).
+        # the answer closes the connection (RFC 9112 section 6.1; messages.py).
         self.keep_alive = self.http11 and not close and not (length and self.chunked)
         path, _, query = target.partition(b"?")
         scope = {

@@ -8,7 +8,7 @@ mcptrio's own server holds it to.  Two things are fitted on the way, without cha
   lock, and a send meeting it raised ``trio.BusyResourceError`` in a task whose failure ended the
   whole process; here the EOF waits for the send.  Its writes are timed, and its close lingers;
 - the app (``RequestGuard``): each request's head is checked as mcptrio's own server checks it
-  (request_checks.py) before ``McpHttpApp`` sees it, and an answer that must close its connection
+  (messages.py) before ``McpHttpApp`` sees it, and an answer that must close its connection
   says so in HTTP/1.1 and not in HTTP/2 (which has no Connection header).  In HTTP/2 an answer
   ends only once the request's body has come, read by the app or not: hypercorn forgets a stream
   when its answer ends, and a piece of body for it then raised ``KeyError``, which took the
@@ -32,10 +32,9 @@ from hypercorn.typing import ASGIFramework
 from hypercorn.utils import wrap_app
 
 from .asgi_io import Receive, Send
-from .connections import LINGER, ConnectionServer, Watched, read_to_the_end
+from .connections import LINGER, ConnectionServer, QuietLock, Watched, read_to_the_end
 from .lifespan import Asgi
-from .quiet_lock import QuietLock
-from .request_checks import error_body, must_close, refusal
+from .messages import error_body, must_close, refusal
 
 log = logging.getLogger("mcptrio.http")
 
