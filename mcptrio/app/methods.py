@@ -25,9 +25,10 @@ from .tasks import methods as tasks
 if TYPE_CHECKING:
     from .context import Context
     from .registry import PromptEntry, ResourceEntry, TemplateEntry, ToolEntry
+    from .signature import ToolSignature
     from .tasks.runner import TaskRunner
     from .tool_search import ToolSearch
-    from .visibility import Visibility
+    from .visibility import Component, Visibility
 
 
 class App(Protocol):
@@ -77,7 +78,7 @@ def _listing(app: App, kind: str, key: str, ctx: Context, params: dict[str, Any]
     return result
 
 
-def _shown(app: App, kind: str, entry: Any, ctx: Context) -> bool:
+def _shown(app: App, kind: str, entry: Component | None, ctx: Context) -> bool:
     """Is ``entry`` (of the registry's table ``kind``) there for this caller?  (Hidden: as if unknown.)"""
     return entry is not None and not app.visibility.hides(kind, entry, ctx)
 
@@ -170,7 +171,7 @@ async def _run_tool(entry: ToolEntry, ctx: Context, params: dict[str, Any]) -> d
     return result
 
 
-def _tool_result(signature: Any, value: Any) -> dict[str, Any]:
+def _tool_result(signature: ToolSignature, value: Any) -> dict[str, Any]:
     if type(value) is str and signature.output_schema is None:
         return {"content": [{"type": "text", "text": value}]}  # the usual case, first
     if results.is_call_tool_result(value):
@@ -256,7 +257,7 @@ async def resources_subscribe(app: App, ctx: Context, params: dict[str, Any]) ->
 
 
 def _hidden_uri(app: App, uri: str, ctx: Context) -> bool:
-    entry: Any = app.resources.get(uri)
+    entry: Component | None = app.resources.get(uri)
     kind = "resources"
     if entry is None:
         entry, kind = next((t for t in app.templates.values() if t.match(uri) is not None), None), "templates"
@@ -352,13 +353,13 @@ async def completion_complete(app: App, ctx: Context, params: dict[str, Any]) ->
         raise errors.invalid_params('"argument.value" must be a string')
     context_args = _object_param(_object_param(params, "context"), "arguments")
     if ref.get("type") == "ref/prompt":
-        entry: Any = app.prompts.get(_string_param(ref, "name"))
-        if not _shown(app, "prompts", entry, ctx):
+        entry: PromptEntry | TemplateEntry | None = app.prompts.get(_string_param(ref, "name"))
+        if entry is None or not _shown(app, "prompts", entry, ctx):
             raise errors.invalid_params(f"unknown prompt: {ref['name']!r}")
     elif ref.get("type") == "ref/resource":
         uri = _string_param(ref, "uri")
         entry = app.templates.get(uri)
-        if not _shown(app, "templates", entry, ctx):
+        if entry is None or not _shown(app, "templates", entry, ctx):
             raise errors.invalid_params(f"unknown resource template: {uri!r}")
     else:
         raise errors.invalid_params('"ref.type" must be "ref/prompt" or "ref/resource"')

@@ -98,7 +98,7 @@ def tool_error(text: str) -> dict[str, Any]:
     return {"content": [results.text_block(text)], "isError": True}
 
 
-def _tool_failure(name: Any, exc: Exception) -> dict[str, Any]:
+def _tool_failure(name: object, exc: Exception) -> dict[str, Any]:
     if isinstance(exc, TOOL_FAILURES):
         return tool_error(str(exc))
     if isinstance(exc, OutputError):
