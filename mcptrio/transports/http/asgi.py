@@ -42,12 +42,12 @@ from ..net.config import HttpConfig
 from ..net.refusal import HttpError, retry_later
 from . import headers as mcp_headers
 from . import health
-from .exchange import JSON_HEADERS, Exchange, Sink
+from .exchange import JSON_HEADERS, Exchange, Sink, accepts
 from .legacy import shared_sessions
 from .legacy.routes import SessionRoutes
 from .legacy.sessions import HttpSession, SessionTable
 from .legacy.sse_transport import LegacySseEndpoints
-from .server.asgi_io import Receive, Send, accepts
+from .server.asgi_io import Receive, Send
 from .watch import Watch, Watchers
 
 if TYPE_CHECKING:

@@ -5,6 +5,7 @@ before it (progress, logs, server→client requests), or a request still running
 ``stream_after`` seconds, turns the response into an event stream.  An open stream gets comment
 lines (the prober, watch.py): they keep proxies awake and reveal a client that vanished without closing its
 connection, which the server then reports as ``http.disconnect`` and the request is cancelled.
+Whether a client takes the answer's forms at all is its Accept header's (``accepts``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,17 @@ from .server.connections import QuietLock
 
 AsgiSend = Callable[[dict[str, Any]], Awaitable[None]]
 JSON_HEADERS = [(b"content-type", b"application/json")]
+
+
+def accepts(headers: dict[bytes, bytes], *types: bytes) -> bool:
+    """Does the request's Accept header take every one of ``types`` (``*/*``, or none sent: yes)?"""
+    accept = headers.get(b"accept", b"*/*").lower()
+    if b"*/*" in accept:
+        return True
+    for media_type in types:
+        if media_type not in accept:
+            return False
+    return True
 
 
 class Sink:

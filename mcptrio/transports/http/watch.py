@@ -51,8 +51,7 @@ import heapq
 import itertools
 import math
 import random
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 import trio
@@ -61,11 +60,10 @@ from ...protocol.events import IncomingRequest
 from ...runtime.worker import CLIENT
 from ..net.config import HttpConfig
 from .exchange import Exchange, Sink
+from .server.asgi_io import Receive
 
 if TYPE_CHECKING:
     from ...runtime.core import SessionCore
-
-Receive = Callable[[], Awaitable[dict[str, Any]]]
 
 
 @attrs.define(slots=True, eq=False)

@@ -25,8 +25,8 @@ from ...net import authorization
 from ...net.capacity import Capacity
 from ...net.refusal import HttpError, retry_later
 from ..event_log import parse_event_id
-from ..exchange import Exchange, Sink
-from ..server.asgi_io import Receive, accepts
+from ..exchange import Exchange, Sink, accepts
+from ..server.asgi_io import Receive
 from . import shared_sessions
 from .sessions import HttpSession
 

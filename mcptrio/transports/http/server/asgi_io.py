@@ -1,4 +1,4 @@
-"""What every HTTP route shares: the ASGI callables and Accept checks."""
+"""The ASGI callables, as the servers and the endpoint type them."""
 
 from __future__ import annotations
 
@@ -7,13 +7,3 @@ from typing import Any
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
-
-
-def accepts(headers: dict[bytes, bytes], *types: bytes) -> bool:
-    accept = headers.get(b"accept", b"*/*").lower()
-    if b"*/*" in accept:
-        return True
-    for media_type in types:
-        if media_type not in accept:
-            return False
-    return True
