@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
@@ -21,7 +22,6 @@ from ..protocol.methods import METHODS
 from ..protocol.session import LOG_LEVELS
 from .errors import ClientCapabilityMissing, InputRequired, StartTask
 from .http_request import HttpRequest
-from .input_rounds import NO_ANSWERS
 from .namespaces import own_uri, served_uri
 
 if TYPE_CHECKING:
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from ..runtime.core import SessionCore as Session
 
 T = TypeVar("T")
+
+NO_ANSWERS: Mapping[str, Any] = MappingProxyType({})  # a request that brings no answers of earlier rounds
 
 # The first revision that has each server→client request (the others exist since 2024-11-05).
 ASKABLE_SINCE = {"elicitation/create": "2025-06-18"}

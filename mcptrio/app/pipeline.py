@@ -3,8 +3,15 @@ under them the boundary where exceptions become answers.
 
 Innermost, under the method handler, is the boundary (``guarded``), and it is under each
 middleware the app and its plugins add too.  With no middleware at all, a request is one call of
-the method handler through the boundary.  A 2026-07-28 request's answers from earlier rounds are
-unsealed before any middleware sees it (``input_rounds.gathered``).
+the method handler through the boundary.
+
+A 2026-07-28 request may take more than one round trip, and a round begins and ends here.  A
+handler that asks the client for input it does not have yet ends the round with an
+``InputRequiredResult`` whose ``requestState`` seals the answers gathered so far
+(``protocol/request_state.py``: bound to the method, the params, an expiry and the principal).
+The client's retry brings that state back with the new answers, unsealed before any middleware
+sees it (``gathered``); the handler runs again from the start and finds them all.  The runtime
+passes ``requestState`` through untouched.
 
 The boundary is the one place between what handlers raise and what clients get (in the spirit
 of Starlette's ``ExceptionMiddleware``): every middleware sees an answer, never a handler's
@@ -26,16 +33,17 @@ deadline, anything else that reaches it to an internal error.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol import errors
 from ..protocol.errors import McpError
+from ..protocol.request_state import seal, unseal
 from ..runtime.client_calls import ClientRequestFailed
-from . import input_rounds, results
-from .context import Context
+from . import results
+from .context import NO_ANSWERS, Context
 from .errors import ClientCapabilityMissing, InputRequired, ToolError
-from .input_rounds import NO_ANSWERS, gathered
 from .middleware import CallNext, Middleware, Request, chain
 from .signature import ArgumentError, OutputError
 
@@ -113,9 +121,7 @@ def _input_required(ctx: Context, needed: InputRequired) -> dict[str, Any]:
     if not request.spec.input:
         log.error("the handler of %s asked for client input, which that method does not allow", request.method)
         raise errors.internal_error(f"the handler asked for client input, which {request.method} does not allow")
-    return input_rounds.input_required(
-        ctx.app.state_key, ctx.session.limits.input_state_ttl, request, ctx.input_responses, needed
-    )
+    return input_required(ctx.app.state_key, ctx.session.limits.input_state_ttl, request, ctx.input_responses, needed)
 
 
 def build(
@@ -148,3 +154,45 @@ def build(
         return await pipeline(Request(ctx, request.params))
 
     return handle_through_pipeline
+
+
+# -- a 2026-07-28 round's answers ---------------------------------------------------------------
+
+
+class Keys(Protocol):
+    @property
+    def state_keys(self) -> Sequence[bytes]:
+        """The sealing keys in use, the current one first (``App.state_keys``)."""
+
+
+def gathered(app: Keys, request: IncomingRequest) -> Mapping[str, Any]:
+    """The answers a 2026-07-28 request carries: unsealed (with ``app``'s keys) from its
+    ``requestState``, and its ``inputResponses``; refused (``McpError``) when the state fails
+    verification or has lapsed."""
+    params = request.params
+    fresh = params.get("inputResponses")
+    if fresh is None and "requestState" not in params:
+        return NO_ANSWERS
+    responses: dict[str, Any] = {}
+    if "requestState" in params:
+        state = params["requestState"]
+        responses.update(unseal(app.state_keys, state, request.method, params, time.time(), _owner(request)))
+    if fresh is not None:
+        if not isinstance(fresh, dict) or not all(isinstance(v, dict) for v in fresh.values()):
+            raise errors.invalid_params('"inputResponses" must be an object of result objects')
+        responses.update(fresh)
+    return responses
+
+
+def input_required(
+    key: bytes, ttl: float, request: IncomingRequest, responses: Mapping[str, Any], needed: InputRequired
+) -> dict[str, Any]:
+    """The ``InputRequiredResult`` that ends this round: what is asked, and the sealed answers so far
+    (valid for ``ttl`` seconds)."""
+    state = seal(key, request.method, request.params, dict(responses), time.time() + ttl, _owner(request))
+    return {"resultType": "input_required", "inputRequests": needed.requests, "requestState": state}
+
+
+def _owner(request: IncomingRequest) -> str:
+    """What a request's state is bound to: its principal's binding (with authorization), else ""."""
+    return getattr(request.principal, "binding", "") if request.principal is not None else ""
