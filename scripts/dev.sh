@@ -63,19 +63,25 @@ case "${1:-}" in
     test)
         shift
         debian_packages
+        # The Node packages install in a second process while pip installs the Python ones: pip
+        # keeps one core busy for about two minutes, npm mostly waits on downloads and the disk.
+        (
+            # The official conformance suite and a Node >= 22 to run it, pinned by conformance/package-lock.json.
+            npm_ci conformance
+            # A real OAuth authorization server for the authorization tests (oidc-provider), pinned likewise.
+            npm_ci tests/auth/oidc
+            # Mermaid for the documentation site's diagrams, served with the site (docs/hooks/mermaid_local.py).
+            npm_ci docs/hooks --ignore-scripts
+            # MCP servers nobody here wrote, the upstreams of the interop and gateway tests (tests/peers/servers.py).
+            npm_ci tests/peers
+            # The official MCP Bundle CLI (mcpb), which validates the bundles `mcptrio bundle` writes (tests/distribution).
+            npm_ci tests/distribution
+            # The TypeScript SDK's servers, both generations, that bench/run.py measures mcptrio against.
+            npm_ci bench/peers/ts
+        ) &
+        node_packages=$!
         setup_python -e '.[test]'
-        # The official conformance suite and a Node >= 22 to run it, pinned by conformance/package-lock.json.
-        npm_ci conformance
-        # A real OAuth authorization server for the authorization tests (oidc-provider), pinned likewise.
-        npm_ci tests/auth/oidc
-        # Mermaid for the documentation site's diagrams, served with the site (docs/hooks/mermaid_local.py).
-        npm_ci docs/hooks --ignore-scripts
-        # MCP servers nobody here wrote, the upstreams of the interop and gateway tests (tests/peers/servers.py).
-        npm_ci tests/peers
-        # The official MCP Bundle CLI (mcpb), which validates the bundles `mcptrio bundle` writes (tests/distribution).
-        npm_ci tests/distribution
-        # The TypeScript SDK's servers, both generations, that bench/run.py measures mcptrio against.
-        npm_ci bench/peers/ts
+        wait "$node_packages" || { echo "installing the Node packages failed (its error is above)" >&2; exit 2; }
         # The whole suite runs in two processes (pytest-xdist): most of its time is spent waiting on
         # sockets and subprocesses.  Files or options named on the command line run as given.
         # (The slowest 30 are listed at the end: the suite must stay within CI's 20 minutes.)
