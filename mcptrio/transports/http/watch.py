@@ -3,13 +3,14 @@
 While a request runs, someone must wait on the ASGI ``receive`` for ``http.disconnect`` and
 cancel the request when it comes; in ``auto`` mode the same watcher turns a slow answer into an
 event stream (see exchange.py), which the prober then keeps probed (below), beside every
-other open stream, from one task.  A task per POST for that cost about a third of an
-echo call's time on the server, and almost every request is answered long before a watcher
-could matter.  So a POST only *registers* here; the supervisor, one task in the endpoint's
-lifespan, starts a watcher for the requests still running ``watch_after`` seconds later, and a
-finished POST just unregisters.  A request answered sooner is never watched: cancelling it would
-come too late to save anything.  The watcher also arms its requests' deadlines (at their
-original time): a request answered before ``watch_after`` never registers one with Trio.
+other open stream, from one task.  A task per POST for that was a large part of an echo
+call's time on the server (DESIGN.md, "How the code took this shape"), and almost every request
+is answered long before a watcher could matter.  So a POST only *registers* here; the
+supervisor, one task in the endpoint's lifespan, starts a watcher for the requests still running
+``watch_after`` seconds later, and a finished POST just unregisters.  A request answered sooner
+is never watched: cancelling it would come too late to save anything.  The watcher also arms
+its requests' deadlines (at their original time): a request answered before ``watch_after``
+never registers one with Trio.
 
 The supervisor's nursery also runs the pumps that carry posted change notifications to POST
 streams (``subscriptions/listen``; exchange.py) when they can't be written at once; a POST's end

@@ -38,7 +38,7 @@ class QuietLock:
     """A FIFO lock that is free when nobody holds it: no schedule point on the uncontended path.
 
     ``trio.Lock`` checkpoints on every acquire, a trip through the scheduler that costs about as
-    much as the work an HTTP answer does under it (three acquires per answer were ~10% of a POST).
+    much as the work an HTTP answer does under it (DESIGN.md, "Locks that are free when free").
     This one only parks when the lock is held, and hands it straight to the first waiter on release.
     It is not a cancellation point when free: callers must not rely on it to be one."""
 
