@@ -128,8 +128,9 @@ def build(
     app: Any, handlers: Mapping[str, MethodHandler], builtin: list[Middleware], middleware: list[Middleware]
 ) -> RequestHandler:
     """The runtime's ``RequestHandler`` for ``app`` and its method ``handlers`` (methods.py's
-    ``HANDLERS``, which runs its task calls through ``guarded``): the ``builtin`` features' middleware outermost,
-    then the app's and plugins' ``middleware`` (each over a boundary of its own)."""
+    ``HANDLERS``, which runs its task calls through ``guarded``): the ``builtin`` features'
+    middleware outermost, then the app's and plugins' ``middleware`` (each over a boundary of its
+    own)."""
     if not builtin and not middleware:
 
         def handle(session: SessionCore, request: IncomingRequest, deadline: float) -> Awaitable[dict[str, Any]]:
