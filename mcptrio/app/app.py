@@ -290,8 +290,7 @@ class App(Registry):
             except ValueError as exc:  # (a worker serving other plugins)
                 log.warning("a run-time switch from another worker was skipped: %s", exc)
                 return
-            for method, filter_key in changed_lists(kinds):
-                self.audience.list_changed(method, filter_key)
+            self.lists_changed_here(kinds)
 
     async def _relay(self, message: FanoutMessage) -> None:
         """A change made here, for the other processes (at most once: a lost link loses it, logged)."""
@@ -564,8 +563,7 @@ class App(Registry):
         await self._switched(True, names, tuple(tags))
 
     async def _switched(self, on: bool, names: tuple[str, ...], tags: tuple[str, ...]) -> None:
-        for method, filter_key in changed_lists(self._switch(on, names, tags)):
-            self.audience.list_changed(method, filter_key)
+        self.lists_changed_here(self._switch(on, names, tags))
         await self._relay(ComponentsSwitched(on, list(names), list(tags)))
 
     def _switch(self, on: bool, names: Iterable[str], tags: Iterable[str]) -> list[str]:
