@@ -1,12 +1,13 @@
 """What each MCP method does with the App: the code between a worker and a plugin's handler.
 
-A handler's failure is not answered here but at the boundary (``pipeline.py``), which runs every method handler.
+A handler's failure is not answered here but at the boundary (``pipeline.py``), which runs every
+method handler.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import trio
@@ -19,7 +20,7 @@ from .errors import StartTask
 from .namespaces import served_content
 from .notifications import LISTEN_FILTER_KEYS, Audience, Listener
 from .pagination import page, page_kept
-from .pipeline import guarded, tool_error
+from .pipeline import MethodHandler, guarded, tool_error
 from .tasks import methods as tasks
 
 if TYPE_CHECKING:
@@ -78,9 +79,9 @@ def _listing(app: App, kind: str, key: str, ctx: Context, params: dict[str, Any]
     return result
 
 
-def _shown(app: App, kind: str, entry: Component | None, ctx: Context) -> bool:
+def _shown(app: App, kind: str, entry: Component, ctx: Context) -> bool:
     """Is ``entry`` (of the registry's table ``kind``) there for this caller?  (Hidden: as if unknown.)"""
-    return entry is not None and not app.visibility.hides(kind, entry, ctx)
+    return not app.visibility.hides(kind, entry, ctx)
 
 
 def _with_context(kwargs: dict[str, Any], name: str | None, ctx: Context) -> dict[str, Any]:
@@ -420,10 +421,8 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-Handler = Callable[[App, "Context", dict[str, Any]], Awaitable[dict[str, Any]]]
-
 # The handler of each method ``protocol/methods.py`` marks as answered by the app.
-HANDLERS: dict[str, Handler] = {
+HANDLERS: dict[str, MethodHandler] = {
     "tools/list": tools_list,
     "tools/call": tools_call,
     "resources/list": resources_list,
