@@ -3,8 +3,9 @@
 In ``auto`` mode the answer goes out as JSON when it is the first thing to send; anything sent
 before it (progress, logs, server→client requests), or a request still running after
 ``stream_after`` seconds, turns the response into an event stream.  An open stream gets comment
-lines (the prober, watch.py): they keep proxies awake and reveal a client that vanished without closing its
-connection, which the server then reports as ``http.disconnect`` and the request is cancelled.
+lines (the prober, watch.py): they keep proxies awake and reveal a client that vanished without
+closing its connection, which the server then reports as ``http.disconnect`` and the request is
+cancelled.
 Whether a client takes the answer's forms at all is its Accept header's (``accepts``).
 """
 

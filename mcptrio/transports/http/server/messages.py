@@ -3,11 +3,11 @@ them, and the bytes of a response (its head, then its body sized, chunked or to 
 
 Requests.  RFC 9112 §6.1: a request with both Content-Length and Transfer-Encoding is read by
 the latter and its connection closed after the answer (what follows may be a request smuggled
-past a proxy that read it by the former); Transfer-Encoding in HTTP/1.0 is faulty framing.  The head's size
-and its number of fields are held to limits of their own: h11 checks the size only while a head
-is incomplete, so one read can take a head past it.  And the line at a chunk boundary (a chunk
-size, or after the last chunk a trailer field) is checked as it arrives, which h11 leaves until
-its CRLF comes: one ending in a bare LF would never complete.
+past a proxy that read it by the former); Transfer-Encoding in HTTP/1.0 is faulty framing.  The
+head's size and its number of fields are held to limits of their own: h11 checks the size only
+while a head is incomplete, so one read can take a head past it.  And the line at a chunk
+boundary (a chunk size, or after the last chunk a trailer field) is checked as it arrives, which
+h11 leaves until its CRLF comes: one ending in a bare LF would never complete.
 
 Responses.  h11 parses every request (h11_server.py); the response side is written here because
 it is half of h11's cost per request (header validation, its state machine) for what is a status
@@ -73,7 +73,7 @@ def error_body(status: int, reason: str) -> bytes:
 
 _TOKEN = re.compile(rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+")
 _CHECKED_NAMES: set[bytes] = set()  # names seen to be tokens (an app sends the same few again and again)
-_STATUS_LINES = {status.value: b"HTTP/1.1 %d %s\r\n" % (status.value, status.phrase.encode()) for status in HTTPStatus}
+_STATUS_LINES = {code: b"HTTP/1.1 %d %s\r\n" % (code, phrase.encode()) for code, phrase in PHRASES.items()}
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
 
