@@ -39,14 +39,14 @@ def _copy_tree(tmp_path: Path) -> Path:
 
 def test_a_type_checking_import_of_the_app_from_the_runtime_breaks_the_layers(tmp_path: Path) -> None:
     tree = _copy_tree(tmp_path)
-    worker = tree / "mcptrio" / "runtime" / "worker.py"
+    worker = tree / "mcptrio" / "runtime" / "core.py"
     worker.write_text(
         worker.read_text().replace("if TYPE_CHECKING:\n", "if TYPE_CHECKING:\n    from ..app import App\n", 1)
     )
     done = lint_imports(tree)
     assert done.returncode == 1
     assert "mcptrio's layers: each imports only from those below it BROKEN" in done.stdout
-    assert "mcptrio.runtime.worker -> mcptrio.app" in done.stdout
+    assert "mcptrio.runtime.core -> mcptrio.app" in done.stdout
 
 
 def test_a_cycle_between_two_modules_of_one_package_is_refused(tmp_path: Path) -> None:

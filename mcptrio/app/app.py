@@ -20,7 +20,7 @@ from ..protocol.session import ServerIdentity
 from ..protocol.versions import at_least
 from ..runtime.limits import SessionLimits
 from ..state.fanout import ComponentsSwitched, FanoutMessage, ListChanged, ResourceUpdated, TaskChanged
-from . import composition, lifespan, methods, pipeline
+from . import composition, lifespan, pipeline
 from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
 from .authorization import ScopeCheck
@@ -313,7 +313,7 @@ class App(Registry):
     def handler(self) -> RequestHandler:
         """The one request handler the runtime runs in each worker: middleware, then the method."""
         if self._handler is None:
-            self._handler = pipeline.build(self, methods.HANDLERS, self._builtin_pipeline(), self.middleware)
+            self._handler = pipeline.build(self, self._builtin_pipeline(), self.middleware)
         return self._handler
 
     def header_params(self, tool: object) -> list[tuple[str, tuple[str, ...]]] | None:

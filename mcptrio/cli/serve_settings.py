@@ -101,7 +101,7 @@ def check_path(path: str) -> str:
 
 
 def check_proxies(specs: tuple[str, ...]) -> None:
-    from ..transports.net.security import parse_networks  # (only when set: stdio imports nothing of HTTP)
+    from ..transports.net.front_door import parse_networks  # (only when set: stdio imports nothing of HTTP)
 
     try:
         parse_networks(specs)

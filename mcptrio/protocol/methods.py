@@ -9,11 +9,11 @@ and which scopes it needs.  Each of those facts is written here once, as a colum
 and every other place reads it from there:
 
 * ``protocol/session.py``: which methods each era accepts, who answers them, the cache hints;
-* ``runtime/worker.py``: a stream has no deadline, and a shutdown closes it first, with a result;
+* ``runtime/core.py``: a stream has no deadline, and a shutdown closes it first, with a result;
 * ``app/``: the name a middleware, the access log and a span see (``Request.name``, telemetry),
   the requests a handler may ask the client's input on (``pipeline.py``), the scopes a tool,
   prompt or resource declares (``authorization.py``); ``auth/scopes.py``: those the operator adds;
-* ``transports/http/headers.py`` and ``client/http.py``: the 2026-07-28 ``Mcp-Name`` and
+* ``transports/http/asgi.py`` and ``client/http.py``: the 2026-07-28 ``Mcp-Name`` and
   ``Mcp-Param-*`` headers.
 
 The protocol looks a request's method up once, and the request carries its row from there on

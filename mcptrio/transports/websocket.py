@@ -2,7 +2,7 @@
 
 Each connection is one session (either era, as on stdio).  The upgrade is refused with 403 for a
 bad Origin and 421 for a bad Host, and with 503 when the connection would pass a stream limit
-(a connection is long-lived like a listen stream: http/capacity.py); a message over the limit
+(a connection is long-lived like a listen stream: net/front_door.py); a message over the limit
 closes the connection with 1009.  With authorization on, the resource metadata is served as plain
 HTTP on the same port (``websocket_metadata``), where a client refused with 401 finds it.
 """
@@ -24,10 +24,10 @@ from ..runtime.limits import SessionLimits
 from ..runtime.stream import OneByOne
 from ..runtime.stream_session import StreamSession
 from ..state import StateUrl
-from .net import security
+from .net import front_door
 from .net.authorization import expiry_deadline, resource_check
-from .net.capacity import Capacity
 from .net.config import HttpConfig
+from .net.front_door import Capacity
 from .net.refusal import HttpError
 from .net.shared_state import shared_state
 from .websocket_metadata import Replayed, answered_plainly, read_head
@@ -99,7 +99,7 @@ async def serve_websocket(
         host = getattr(getattr(request, "_event", None), "host", None)
         if host is not None:
             headers[b"host"] = host.encode("latin-1") if isinstance(host, str) else host
-        refused = security.check(headers, config)
+        refused = front_door.check(headers, config)
         if refused is not None:
             await request.reject(refused[0], body=refused[1].encode())
             return
@@ -123,7 +123,7 @@ async def serve_websocket(
                 status, extra, body = gate.challenge(error)
                 await request.reject(status, extra_headers=extra, body=body)
                 return
-        client_address = security.client_address(peer, headers.get(b"x-forwarded-for"), proxies)
+        client_address = front_door.client_address(peer, headers.get(b"x-forwarded-for"), proxies)
         key = client_key(principal, client_address)
         try:
             capacity.open_stream(key, "WebSocket connection")

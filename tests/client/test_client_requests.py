@@ -12,7 +12,7 @@ import pytest
 import mcptrio
 import mcptrio.client
 from mcptrio.client.http import header_value
-from mcptrio.transports.http.headers import decode_value
+from mcptrio.transports.http.asgi import decode_value
 
 from ..runtime.apps import build_app
 from ..transports.http.client import http_server, ws_server

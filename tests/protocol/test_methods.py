@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mcptrio import wire
-from mcptrio.app.methods import HANDLERS
+from mcptrio.app.pipeline import HANDLERS
 from mcptrio.protocol.methods import APP, METHODS, PROTOCOL, TABLE
 from mcptrio.protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 

@@ -1,4 +1,4 @@
-"""A stream session's workers: each waits for the next request once done with one (worker.py).
+"""A stream session's workers: each waits for the next request once done with one (runtime/core.py).
 
 The guarantees of a task per request must hold: context variables per request, a cancelled
 request never answered and its worker unharmed, deadlines only while a request runs, answers
@@ -15,7 +15,7 @@ import trio
 import trio.testing
 
 from mcptrio import App, SessionLimits
-from mcptrio.runtime.worker import IDLE_WORKERS, WORKER_NAME
+from mcptrio.runtime.core import IDLE_WORKERS, WORKER_NAME
 from mcptrio.serve import serve_stream
 from mcptrio.testing import open_client
 from mcptrio.transports.stdio import LineMessageStream

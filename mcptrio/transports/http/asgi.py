@@ -10,13 +10,21 @@ state for this one message, a dispatcher), with its messages going to the POST's
 there is nothing to keep after it, so no session id, no event log, no standalone stream.
 
 The body is read here, bounded in size and in time, with no timed wait for a body already in.
+
+A 2026-07-28 request's metadata headers, ``Mcp-Method``, ``Mcp-Name`` and ``Mcp-Param-*``, are
+checked against its body here too (``basic/transports/streamable-http.mdx``, "Server
+Validation"), by pure functions.  Which param each method's ``Mcp-Name`` and ``Mcp-Param-*``
+mirror: ``protocol/methods.py``.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import logging
 import math
+import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -30,17 +38,16 @@ from ...auth.principal import client_key
 from ...protocol import errors
 from ...protocol.errors import McpError
 from ...protocol.events import Dispatch, IncomingRequest, Route
+from ...protocol.methods import METHODS
 from ...protocol.session import declares_modern, error_message
 from ...protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
-from ...runtime.core import SessionCore
+from ...runtime.core import SHUTDOWN, SessionCore
 from ...runtime.limits import SessionLimits
-from ...runtime.worker import SHUTDOWN
 from ...state import StateUnavailable
-from ..net import authorization, security
-from ..net.capacity import Capacity
+from ..net import authorization, front_door
 from ..net.config import HttpConfig
+from ..net.front_door import Capacity
 from ..net.refusal import HttpError, retry_later
-from . import headers as mcp_headers
 from . import health
 from .exchange import JSON_HEADERS, Exchange, Sink, accepts
 from .legacy import shared_sessions
@@ -134,7 +141,7 @@ class McpHttpApp(SessionRoutes):
             sink.receive_nowait = extensions.get("mcptrio.receive_nowait")
             sink.send_nowait = extensions.get("mcptrio.send_nowait")
         client = scope.get("client")
-        sink.client_address = security.client_address(
+        sink.client_address = front_door.client_address(
             client[0] if client else None, headers.get(b"x-forwarded-for"), self._proxies
         )
         sink.unread_body = headers.get(b"content-length", b"0") not in (b"0", b"") or b"transfer-encoding" in headers
@@ -155,7 +162,7 @@ class McpHttpApp(SessionRoutes):
             if self.gate is not None and path in self.gate.metadata_paths:
                 await authorization.serve_metadata(self.gate, method, sink)  # open to all, whatever the Host
                 return
-            refused = security.check(headers, self.config)
+            refused = front_door.check(headers, self.config)
             if refused is not None:
                 raise HttpError(refused[0], errors.invalid_request(refused[1]))
             legacy_sse = self.legacy_sse is not None and path in (
@@ -316,7 +323,7 @@ class McpHttpApp(SessionRoutes):
             called = params.get("name") if value.get("method") == "tools/call" and isinstance(params, dict) else None
             header_params = self.app.header_params(called)
             try:
-                mcp_headers.check(headers, value, header_params)
+                check_headers(headers, value, header_params)
             except McpError as err:
                 if not (header_params and self.app.visibility.active and _fits_unknown_tool(headers, value)):
                     raise HttpError(400, err, request_id) from None
@@ -462,7 +469,7 @@ class McpHttpApp(SessionRoutes):
                 exchange.done = True  # a notification or a client's answer: nothing will follow
                 await sink.respond(202, b"", headers)
             return
-        # A listen stream only waits: it takes a stream slot, not one of max_requests (capacity.py).
+        # A listen stream only waits: it takes a stream slot, not one of max_requests (front_door.py).
         listen_key = (
             client_key(sink.principal, sink.client_address) if len(requests) == 1 and requests[0].spec.stream else None
         )
@@ -551,7 +558,7 @@ class McpHttpApp(SessionRoutes):
 def _fits_unknown_tool(headers: dict[bytes, bytes], value: Any) -> bool:
     """Whether the request's headers pass as they would for a tool that does not exist."""
     try:
-        mcp_headers.check(headers, value, None)
+        check_headers(headers, value, None)
     except McpError:
         return False
     return True
@@ -579,3 +586,98 @@ async def _close_at(deadline: float, core: HttpSession | StatelessCall, request_
 
 def too_large(limit: int) -> HttpError:
     return HttpError(413, errors.invalid_request(f"request body exceeds the limit of {limit} bytes"))
+
+
+# -- the 2026-07-28 request-metadata headers -------------------------------------------------------
+
+_SENTINEL_HEAD, _SENTINEL_TAIL = "=?base64?", "?="
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f]")  # control characters other than tab
+
+
+def decode_value(raw: bytes) -> str:
+    """A header value, with the ``=?base64?…?=`` sentinel decoded."""
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError:
+        raise mismatch("header value is not ASCII") from None
+    if text.startswith(_SENTINEL_HEAD) and text.endswith(_SENTINEL_TAIL) and len(text) >= 11:
+        try:
+            return base64.b64decode(text[len(_SENTINEL_HEAD) : -len(_SENTINEL_TAIL)], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            raise mismatch("header value has an invalid base64 encoding") from None
+    if _CONTROL.search(text):
+        raise mismatch("header value contains control characters")
+    return text
+
+
+def mismatch(detail: str) -> McpError:
+    return McpError(errors.HEADER_MISMATCH, f"Header mismatch: {detail}")
+
+
+def check_headers(
+    headers: dict[bytes, bytes], message: dict[str, Any], header_params: list[tuple[str, tuple[str, ...]]] | None
+) -> None:
+    """Raise a -32020 McpError unless the mirrored headers match the request body;
+    ``header_params``: the called tool's mirrored arguments (``ToolSignature.header_params``)."""
+    method = message.get("method")
+    params = given if isinstance(given := message.get("params"), dict) else {}
+    meta = given if isinstance(given := params.get("_meta"), dict) else {}
+    body_version = meta.get("io.modelcontextprotocol/protocolVersion")
+    header_version = headers.get(b"mcp-protocol-version")
+    if header_version is None:
+        raise mismatch("MCP-Protocol-Version header is required")
+    if body_version is not None and header_version.decode("latin-1") != body_version:
+        raise mismatch(
+            f"MCP-Protocol-Version header value {header_version.decode('latin-1')!r} does not "
+            f"match body value {body_version!r}"
+        )
+    header_method = headers.get(b"mcp-method")
+    if header_method is None:
+        raise mismatch("Mcp-Method header is required")
+    if decode_value(header_method) != method:
+        raise mismatch(
+            f"Mcp-Method header value {header_method.decode('latin-1')!r} does not match body value {method!r}"
+        )
+    spec = METHODS.get(method)  # (a str: it matched Mcp-Method)
+    if spec is None:
+        return
+    if spec.mcp_name is not None:
+        header_name = headers.get(b"mcp-name")
+        if header_name is None:
+            raise mismatch("Mcp-Name header is required for " + str(method))
+        if decode_value(header_name) != params.get(spec.mcp_name):
+            raise mismatch(f"Mcp-Name header value does not match body value {params.get(spec.mcp_name)!r}")
+    if spec.mcp_params is not None and header_params:
+        _check_params(headers, params.get(spec.mcp_params), header_params)
+
+
+def _check_params(
+    headers: dict[bytes, bytes], arguments: Any, header_params: list[tuple[str, tuple[str, ...]]]
+) -> None:
+    for name, path in header_params:
+        value: Any = arguments
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        raw = headers.get(b"mcp-param-" + name.lower().encode("latin-1"))
+        if value is None:
+            continue  # the client must omit it; a stray header is tolerated
+        if raw is None:
+            raise mismatch(f"Mcp-Param-{name} header is required: argument {'.'.join(path)!r} is present")
+        if decode_value(raw) != _as_header_text(value):
+            if not _numerically_equal(decode_value(raw), value):
+                raise mismatch(f"Mcp-Param-{name} header value does not match argument {'.'.join(path)!r}")
+
+
+def _as_header_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _numerically_equal(text: str, value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return float(text) == float(value)
+    except ValueError:
+        return False

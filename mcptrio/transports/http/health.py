@@ -4,7 +4,7 @@ Outside the MCP path, the token check and the Host/Origin check: a probe from a 
 a kubelet names the pod's address as Host, and these answers carry nothing a rebinding attack
 could read.  ``/readyz`` turns ``503`` with ``Retry-After`` once a drain starts, so the balancer
 stops sending new clients while the requests in flight finish.  ``/readyz`` also shows each
-limit of capacity.py, how much of it is in use and how many requests or streams it refused,
+limit of front_door.py, how much of it is in use and how many requests or streams it refused,
 and what the app adds (``App.readiness``: a gateway's upstreams), any of which may hold it at
 ``503`` while it says it is not ready.  Both are cheap enough to poll every second.
 """
@@ -18,7 +18,7 @@ import orjson
 
 if TYPE_CHECKING:
     from ...app.app import Readiness
-    from ..net.capacity import Capacity
+    from ..net.front_door import Capacity
     from .exchange import Sink
 
 HEADERS = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]

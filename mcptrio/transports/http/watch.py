@@ -58,7 +58,7 @@ import attrs
 import trio
 
 from ...protocol.events import IncomingRequest
-from ...runtime.worker import CLIENT
+from ...runtime.core import CLIENT
 from ..net.config import HttpConfig
 from .exchange import Exchange, Sink
 from .server.asgi_io import Receive

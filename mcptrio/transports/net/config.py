@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import attrs
 
-from .security import Network, parse_networks
+from .front_door import Network, parse_networks
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -24,7 +24,7 @@ class HttpConfig:
     allowed_hosts: tuple[str, ...] = attrs.field(default=LOOPBACK_HOSTS, converter=_hosts)
     # Full origins ("https://app.example") allowed besides those whose host is in allowed_hosts.
     allowed_origins: tuple[str, ...] = ()
-    # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client (security.py).
+    # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client (front_door.py).
     trusted_proxies: tuple[str, ...] = attrs.field(default=(), converter=_hosts)
     proxy_networks: tuple[Network, ...] = attrs.field(init=False, default=())  # trusted_proxies, parsed
     # "auto": JSON unless the request needs a stream (notifications, server requests, a long wait);
@@ -56,7 +56,7 @@ class HttpConfig:
     # open at once (HTTP; room for every stream and request, and idle ones): beyond, a new one gets 503
     max_connections: int = 25_000
     max_sessions: int = 10_000  # legacy sessions at once; beyond, initialize gets 503 + Retry-After
-    # Work and waiting, bounded apart (capacity.py; the sizes: docs/guides/configuration.md).
+    # Work and waiting, bounded apart (front_door.py; the sizes: docs/guides/configuration.md).
     max_requests: int = 2_000  # requests whose handlers run at once; beyond, 503 + Retry-After
     max_streams: int = 20_000  # listen, GET and SSE streams and WebSocket connections open at once
     max_streams_per_client: int = 2_000  # of those, per principal (with authorization) or client address

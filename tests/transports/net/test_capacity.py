@@ -235,7 +235,7 @@ async def test_with_the_defaults_2100_listeners_leave_tool_calls_answered(app):
 
 def test_a_principal_counts_as_one_client_from_every_address():
     from mcptrio.auth.principal import Principal, client_key
-    from mcptrio.transports.net.capacity import Capacity
+    from mcptrio.transports.net.front_door import Capacity
     from mcptrio.transports.net.refusal import HttpError
 
     alice = Principal("alice", "app", frozenset(), None, "https://issuer.example")

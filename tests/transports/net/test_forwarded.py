@@ -5,7 +5,7 @@ import trio
 
 import mcptrio
 from mcptrio.transports.http import HttpConfig
-from mcptrio.transports.net.security import client_address, parse_networks
+from mcptrio.transports.net.front_door import client_address, parse_networks
 
 from ..http.client import final_of, http_server, modern_tool, new_client, text_of, ws_server
 

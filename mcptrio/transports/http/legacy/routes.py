@@ -11,7 +11,7 @@ import trio
 
 from ....auth.principal import client_key
 from ....protocol import errors
-from ....runtime.worker import CLIENT
+from ....runtime.core import CLIENT
 from ....state import StateUnavailable
 from ....state.fanout import (
     ClientReplied,
@@ -22,7 +22,7 @@ from ....state.fanout import (
     SessionMessage,
 )
 from ...net import authorization
-from ...net.capacity import Capacity
+from ...net.front_door import Capacity
 from ...net.refusal import HttpError, retry_later
 from ..event_log import parse_event_id
 from ..exchange import Exchange, Sink, accepts
@@ -162,7 +162,7 @@ class SessionRoutes:
             raise retry_later("the server is draining: retry elsewhere")
         if not accepts(headers, b"text/event-stream"):
             raise HttpError(406, errors.invalid_request("Not Acceptable: Accept must list text/event-stream"))
-        # Every GET holds a stream slot (capacity.py): the session's own stream, or a request's resumed.
+        # Every GET holds a stream slot (front_door.py): the session's own stream, or a request's resumed.
         with self.capacity.stream(client_key(sink.principal, sink.client_address), "GET stream"):
             await self._stream(session, headers, receive, sink)
 
