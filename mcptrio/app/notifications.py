@@ -14,7 +14,7 @@ import attrs
 from ..protocol.session import META_SUBSCRIPTION_ID
 
 if TYPE_CHECKING:
-    from ..protocol.events import Route
+    from ..protocol.events import RequestId, Route
     from ..runtime.core import SessionCore
     from .tasks.records import TaskRecord
 
@@ -26,7 +26,7 @@ class Listener:
     """A live ``subscriptions/listen`` stream (2026-07-28) and what it opted in to."""
 
     session: SessionCore
-    request_id: Any
+    request_id: RequestId
     filter: dict[str, Any]
     route: Route | None = None
 

@@ -40,6 +40,7 @@ from .events import (
     Event,
     IncomingRequest,
     Notified,
+    RequestId,
     Send,
 )
 from .methods import METHODS, PROTOCOL
@@ -99,7 +100,7 @@ _ID_TYPES = (int, str)  # (exactly: a bool is no id) what decoded JSON ids are, 
 _NO_ID = object()
 
 
-def error_message(request_id: Any, error: McpError) -> dict[str, Any]:
+def error_message(request_id: RequestId | None, error: McpError) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_dict()}
 
 
@@ -233,7 +234,7 @@ class ServerProtocol:
             return []
         return [Notified(method, params)]
 
-    def _receive_request(self, request_id: Any, method: str, params: dict[str, Any]) -> list[Event]:
+    def _receive_request(self, request_id: RequestId, method: str, params: dict[str, Any]) -> list[Event]:
         meta = params.get("_meta")
         if meta is not None and not isinstance(meta, dict):
             raise errors.invalid_params('"params._meta" must be an object')
@@ -254,7 +255,7 @@ class ServerProtocol:
 
     # -- legacy era -------------------------------------------------------------------------
 
-    def _initialize(self, request_id: Any, params: dict[str, Any]) -> list[Event]:
+    def _initialize(self, request_id: RequestId, params: dict[str, Any]) -> list[Event]:
         if self.state != NEW:
             raise errors.invalid_request("session is already initialized")
         requested = params.get("protocolVersion")
@@ -280,7 +281,7 @@ class ServerProtocol:
             result["instructions"] = self.identity.instructions
         return [Send(self._legacy_result(request_id, result))]
 
-    def _legacy(self, request_id: Any, method: str, params: dict[str, Any], meta: Any) -> list[Event]:
+    def _legacy(self, request_id: RequestId, method: str, params: dict[str, Any], meta: Any) -> list[Event]:
         spec = METHODS.get(method)
         version = self.legacy_version or versions.LATEST_LEGACY
         if spec is None or spec.legacy is None or version < spec.legacy:  # (revisions are dates: versions.at_least)
@@ -304,7 +305,7 @@ class ServerProtocol:
         self.in_flight.add(request_id)
         return [Dispatch(request)]
 
-    def _legacy_protocol(self, request_id: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    def _legacy_protocol(self, request_id: RequestId, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """The answer to a legacy request this module gives by itself (ping, logging/setLevel)."""
         if method == "logging/setLevel":
             level = params.get("level")
@@ -314,12 +315,12 @@ class ServerProtocol:
         return self._legacy_result(request_id, {})
 
     @staticmethod
-    def _legacy_result(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:
+    def _legacy_result(request_id: RequestId, result: dict[str, Any]) -> dict[str, Any]:
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
     # -- modern era -------------------------------------------------------------------------
 
-    def _modern(self, request_id: Any, method: str, params: dict[str, Any], meta: dict[str, Any]) -> list[Event]:
+    def _modern(self, request_id: RequestId, method: str, params: dict[str, Any], meta: dict[str, Any]) -> list[Event]:
         version = meta[META_VERSION]
         if not isinstance(version, str):
             raise errors.invalid_params(f'"params._meta[{META_VERSION!r}]" must be a string')
@@ -383,7 +384,7 @@ class ServerProtocol:
                 result.setdefault("cacheScope", self.identity.cache_scope)
         return {"jsonrpc": "2.0", "id": request.id, "result": result}
 
-    def finished(self, request_id: Any) -> None:
+    def finished(self, request_id: RequestId) -> None:
         """The worker for this id is done (answered, failed or cancelled)."""
         self.in_flight.discard(request_id)
 

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..protocol.events import Route
+    from ..protocol.events import RequestId, Route
 
 import attrs
 import trio
@@ -43,7 +43,7 @@ class ClientCalls:
         self._ids = itertools.count(1)
         self._prefix = prefix  # (processes sharing a session each use their own)
 
-    def pending(self, request_id: Any) -> bool:
+    def pending(self, request_id: RequestId) -> bool:
         """Is a call with this id waiting for the client's answer here?"""
         return isinstance(request_id, str) and request_id in self._pending
 
@@ -75,7 +75,7 @@ class ClientCalls:
         params = {"requestId": request_id, "reason": reason}
         await self._send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}, route)
 
-    def reply(self, request_id: Any, result: dict[str, Any] | None, error: dict[str, Any] | None) -> None:
+    def reply(self, request_id: RequestId, result: dict[str, Any] | None, error: dict[str, Any] | None) -> None:
         """The client answered; unknown or late ids are ignored."""
         pending = self._pending.get(request_id) if isinstance(request_id, str) else None
         if pending is None or pending.done.is_set():

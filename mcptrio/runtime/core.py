@@ -42,7 +42,7 @@ from trio.lowlevel import Abort, Task, current_task, reschedule, wait_task_resch
 
 from ..protocol import errors
 from ..protocol.errors import McpError
-from ..protocol.events import Cancel, ClientReply, Dispatch, IncomingRequest, Notified, Route, Send
+from ..protocol.events import Cancel, ClientReply, Dispatch, IncomingRequest, Notified, RequestId, Route, Send
 from ..protocol.session import META_SUBSCRIPTION_ID, ServerProtocol, error_message
 from .client_calls import ClientCalls
 from .in_context import run_in_context
@@ -167,13 +167,13 @@ class Dispatcher:
         handle = self._handles[request.id] = _Handle(scope, stream, deadline)
         return handle
 
-    def arm_deadline(self, request_id: Any) -> None:
+    def arm_deadline(self, request_id: RequestId) -> None:
         """Give a request run with ``arm_deadline=False`` its deadline (past already: cancelled now)."""
         handle = self._handles.get(request_id)
         if handle is not None and handle.scope is not None:
             handle.scope.deadline = handle.deadline
 
-    def cancel(self, request_id: Any, reason: str = CLIENT) -> None:
+    def cancel(self, request_id: RequestId, reason: str = CLIENT) -> None:
         handle = self._handles.get(request_id)
         if handle is not None and handle.cancelled_by is None:
             handle.cancelled_by = reason

@@ -37,7 +37,7 @@ from ...auth.gate import Gate
 from ...auth.principal import client_key
 from ...protocol import errors
 from ...protocol.errors import McpError
-from ...protocol.events import Dispatch, IncomingRequest, Route
+from ...protocol.events import Dispatch, IncomingRequest, RequestId, Route
 from ...protocol.methods import METHODS
 from ...protocol.session import declares_modern, error_message
 from ...protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
@@ -575,11 +575,11 @@ def _has_requests(value: Any) -> bool:
     return any(isinstance(item, dict) and "method" in item and "id" in item for item in items)
 
 
-def draining(request_id: Any = None) -> HttpError:
+def draining(request_id: RequestId | None = None) -> HttpError:
     return retry_later("the server is draining: retry (another instance will answer)", request_id)
 
 
-async def _close_at(deadline: float, core: HttpSession | StatelessCall, request_id: Any) -> None:
+async def _close_at(deadline: float, core: HttpSession | StatelessCall, request_id: RequestId) -> None:
     await trio.sleep_until(deadline)
     core.dispatcher.cancel(request_id, SHUTDOWN)
 

@@ -18,7 +18,9 @@ from typing import Any
 import orjson
 import trio
 
+from ...auth.principal import Principal
 from ...protocol import errors
+from ...protocol.events import RequestId
 from ..net.config import HttpConfig
 from . import sse
 from .event_log import EventLog
@@ -55,7 +57,7 @@ class Sink:
         # the writes then suspend that task at the top of its call chain, not twenty frames down.
         self.owner_sends_final = False
         self.client_address: str | None = None  # the peer's address (ASGI scope["client"]), if known
-        self.principal: Any = None  # who the request's bearer token says sent it (with authorization)
+        self.principal: Principal | None = None  # who the request's bearer token says sent it (with authorization)
         self.request_headers: dict[bytes, bytes] = {}  # the request's, for ctx.http (a POST's)
         # The server's "the body so far, without waiting" (scope extension mcptrio.receive_nowait), if it has one.
         self.receive_nowait: Callable[[], dict[str, Any] | None] | None = None
@@ -224,7 +226,7 @@ class Exchange:
         # An event id reached the client (priming, event): it can resume this stream after a
         # disconnect, which is then not a cancellation (legacy sessions; see watch.py).
         self.resumable = False
-        self.request_id: Any = None  # the request this stream answers (one; not a batch's)
+        self.request_id: RequestId | None = None  # the request this stream answers (one; not a batch's)
         self.carried_elsewhere = False  # a client follows this stream from another worker (shared state)
         self.detached_at = 0.0  # when the last client carrying this stream went away
         self._sink_change: trio.Event | None = None

@@ -39,6 +39,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from ...auth.principal import ClientKey
+from ...protocol.events import RequestId
 from .refusal import HttpError, retry_later
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -155,7 +156,7 @@ class Capacity:
         self.streams_by_client: dict[ClientKey, int] = {}
         self.refused = dict.fromkeys(FLAGS, 0)
 
-    def start_work(self, count: int, request_id: Any = None) -> None:
+    def start_work(self, count: int, request_id: RequestId | None = None) -> None:
         """``count`` requests begin; an ``HttpError`` (503) when they would pass ``max_requests``."""
         if self.working + count > self.max_requests:
             raise self.refuse(
@@ -166,7 +167,7 @@ class Capacity:
     def end_work(self, count: int) -> None:
         self.working -= count
 
-    def open_stream(self, key: ClientKey, what: str, request_id: Any = None) -> None:
+    def open_stream(self, key: ClientKey, what: str, request_id: RequestId | None = None) -> None:
         """A stream opens for ``key``; an ``HttpError`` (503) when either stream limit is reached."""
         held = self.streams_by_client.get(key, 0)
         if self.streams >= self.max_streams:
@@ -193,7 +194,7 @@ class Capacity:
             del self.streams_by_client[key]
 
     @contextlib.contextmanager
-    def stream(self, key: ClientKey, what: str, request_id: Any = None) -> Iterator[None]:
+    def stream(self, key: ClientKey, what: str, request_id: RequestId | None = None) -> Iterator[None]:
         """A stream's slot while the block runs."""
         self.open_stream(key, what, request_id)
         try:
@@ -202,7 +203,7 @@ class Capacity:
             self.close_stream(key)
 
     def refuse(
-        self, limit: str, message: str, what: str, key: ClientKey | None = None, request_id: Any = None
+        self, limit: str, message: str, what: str, key: ClientKey | None = None, request_id: RequestId | None = None
     ) -> HttpError:
         """Count a refusal by ``limit``, log it on ``mcptrio.access``, and make its error."""
         self.refused[limit] += 1

@@ -11,6 +11,7 @@ import orjson
 
 from ...protocol import errors
 from ...protocol.errors import McpError
+from ...protocol.events import RequestId
 from ...protocol.session import error_message
 
 
@@ -18,7 +19,11 @@ class HttpError(Exception):
     """Answer the HTTP request with this status and a JSON-RPC error body (id when known)."""
 
     def __init__(
-        self, status: int, error: McpError, request_id: Any = None, headers: list[tuple[bytes, bytes]] | None = None
+        self,
+        status: int,
+        error: McpError,
+        request_id: RequestId | None = None,
+        headers: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
         super().__init__(error.message)
         self.status = status
@@ -32,7 +37,7 @@ class HttpError(Exception):
 
 
 def retry_later(
-    message: str, request_id: Any = None, seconds: int = 1, data: dict[str, Any] | None = None
+    message: str, request_id: RequestId | None = None, seconds: int = 1, data: dict[str, Any] | None = None
 ) -> HttpError:
     """503 with ``Retry-After`` and the retryable -31503 (draining, at capacity, state away); ``data``
     adds to the error's data (which limit refused it, say)."""

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ....auth.principal import client_key
+from ....auth.principal import Principal, client_key
 from ....protocol import errors
+from ....protocol.events import RequestId
 from ....runtime.core import CLIENT
 from ....state import StateUnavailable
 from ....state.fanout import (
@@ -69,7 +70,9 @@ class SessionRoutes:
         self.sessions.touch(session)
         return session
 
-    async def _find_session(self, session_id: str, principal: Any, request_id: Any = None) -> HttpSession:
+    async def _find_session(
+        self, session_id: str, principal: Principal | None, request_id: RequestId | None = None
+    ) -> HttpSession:
         """The session, if it exists and belongs to ``principal``; else 404 (the same either way).
 
         With shared state the record is read (and its expiry renewed) when it was last read more

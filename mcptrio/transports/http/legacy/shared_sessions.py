@@ -21,6 +21,7 @@ import trio
 
 from ....app.visibility import Switches
 from ....protocol import errors
+from ....protocol.events import RequestId
 from ....protocol.session import INITIALIZING, READY, error_message
 from ....state import StateUnavailable
 from ....state.fanout import ClientReplied, RequestCancelled, StreamCarried
@@ -74,7 +75,7 @@ def restore(session: HttpSession, record: dict[str, Any]) -> None:
         session.app.visibility.session_switched()
 
 
-def unavailable(request_id: Any = None) -> HttpError:
+def unavailable(request_id: RequestId | None = None) -> HttpError:
     return retry_later("the shared session store is unreachable: retry shortly", request_id)
 
 
@@ -180,7 +181,7 @@ async def replay(
             await sink.write(sse.event(data, f"{stream}-{n}"))
 
 
-async def _writer_died(sink: Sink, stream: int, seq: int, request_id: Any, session: HttpSession) -> None:
+async def _writer_died(sink: Sink, stream: int, seq: int, request_id: RequestId, session: HttpSession) -> None:
     log.warning(
         "a resumed stream's worker is gone: request %r of session %s… was not completed",
         request_id,
