@@ -110,7 +110,7 @@ class Dispatcher:
     def __init__(self, session: SessionCore) -> None:
         self.session = session
         self.nursery: trio.Nursery | None = None  # where stream sessions' workers run
-        self._handles: dict[Any, _Handle] = {}
+        self._handles: dict[RequestId, _Handle] = {}
         self._drained: trio.Event | None = None  # made only while someone waits for the workers
         self._clock: trio.abc.Clock | None = None
         self._pending: collections.deque[tuple[IncomingRequest, _Handle, contextvars.Context]] = collections.deque()
