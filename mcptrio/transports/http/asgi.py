@@ -49,13 +49,12 @@ from ..net.config import HttpConfig
 from ..net.front_door import Capacity
 from ..net.refusal import HttpError, retry_later
 from . import health
-from .exchange import JSON_HEADERS, Exchange, Sink, accepts
+from .exchange import JSON_HEADERS, Exchange, Sink, Watch, Watchers, accepts
 from .legacy import shared_sessions
 from .legacy.routes import SessionRoutes
 from .legacy.sessions import HttpSession, SessionTable
 from .legacy.sse_transport import LegacySseEndpoints
 from .server.asgi_io import Receive, Send
-from .watch import Watch, Watchers
 
 if TYPE_CHECKING:
     from ...app import App
@@ -99,7 +98,7 @@ class McpHttpApp(SessionRoutes):
         self.capacity = Capacity(self.config.max_requests, self.config.max_streams, self.config.max_streams_per_client)
         self.shutting_down = False
         self._shutdown = trio.Event()
-        # The POST's watcher arms its requests' deadlines (watch.py), unless they come before it can.
+        # The POST's watcher arms its requests' deadlines (exchange.py), unless they come before it can.
         self._arm_deadlines_at_once = self.limits.request_timeout <= 2 * self.config.watch_after
         self._alive_path = _route(self.config.health_path)
         self._ready_path = _route(self.config.ready_path)
@@ -212,7 +211,7 @@ class McpHttpApp(SessionRoutes):
         await sink.respond(exc.status, exc.body(), JSON_HEADERS + exc.headers)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
-        """The endpoint's long-lived task: it runs the watchers' supervisor (watch.py)."""
+        """The endpoint's long-lived task: it runs the watchers' supervisor (exchange.py)."""
         async with trio.open_nursery() as nursery:
             await nursery.start(self.watchers.run)
             while True:

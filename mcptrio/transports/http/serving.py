@@ -15,8 +15,8 @@ from ..net.authorization import resource_check
 from ..net.config import HttpConfig
 from ..net.shared_state import shared_state
 from .asgi import McpHttpApp
-from .server.connections import ConnectionServer
 from .server.h11_server import H11Server
+from .server.rfc9112 import ConnectionServer
 from .server.tls import TlsSettings
 
 if TYPE_CHECKING:

@@ -33,11 +33,11 @@ class HttpConfig:
     # auto mode: a request still running after this long switches to SSE, so a gone client is noticed.
     stream_after: float = 0.25
     # A request still running after this long gets a watcher for a client that goes away
-    # (watch.py); one answered sooner is never watched, which saves a task per request.
+    # (exchange.py); one answered sooner is never watched, which saves a task per request.
     watch_after: float = 0.01
     # Comment lines on running calls' streams: they reveal a client gone without closing its connection
     # (its handler is cancelled), and keep proxies awake.  One task writes them all, spread in time
-    # (watch.py), at most max_probe_rate a second: with more calls open, each is probed less often,
+    # (exchange.py), at most max_probe_rate a second: with more calls open, each is probed less often,
     # but at least every keepalive_interval.  (A client that closes its connection is seen at once.)
     probe_interval: float = 0.5
     max_probe_rate: float = 200.0
@@ -49,7 +49,7 @@ class HttpConfig:
     header_timeout: float = 30.0  # a request head must arrive within this long of its first byte
     keep_alive_timeout: float = 30.0  # an idle connection waits this long for its next request
     body_timeout: float = 30.0  # a request body must arrive within this long (slow clients: 408)
-    # What every connection is held to, whichever server runs the endpoint (http/connections.py):
+    # What every connection is held to, whichever server runs the endpoint (http/server/rfc9112.py):
     max_head_size: int = 64 * 1024  # request line and headers, in bytes (beyond: 431)
     max_headers: int = 100  # header fields in one request (beyond: 431)
     write_timeout: float = 30.0  # a write the client does not take within this long closes its connection

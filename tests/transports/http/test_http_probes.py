@@ -1,4 +1,4 @@
-"""The prober (watch.py): one task writes the comment lines of every open stream, spread in time.
+"""The prober (exchange.py): one task writes the comment lines of every open stream, spread in time.
 
 Through the ASGI app on a MockClock (what each POST was sent, and when), and on the real HTTP server:
 a running call's stream is still probed every ``probe_interval`` (within ``max_probe_rate``, and at
@@ -177,7 +177,7 @@ def test_a_ring_keeps_no_reference_to_streams_that_ended():
     import gc
     import weakref
 
-    from mcptrio.transports.http.watch import Ring
+    from mcptrio.transports.http.exchange import Ring
 
     class Stream:
         pass

@@ -1,4 +1,4 @@
-"""Watching running POSTs for a gone client (watch.py), through the ASGI app on a MockClock.
+"""Watching running POSTs for a gone client (exchange.py), through the ASGI app on a MockClock.
 
 With a lifespan, one supervisor starts a watcher only for requests still running after
 ``watch_after``; without one, every POST watches for itself.  Either way a client that goes
@@ -29,7 +29,7 @@ from .client import (
 
 
 def watcher_tasks(asgi):
-    """Tasks in the supervisor's nursery besides the prober (watch.py), which runs there for good."""
+    """Tasks in the supervisor's nursery besides the prober (exchange.py), which runs there for good."""
     return sum("Prober.run" not in task.name for task in asgi.watchers.nursery.child_tasks)
 
 

@@ -8,13 +8,13 @@ HTTP server against hypercorn", has the figures).
 
 Here a connection is one task: it reads, runs the app in that same task, and writes each
 response (head and body) with one ``send_all``.  h11 parses the requests (its limits, its
-errors); messages.py writes the responses (h11's checks kept, at a fraction of its cost);
+errors); rfc9112.py writes the responses (h11's checks kept, at a fraction of its cost);
 one cancel scope per connection, whose deadline moves, times the wait for a request head and an
 idle keep-alive connection.  A task reads on behalf of a request only when the app waits for
-``http.disconnect`` once the body is in (a request still running: watch.py), and stops before the
+``http.disconnect`` once the body is in (a request still running: exchange.py), and stops before the
 connection reads the next request.  TLS, the connection limit, the write timeout and the drain
-are connections.py's, shared with hypercorn_server.py; the checks on a request's framing are
-messages.py's.  ``send_nowait`` (the scope extension ``mcptrio.send_nowait``) writes a
+are rfc9112.py's, shared with hypercorn_server.py, and so are the checks on a request's
+framing.  ``send_nowait`` (the scope extension ``mcptrio.send_nowait``) writes a
 piece of a streamed body from the caller's task, straight to the socket: a change told to many
 listen streams costs a system call each, with no task, lock or wait per stream.  What is not
 here: HTTP/2 (hypercorn_server.py), WebSocket (transports/websocket.py).
@@ -33,9 +33,18 @@ from urllib.parse import unquote
 import h11
 import trio
 
-from .connections import ConnectionServer, QuietLock, linger
 from .lifespan import ASGI_VERSION
-from .messages import CONTINUE, FramingError, ResponseFraming, chunk_line_problem, error_body, refusal
+from .rfc9112 import (
+    CONTINUE,
+    ConnectionServer,
+    FramingError,
+    QuietLock,
+    ResponseFraming,
+    chunk_line_problem,
+    error_body,
+    linger,
+    refusal,
+)
 
 log = logging.getLogger("mcptrio.http")
 
@@ -249,7 +258,7 @@ class Connection:
             elif name == b"content-length":
                 length = True
         # With both Content-Length and Transfer-Encoding, what follows may be a smuggled request:
-        # the answer closes the connection (RFC 9112 section 6.1; messages.py).
+        # the answer closes the connection (RFC 9112 section 6.1; rfc9112.py).
         self.keep_alive = self.http11 and not close and not (length and self.chunked)
         path, _, query = target.partition(b"?")
         scope = {

@@ -1,6 +1,6 @@
 """The endpoint on hypercorn: HTTP/1.1, and HTTP/2 over TLS (ALPN ``h2``), with years of hardening.
 
-mcptrio accepts the connections (connections.py: TLS, the connection limit, the write timeout,
+mcptrio accepts the connections (rfc9112.py: TLS, the connection limit, the write timeout,
 the drain) and hands each to hypercorn's connection server, so a connection is held to what
 mcptrio's own server holds it to.  Two things are fitted on the way, without changing hypercorn:
 
@@ -8,7 +8,7 @@ mcptrio's own server holds it to.  Two things are fitted on the way, without cha
   lock, and a send meeting it raised ``trio.BusyResourceError`` in a task whose failure ended the
   whole process; here the EOF waits for the send.  Its writes are timed, and its close lingers;
 - the app (``RequestGuard``): each request's head is checked as mcptrio's own server checks it
-  (messages.py) before ``McpHttpApp`` sees it, and an answer that must close its connection
+  (rfc9112.py) before ``McpHttpApp`` sees it, and an answer that must close its connection
   says so in HTTP/1.1 and not in HTTP/2 (which has no Connection header).  In HTTP/2 an answer
   ends only once the request's body has come, read by the app or not: hypercorn forgets a stream
   when its answer ends, and a piece of body for it then raised ``KeyError``, which took the
@@ -32,9 +32,8 @@ from hypercorn.typing import ASGIFramework
 from hypercorn.utils import wrap_app
 
 from .asgi_io import Receive, Send
-from .connections import LINGER, ConnectionServer, QuietLock, Watched, read_to_the_end
 from .lifespan import Asgi
-from .messages import error_body, must_close, refusal
+from .rfc9112 import LINGER, ConnectionServer, QuietLock, Watched, error_body, must_close, read_to_the_end, refusal
 
 log = logging.getLogger("mcptrio.http")
 
@@ -85,7 +84,7 @@ class GuardedStream(trio.abc.HalfCloseableStream):
     reader too, while the app's task may be writing an answer: the EOF met the send under way
     (``trio.BusyResourceError``, which ended the process) or came between an answer's head and its
     body (a truncated 200).  Here the close waits until writing has been quiet for a moment, then
-    sends the EOF and lingers (connections.py).  Writes are timed (``time_writes``).  And a
+    sends the EOF and lingers (rfc9112.py).  Writes are timed (``time_writes``).  And a
     connection whose client has closed is closed at once and leaves the count: hypercorn's task
     for it may wait out its keep-alive timer.
     """
