@@ -69,7 +69,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcptrio.app")
 
 # A method handler (``HANDLERS``): (app, ctx, params) -> its result, awaited through the boundary.
-MethodHandler = Callable[[Any, Context, dict[str, Any]], Awaitable[dict[str, Any]]]
+MethodHandler = Callable[["App", Context, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 # Failures a tool reports as an isError result with their own text.
 TOOL_FAILURES = (ToolError, ArgumentError, ClientCapabilityMissing, ClientRequestFailed)
@@ -138,7 +138,7 @@ def _input_required(ctx: Context, needed: InputRequired) -> dict[str, Any]:
     return input_required(ctx.app.state_key, ctx.session.limits.input_state_ttl, request, ctx.input_responses, needed)
 
 
-def build(app: Any, builtin: list[Middleware], middleware: list[Middleware]) -> RequestHandler:
+def build(app: App, builtin: list[Middleware], middleware: list[Middleware]) -> RequestHandler:
     """The runtime's ``RequestHandler`` for ``app``: the ``builtin`` features' middleware
     outermost, then the app's and plugins' ``middleware`` (each over a boundary of its own), then
     the method handlers."""
@@ -171,13 +171,7 @@ def build(app: Any, builtin: list[Middleware], middleware: list[Middleware]) -> 
 # -- a 2026-07-28 round's answers ---------------------------------------------------------------
 
 
-class Keys(Protocol):
-    @property
-    def state_keys(self) -> Sequence[bytes]:
-        """The sealing keys in use, the current one first (``App.state_keys``)."""
-
-
-def gathered(app: Keys, request: IncomingRequest) -> Mapping[str, Any]:
+def gathered(app: App, request: IncomingRequest) -> Mapping[str, Any]:
     """The answers a 2026-07-28 request carries: unsealed (with ``app``'s keys) from its
     ``requestState``, and its ``inputResponses``; refused (``McpError``) when the state fails
     verification or has lapsed."""
@@ -214,7 +208,8 @@ def _owner(request: IncomingRequest) -> str:
 
 
 class App(Protocol):
-    """What the method handlers need of the App that serves them."""
+    """What the pipeline needs of the App it serves: the tables the method handlers read, and the
+    keys a 2026-07-28 round's state is sealed with."""
 
     tools: dict[str, ToolEntry]
     resources: dict[str, ResourceEntry]
@@ -225,6 +220,10 @@ class App(Protocol):
     tasks: TaskRunner
     visibility: Visibility
     tool_search: ToolSearch | None
+
+    @property
+    def state_keys(self) -> Sequence[bytes]:
+        """The sealing keys in use, the current one first (``App.state_keys``)."""
 
 
 def _string_param(params: dict[str, Any], name: str) -> str:
