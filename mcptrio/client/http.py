@@ -346,7 +346,7 @@ class HttpEnd:
             raise ConnectionError(f"HTTP {status}: not JSON: {body[:200]!r}") from None
         if isinstance(message, dict) and message.get("id") == self._initialize_id and "result" in message:
             self.version = message["result"].get("protocolVersion")
-        await self._out_send(message)
+        await self._put(body)  # (as it came: the reader decodes it)
         return message
 
     async def _refused(
@@ -371,10 +371,15 @@ class HttpEnd:
         await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": error})
 
     async def _out_send(self, message: Any) -> None:
-        try:
-            await self._in.send(orjson.dumps(message))
-        except trio.ClosedResourceError:
-            pass
+        await self._put(orjson.dumps(message))
+
+    async def _put(self, frame: bytes) -> None:
+        """A message for the reader (``receive``): at once when there is room (the usual case)."""
+        with contextlib.suppress(trio.ClosedResourceError):  # (the end is closing: nobody reads)
+            try:
+                self._in.send_nowait(frame)
+            except trio.WouldBlock:
+                await self._in.send(frame)
 
     def forget_session(self) -> None:
         """The server lost the legacy session: drop its id and version (and its GET stream), so the

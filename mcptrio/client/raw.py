@@ -29,6 +29,51 @@ MAX_RECOVERIES = 2  # per request: the same session again, then a new one
 log = logging.getLogger("mcptrio.client")
 
 
+class Answer:
+    """Where the response to one request waits for its one task: a memory channel's part that a
+    request needs, without its cost."""
+
+    __slots__ = ("_message", "_closed", "_task")
+
+    def __init__(self) -> None:
+        self._message: dict[str, Any] | None = None
+        self._closed = False
+        self._task: trio.lowlevel.Task | None = None
+
+    def send_nowait(self, message: dict[str, Any]) -> None:
+        self._message = message
+        self._wake()
+
+    def close(self) -> None:
+        """No response will come (the connection ended)."""
+        self._closed = True
+        self._wake()
+
+    def _wake(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            trio.lowlevel.reschedule(task)
+
+    async def receive(self) -> dict[str, Any]:
+        """The response (EndOfChannel: none will come)."""
+        if self._message is None and not self._closed:
+            self._task = trio.lowlevel.current_task()
+
+            def abort(_: Any) -> trio.lowlevel.Abort:
+                self._task = None
+                return trio.lowlevel.Abort.SUCCEEDED
+
+            await trio.lowlevel.wait_task_rescheduled(abort)
+        else:
+            await trio.lowlevel.checkpoint()
+        if self._message is None:
+            raise trio.EndOfChannel
+        return self._message
+
+
+Slot = trio.MemorySendChannel[dict[str, Any]] | Answer
+
+
 class RawClient:
     """Send requests, await their answers; notifications collect in ``notifications``."""
 
@@ -68,7 +113,7 @@ class RawClient:
         self.unmatched: list[Any] = []  # answers with a null or unknown id, batch arrays
         self.initialize_result: dict[str, Any] | None = None
         self._ids = itertools.count(1)
-        self._waiting: dict[Any, trio.MemorySendChannel[dict[str, Any]]] = {}
+        self._waiting: dict[Any, Slot] = {}  # where each request in flight wants its response
         self._arrived = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._over = False  # the reader has seen the connection end: no answer will come
@@ -195,24 +240,46 @@ class RawClient:
         request_id: Any = None,
     ) -> tuple[Any, trio.MemoryReceiveChannel[dict[str, Any]]]:
         """Send a request without waiting; returns its id and a channel that gets the response."""
-        request_id = next(self._ids) if request_id is None else request_id
-        if self._over:  # (nothing would close its channel: it would wait for ever)
-            raise await self._ended(method)
         send, receive = trio.open_memory_channel[dict[str, Any]](1)
-        self._waiting[request_id] = send
+        request_id = await self._send_request(method, params, send, meta, envelope, request_id)
+        return request_id, receive
+
+    async def _send_request(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        slot: Slot,
+        meta: dict[str, Any] | None = None,
+        envelope: bool = True,
+        request_id: Any = None,
+    ) -> Any:
+        """Send a request whose response goes to ``slot``; its id."""
+        request_id = next(self._ids) if request_id is None else request_id
+        if self._over:  # (nothing would close its slot: it would wait for ever)
+            raise await self._ended(method)
+        self._waiting[request_id] = slot
         body = self.envelope(params, meta) if envelope else dict(params or {})
         try:
             await self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": body})
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self._waiting.pop(request_id, None)
             raise await self._ended(method) from None
-        return request_id, receive
+        return request_id
 
-    async def response(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+    async def response(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        meta: dict[str, Any] | None = None,
+        envelope: bool = True,
+        request_id: Any = None,
+    ) -> dict[str, Any]:
         """The whole response message (result or error) to one request."""
-        request_id, channel = await self.start_request(method, params, **kwargs)
+        answer = Answer()
+        request_id = await self._send_request(method, params, answer, meta, envelope, request_id)
         try:
-            return await channel.receive()
+            return await answer.receive()
         except trio.Cancelled:
             if self.cancel_when_cancelled:
                 self._waiting.pop(request_id, None)

@@ -8,15 +8,20 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+_OFF = contextlib.nullcontext()
 
-@contextlib.contextmanager
+
 def upstream_span(
     telemetry: Any, upstream: str, method: str, target: str | None, meta: dict[str, Any]
-) -> Iterator[None]:
+) -> contextlib.AbstractContextManager[None]:
     """Around one upstream request; ``meta`` gets the span's ``traceparent`` (and ``tracestate``)."""
     if telemetry is None or not telemetry.configured():
-        yield
-        return
+        return _OFF
+    return _span(telemetry, upstream, method, target, meta)
+
+
+@contextlib.contextmanager
+def _span(telemetry: Any, upstream: str, method: str, target: str | None, meta: dict[str, Any]) -> Iterator[None]:
     from opentelemetry import propagate
     from opentelemetry.trace import SpanKind, Status, StatusCode
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import errno
 import functools
 import os
 import sys
@@ -36,6 +37,10 @@ class LineMessageStream:
     ) -> None:
         self._in = receive_stream
         self._out = send_stream
+        fd_stream = getattr(trio.lowlevel, "FdStream", None)  # (a pipe or a file: written to at once)
+        self._out_fd: trio.lowlevel.FdStream | None = (
+            send_stream if fd_stream is not None and isinstance(send_stream, fd_stream) else None
+        )
         self._framer = LineFramer(max_message_size)
         self._frames: collections.deque[bytes | Oversize] = collections.deque()
         self._eof = False
@@ -53,11 +58,28 @@ class LineMessageStream:
         return self._frames.popleft()
 
     async def send(self, data: bytes) -> None:
-        await self._out.send_all(data + b"\n")
+        await self._send_all(data + b"\n")
 
     async def send_many(self, frames: list[bytes]) -> None:
         frames.append(b"")
-        await self._out.send_all(b"\n".join(frames))
+        await self._send_all(b"\n".join(frames))
+
+    async def _send_all(self, data: bytes) -> None:
+        """Write ``data``: on a descriptor, what it takes at once with no trip through the scheduler
+        first (Trio's ``send_all`` makes one), the rest as it can (the session's writer is the one
+        caller at a time)."""
+        if self._out_fd is not None:
+            try:
+                data = data[os.write(self._out_fd.fileno(), data) :]
+            except BlockingIOError:
+                pass
+            except OSError as exc:
+                if exc.errno == errno.EBADF:
+                    raise trio.ClosedResourceError("the output was closed") from None
+                raise trio.BrokenResourceError(str(exc)) from exc
+            if not data:
+                return
+        await self._out.send_all(data)
 
     async def aclose(self) -> None:
         await self._in.aclose()
