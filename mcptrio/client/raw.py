@@ -241,7 +241,7 @@ class RawClient:
     ) -> tuple[Any, trio.MemoryReceiveChannel[dict[str, Any]]]:
         """Send a request without waiting; returns its id and a channel that gets the response."""
         send, receive = trio.open_memory_channel[dict[str, Any]](1)
-        request_id = await self._send_request(method, params, send, meta, envelope, request_id)
+        request_id = await self._send_request(method, params, send, meta=meta, envelope=envelope, request_id=request_id)
         return request_id, receive
 
     async def _send_request(
@@ -249,6 +249,7 @@ class RawClient:
         method: str,
         params: dict[str, Any] | None,
         slot: Slot,
+        *,
         meta: dict[str, Any] | None = None,
         envelope: bool = True,
         request_id: Any = None,
@@ -266,18 +267,10 @@ class RawClient:
             raise await self._ended(method) from None
         return request_id
 
-    async def response(
-        self,
-        method: str,
-        params: dict[str, Any] | None = None,
-        *,
-        meta: dict[str, Any] | None = None,
-        envelope: bool = True,
-        request_id: Any = None,
-    ) -> dict[str, Any]:
-        """The whole response message (result or error) to one request."""
+    async def response(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+        """The whole response message (result or error) to one request (``kwargs``: as ``start_request``)."""
         answer = Answer()
-        request_id = await self._send_request(method, params, answer, meta, envelope, request_id)
+        request_id = await self._send_request(method, params, answer, **kwargs)
         try:
             return await answer.receive()
         except trio.Cancelled:
