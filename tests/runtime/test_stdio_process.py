@@ -104,3 +104,21 @@ async def test_sigterm_drains_then_cancels_after_grace():
         assert "shutting down" in (await long.receive())["error"]["message"]
     assert client.end.process.returncode == 0
     assert 0.8 < elapsed < 5
+
+
+async def test_more_than_a_pipe_holds_sent_at_once_both_ways_arrives_whole():
+    """Twenty 30 KB calls at once, and their answers: lines a full pipe cut are finished before any
+    other line is written (the client's writes to the server's stdin, the server's to its stdout)."""
+    texts = [f"{n}:" + "x" * 30_000 for n in range(20)]
+    echoed: list[str] = []
+
+    async with open_process_client(server_command()) as client:
+
+        async def call(text: str) -> None:
+            echoed.append(text_of(await client.call_tool("echo", {"text": text})))
+
+        async with trio.open_nursery() as nursery:
+            for text in texts:
+                nursery.start_soon(call, text)
+    assert sorted(echoed) == sorted(texts)
+    assert client.unmatched == []
