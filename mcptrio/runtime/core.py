@@ -324,14 +324,17 @@ class Dispatcher:
         if not self._handles and self._drained is not None:
             self._drained.set()
 
+    def closing_message(self, request: IncomingRequest) -> dict[str, Any]:
+        """What a long-lived request (a listen stream) ends with at shutdown: a plain result
+        naming it (graceful closure, subscriptions.mdx)."""
+        return self.session.protocol.result_message(request, {"_meta": {META_SUBSCRIPTION_ID: request.id}})
+
     def _cancelled(self, request: IncomingRequest, handle: _Handle) -> dict[str, Any] | None:
         """The answer to a request whose scope caught a cancellation: by the client, deadline or shutdown."""
         if handle.cancelled_by == CLIENT:
             return None  # a cancelled request is never answered
         if handle.cancelled_by == SHUTDOWN and request.spec.stream:
-            # Graceful closure: the long-lived request ends with a plain result (subscriptions.mdx).
-            closing = {"_meta": {META_SUBSCRIPTION_ID: request.id}}
-            return self.session.protocol.result_message(request, closing)
+            return self.closing_message(request)
         if handle.cancelled_by == SHUTDOWN:
             err = errors.internal_error("the server is shutting down; the request was cancelled")
             return error_message(request.id, err)
@@ -395,6 +398,15 @@ class SessionCore:
 
     async def close_stream(self, request: IncomingRequest) -> None:
         """End the transport stream carrying ``request`` without cancelling it (HTTP only)."""
+
+    def park(self, request: IncomingRequest, on_end: Callable[[], None]) -> Route | None:
+        """Hand the stream of ``request``, which from now on only carries notifications (an
+        acknowledged listen stream), to the transport, to be kept open with no task of its own:
+        the route to post them to from then on, and ``on_end`` is called once when it ends (the
+        client gone, shutdown; it ends with ``Dispatcher.closing_message``).  None: this transport
+        keeps no such streams, and the handler waits as before.  The request must not be answered
+        once parked (its answer goes nowhere)."""
+        return None
 
     async def call_client(self, method: str, params: dict[str, Any], route: Route | None = None) -> dict[str, Any]:
         return await self.client_calls.call(method, params, self.limits.client_request_timeout, route)
