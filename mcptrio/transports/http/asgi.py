@@ -226,7 +226,7 @@ class McpHttpApp(SessionRoutes):
         """The endpoint's long-lived task: it runs the watchers' supervisor (exchange.py)."""
         async with trio.open_nursery() as nursery:
             await nursery.start(self.watchers.run)
-            self.parked = ParkedStreams(self.capacity, self.watchers.prober)
+            self.parked = ParkedStreams(self.capacity, self.watchers)
             nursery.start_soon(self.parked.run)
             while True:
                 message = await receive()

@@ -339,7 +339,7 @@ class Exchange:
         stateless stream only: a legacy one may be resumed); from then on this exchange is done
         and the POST can end.  None: not possible here, the stream stays this POST's."""
         sink = self.sink
-        if self.slot is None or sink is None or self.log is not None or self._queued or self._lock.locked():
+        if self.slot is None or sink is None or self.log is not None or not self.quiet:
             return None
         parked = sink.hand_over(on_gone)
         if parked is not None:
@@ -446,6 +446,11 @@ class Exchange:
             self.log.append(self.stream, self._seq, b"", False, self.request_id)
             # It leaves with the first event, probe or end of the stream, whichever comes first.
             sink.hold(sse.priming(f"{self.stream}-{self._seq}", self.config.retry_ms))
+
+    @property
+    def quiet(self) -> bool:
+        """Nothing of it is queued or being written (it may change hands: parked.py)."""
+        return not self._queued and not self._lock.locked()
 
     @property
     def writing(self) -> bool:

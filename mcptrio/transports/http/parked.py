@@ -1,4 +1,5 @@
-"""Parked listen streams: acknowledged ``subscriptions/listen`` streams kept open with no task.
+"""Parked streams: acknowledged ``subscriptions/listen`` streams and legacy sessions' GET streams,
+kept open with no task.
 
 Once its acknowledgement is out, a listen stream only carries the notifications others post to
 it, a comment line now and then, and at its end a closing result.  On the built-in server
@@ -7,8 +8,14 @@ is left is a ``ParkedStream`` here (the server's ``ParkedResponse``, the closing
 stream slot it holds) and the app's listener.  Posts write the event at once; the prober writes
 its comment lines beside the other streams'; shutdown and its token's expiry end it with its
 closing result, as they end a stream whose handler still waits; the client's going away (the
-server's one watching task sees it) frees its listener and its stream slot.  A server that can't
-park (hypercorn, TLS) keeps the stream in its POST, as before.
+server's one watching task sees it) frees its listener and its stream slot.
+
+A legacy session's GET stream, once its priming event is out, is parked the same way: its
+exchange (the session's standalone stream, with its event log) stays, and writes to a
+``ParkedSink`` instead of the GET's; shutdown, the session's end and its token's expiry end it,
+and the client's going away detaches it (what comes meanwhile waits in the log for a resume).
+A resumed stream (``Last-Event-ID``) is not parked.  A server that can't park (hypercorn, TLS)
+keeps each stream in its request, as before.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import trio
 from ...auth.principal import ClientKey
 from ..net.front_door import Capacity
 from . import sse
-from .exchange import Exchange, Prober
+from .exchange import Exchange, Sink, Watchers
 from .server.parking import ParkedResponse
 
 
@@ -71,13 +78,37 @@ class ParkedStream:
         on_end()
 
 
-class ParkedStreams:
-    """A worker's parked listen streams; ``run`` it in a long-lived task (their tokens' expiry)."""
+class ParkedSink(Sink):
+    """A parked GET stream's sink: its exchange writes to it as to the GET's, and the pieces go to
+    the parked response."""
 
-    def __init__(self, capacity: Capacity, prober: Prober) -> None:
+    def __init__(self, response: ParkedResponse) -> None:
+        super().__init__(self._send_parked)
+        self.response = response
+        self.started = True
+        self.send_nowait = self._write_nowait
+
+    async def _send_parked(self, message: dict[str, Any]) -> None:
+        body = message.get("body", b"")
+        if message.get("more_body", False):
+            self.response.write(body)
+        else:
+            self.response.end(body)
+
+    def _write_nowait(self, data: bytes) -> bool:
+        self.response.write(data)  # (gone: the log has it for a resume)
+        return True
+
+
+class ParkedStreams:
+    """A worker's parked streams; ``run`` it in a long-lived task (their tokens' expiry)."""
+
+    def __init__(self, capacity: Capacity, watchers: Watchers) -> None:
         self.capacity = capacity
-        self.prober = prober
+        self.watchers = watchers
+        self.prober = watchers.prober
         self.streams: dict[ParkedStream, None] = {}
+        self.gets: dict[object, ParkedStream] = {}  # a legacy session -> its parked GET stream
         self._expiring: list[tuple[float, int, ParkedStream]] = []  # a heap; ended streams are skipped
         self._order = itertools.count()
         self._sleep: trio.CancelScope | None = None
@@ -96,13 +127,55 @@ class ParkedStreams:
         if response is None:
             return None
         stream.response = response
-        self.streams[stream] = None
+        self._add(stream, expires)
         self.prober.add(stream, listen=True)
+        return stream
+
+    def park_get(
+        self,
+        session: object,
+        exchange: Exchange,
+        sink: Sink,
+        key: ClientKey,
+        expires: float,
+        on_end: Callable[[], None],
+    ) -> bool:
+        """Park a legacy session's GET stream (its exchange quiet, its priming out), which holds
+        ``key``'s stream slot from now on; False when it can't be."""
+        nursery = self.watchers.nursery
+        if not self.running or self.closing or not self.prober.running or nursery is None or not exchange.quiet:
+            return False
+
+        def ended() -> None:
+            exchange.detach(parked)
+            self.prober.discard(exchange)
+            self.gets.pop(session, None)
+            on_end()
+
+        stream = ParkedStream(self, b"", key, ended)
+        response = sink.hand_over(stream.gone)
+        if response is None:
+            return False
+        stream.response = response
+        parked = ParkedSink(response)
+        exchange.attach(parked, nursery)
+        self.gets[session] = stream
+        self._add(stream, expires)
+        self.prober.add(exchange, listen=True)
+        return True
+
+    def end_get(self, session: object) -> None:
+        """The session ended: its parked GET stream, if it has one, ends too."""
+        stream = self.gets.get(session)
+        if stream is not None:
+            stream.close()
+
+    def _add(self, stream: ParkedStream, expires: float) -> None:
+        self.streams[stream] = None
         if expires < math.inf:
             heapq.heappush(self._expiring, (expires, next(self._order), stream))
             if self._sleep is not None:
                 self._sleep.deadline = min(self._sleep.deadline, expires)
-        return stream
 
     def forget(self, stream: ParkedStream) -> None:
         del self.streams[stream]

@@ -1,8 +1,11 @@
-"""Acknowledged listen streams on the built-in server are parked: no task of theirs is left, yet
-each hears every change in order, counts against the stream limit until its client leaves, and
-ends with its closing result at shutdown.  hypercorn keeps them in their POSTs, as before."""
+"""Acknowledged listen streams and legacy GET streams on the built-in server are parked: no task
+of theirs is left, yet each hears every change in order, counts against the stream limit until its
+client leaves, and ends as before (a listen stream with its closing result at shutdown, a GET
+stream with its session).  hypercorn keeps them in their requests, as before."""
 
 from __future__ import annotations
+
+import contextlib
 
 import httpx
 import pytest
@@ -11,7 +14,7 @@ import trio
 from mcptrio import App
 from mcptrio.transports.http import HttpConfig
 
-from .client import SUBSCRIPTION_ID, http_server, new_client, wait_until
+from .client import SUBSCRIPTION_ID, SseReader, http_server, initialize, legacy_headers, new_client, wait_until
 from .test_http_fanout import URIS, RawListener
 
 STREAMS = 8
@@ -77,12 +80,45 @@ async def test_a_parked_stream_that_stops_reading_is_cut_off_alone(app: App) -> 
             reader = await RawListener.open(url, "reader", URIS)
             told: list[str] = []
             while len(app.listeners) == 2 and len(told) < 100_000:
-                for n in range(500):
+                for n in range(500):  # (each change lets the other tasks run, as separate calls' would)
                     await app.notify_resource_updated(URIS[n % len(URIS)])
                     told.append(URIS[n % len(URIS)])
+                    await trio.lowlevel.checkpoint()
                 await reader.read_until(len(told))
                 assert reader.updated() == told
             assert len(app.listeners) == 1, "the stream that stopped reading was cut off"
             assert await _open_streams(client, url) == 1
             await reader.stream.aclose()
             await stuck.stream.aclose()
+
+
+async def test_legacy_get_streams_park_and_end_with_their_sessions(app: App) -> None:
+    quiet = HttpConfig(keepalive_interval=3600)
+    async with http_server(app, config=quiet) as url, new_client() as client:
+        with trio.fail_after(20):
+            sessions = [await initialize(client, url) for _ in range(3)]
+            await trio.sleep(0.1)
+            before = _tasks()
+            async with contextlib.AsyncExitStack() as streams:
+                readers = []
+                for session_id in sessions:
+                    get = client.stream("GET", url, headers=legacy_headers(session_id))
+                    response = await streams.enter_async_context(get)
+                    assert response.status_code == 200
+                    readers.append(SseReader(response))
+                await wait_until(lambda: _tasks() == before, 5, "no task left for the parked GET streams")
+                assert await _open_streams(client, url) == 3
+                await app.notify_tools_changed()
+                for reader in readers:
+                    message = await reader.next_message()
+                    assert message["method"] == "notifications/tools/list_changed", message
+                deleted = await client.delete(url, headers=legacy_headers(sessions[0]))
+                assert deleted.status_code == 200
+                assert await readers[0].next_message() is None, "the session's end ended its stream"
+                assert await _open_streams(client, url) == 2
+                await app.notify_tools_changed()
+                for reader in readers[1:]:
+                    message = await reader.next_message()
+                    assert message["method"] == "notifications/tools/list_changed", message
+            await wait_until(lambda: _tasks() == before, 5, "the closed streams left nothing behind")
+            assert await _open_streams(client, url) == 0
