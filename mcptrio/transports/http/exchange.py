@@ -561,6 +561,26 @@ class Probed(Protocol):
         """Write a comment line."""
 
 
+class Alarm:
+    """A task's sleep until a deadline that others may bring forward (``sooner``)."""
+
+    def __init__(self) -> None:
+        self._scope: trio.CancelScope | None = None
+
+    async def sleep_until(self, deadline: float) -> None:
+        with trio.CancelScope(deadline=deadline) as self._scope:
+            await trio.sleep_forever()
+        self._scope = None
+
+    def sooner(self, deadline: float) -> None:
+        """Wake the sleeper by ``deadline`` at the latest (if it sleeps now)."""
+        if self._scope is not None:
+            self._scope.deadline = min(self._scope.deadline, deadline)
+
+    def stop(self) -> None:
+        self._scope = None
+
+
 PACE_FLOOR = 0.001  # the prober wakes at most this often (faster paces probe a few streams a wake)
 
 
@@ -618,14 +638,13 @@ class Prober:
         self.calls = Ring(config.probe_interval, config.max_probe_rate, config.keepalive_interval)
         self.listens = Ring(config.keepalive_interval)
         self.running = False
-        self._sleep: trio.CancelScope | None = None
+        self._alarm = Alarm()
 
     def add(self, exchange: Probed, *, listen: bool = False) -> None:
         """Probe this stream from now on (first within one interval, then every interval)."""
         ring = self.listens if listen else self.calls
         ring.add(exchange, trio.current_time())
-        if self._sleep is not None:
-            self._sleep.deadline = min(self._sleep.deadline, ring.next_turn())
+        self._alarm.sooner(ring.next_turn())
 
     def discard(self, exchange: Probed) -> None:
         self.calls.discard(exchange)
@@ -646,13 +665,12 @@ class Prober:
                     for exchange in ring.due(now):
                         if not exchange.writing:
                             nursery.start_soon(self._probe, exchange)
-                wake = max(now + PACE_FLOOR, min(self.calls.next_turn(), self.listens.next_turn()))
-                with trio.CancelScope(deadline=wake) as self._sleep:
-                    await trio.sleep_forever()
-                self._sleep = None
+                await self._alarm.sleep_until(
+                    max(now + PACE_FLOOR, min(self.calls.next_turn(), self.listens.next_turn()))
+                )
         finally:
             self.running = False
-            self._sleep = None
+            self._alarm.stop()
 
 
 class Watchers:

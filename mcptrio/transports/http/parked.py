@@ -32,7 +32,7 @@ import trio
 from ...auth.principal import ClientKey
 from ..net.front_door import Capacity
 from . import sse
-from .exchange import Exchange, Sink, Watchers
+from .exchange import Alarm, Exchange, Sink, Watchers
 from .server.parking import ParkedResponse
 
 
@@ -111,7 +111,7 @@ class ParkedStreams:
         self.gets: dict[object, ParkedStream] = {}  # a legacy session -> its parked GET stream
         self._expiring: list[tuple[float, int, ParkedStream]] = []  # a heap; ended streams are skipped
         self._order = itertools.count()
-        self._sleep: trio.CancelScope | None = None
+        self._alarm = Alarm()
         self.running = False
         self.closing = False  # shutdown began: streams stay with their requests, which the drain ends
 
@@ -174,8 +174,7 @@ class ParkedStreams:
         self.streams[stream] = None
         if expires < math.inf:
             heapq.heappush(self._expiring, (expires, next(self._order), stream))
-            if self._sleep is not None:
-                self._sleep.deadline = min(self._sleep.deadline, expires)
+            self._alarm.sooner(expires)
 
     def forget(self, stream: ParkedStream) -> None:
         del self.streams[stream]
@@ -197,10 +196,7 @@ class ParkedStreams:
                 while expiring and (expiring[0][0] <= now or expiring[0][2] not in self.streams):
                     _, _, stream = heapq.heappop(expiring)
                     stream.close()  # (one that ended already: nothing)
-                wake = expiring[0][0] if expiring else math.inf
-                with trio.CancelScope(deadline=wake) as self._sleep:
-                    await trio.sleep_forever()
-                self._sleep = None
+                await self._alarm.sleep_until(expiring[0][0] if expiring else math.inf)
         finally:
             self.running = False
-            self._sleep = None
+            self._alarm.stop()

@@ -29,7 +29,7 @@ import logging
 import math
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from email.utils import formatdate
 from typing import Any
 from urllib.parse import unquote
@@ -81,16 +81,8 @@ class H11Server(ConnectionServer):
         super().__init__(*args, **kwargs)
         self.parking = Parking(self.connections, MAX_UNSENT)
 
-    async def serve(
-        self,
-        listeners: list[trio.SocketListener],
-        shutdown_trigger: Callable[[], Awaitable[object]],
-        task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
-    ) -> None:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self.parking.run)
-            await super().serve(listeners, shutdown_trigger, task_status)
-            nursery.cancel_scope.cancel()  # (the parked responses the app left open close)
+    def start_background(self, nursery: trio.Nursery) -> None:
+        nursery.start_soon(self.parking.run)  # (cancelled at the end: the parked responses left open close)
 
     async def handle(self, socket_stream: trio.SocketStream) -> None:
         stream = self.secured(socket_stream)
