@@ -44,7 +44,7 @@ class ParkedResponse:
     def __init__(self, fd: int, framing: ResponseFraming, parking: Parking, on_gone: Callable[[], None]) -> None:
         self.fd = fd  # its connection's socket's until it is handed on (Parking.add), then this one's to close
         self.framing = framing
-        self.unsent = b""
+        self.unsent: bytes | bytearray = b""  # (a bytearray while some wait: appended to in place)
         self.writing_since = math.inf  # when the unsent bytes began to wait (the write timeout's)
         self.on_gone: Callable[[], None] | None = on_gone
         self.parking = parking
@@ -83,13 +83,16 @@ class ParkedResponse:
             self.close()
             return
         if sent < len(data):
-            self.unsent = data[sent:]
+            self.unsent = bytearray(data[sent:])
             self.writing_since = trio.current_time()
             if self.registered:
                 self.parking.want_write(self, True)
 
     def flush(self) -> None:
         """The socket takes more: write what is unsent (called by the watching task)."""
+        if not self.unsent:
+            self.parking.want_write(self, False)
+            return
         try:
             sent = os.write(self.fd, self.unsent)
         except BlockingIOError:
@@ -97,9 +100,12 @@ class ParkedResponse:
         except OSError:
             self.close()
             return
-        self.unsent = self.unsent[sent:]
+        unsent = self.unsent
+        assert isinstance(unsent, bytearray)  # (some wait)
+        del unsent[:sent]
         self.writing_since = trio.current_time() if self.unsent else math.inf
         if not self.unsent:
+            self.unsent = b""
             if self.ending:
                 self.close()
             else:
