@@ -113,7 +113,9 @@ class Dispatcher:
         self._handles: dict[RequestId, _Handle] = {}
         self._drained: trio.Event | None = None  # made only while someone waits for the workers
         self._clock: trio.abc.Clock | None = None
-        self._pending: collections.deque[tuple[IncomingRequest, _Handle, contextvars.Context]] = collections.deque()
+        # Made by the first start(): over HTTP the workers run in the requests' own tasks (run), and
+        # a deque is most of what an idle session or a parked stream's session would keep.
+        self._pending: collections.deque[tuple[IncomingRequest, _Handle, contextvars.Context]] | None = None
         self._taking = False  # a worker is (or is about to be) taking the pending requests
         self._waiting: list[Task] = []  # idle workers, the latest last
         self._closed = False
@@ -126,7 +128,10 @@ class Dispatcher:
         handle = self._admit(request, pooled=True)
         if handle is None:
             return False
-        self._pending.append((request, handle, contextvars.copy_context()))
+        pending = self._pending
+        if pending is None:
+            pending = self._pending = collections.deque()
+        pending.append((request, handle, contextvars.copy_context()))
         if not self._taking:
             self._wake()
         return True
@@ -244,6 +249,7 @@ class Dispatcher:
         none or one has to wait (for its handler, or for room in the outbox)."""
         session = self.session
         pending = self._pending
+        assert pending is not None  # (a worker is woken by start)
         request = None
         try:
             while worker.taking and pending:
