@@ -25,10 +25,15 @@ LISTEN_FILTER_KEYS = ("toolsListChanged", "promptsListChanged", "resourcesListCh
 class Listener:
     """A live ``subscriptions/listen`` stream (2026-07-28) and what it opted in to."""
 
-    session: SessionCore
+    session: SessionCore | None  # None once parked: the route alone carries the stream
     request_id: RequestId
     filter: dict[str, Any]
     route: Route | None = None
+
+    def park(self, route: Route) -> None:
+        """The transport keeps the stream now (``SessionCore.park``): posted to ``route``, and
+        the session (its request is over) is let go."""
+        self.route, self.session = route, None
 
 
 class Audience:
@@ -111,4 +116,8 @@ def _topics(listener: Listener) -> list[tuple[str, str]]:
 
 def _to_listener(listener: Listener, method: str, params: dict[str, Any]) -> None:
     params = {"_meta": {META_SUBSCRIPTION_ID: listener.request_id}, **params}
-    listener.session.post({"jsonrpc": "2.0", "method": method, "params": params}, listener.route)
+    message = {"jsonrpc": "2.0", "method": method, "params": params}
+    if listener.session is not None:
+        listener.session.post(message, listener.route)
+    elif listener.route is not None:  # (parked)
+        listener.route.post(message)

@@ -34,6 +34,7 @@ deadline, anything else that reaches it to an internal error.
 from __future__ import annotations
 
 import base64
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -586,6 +587,7 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
     session = ctx.session
     listener = Listener(session, ctx.request_id, agreed, ctx.incoming.route)
     app.audience.listen(listener)  # before the acknowledgement: a change right after it is not missed
+    parked = None
     try:
         await session.send(
             {
@@ -595,10 +597,16 @@ async def subscriptions_listen(app: App, ctx: Context, params: dict[str, Any]) -
             },
             listener.route,
         )
-        await trio.sleep_forever()
+        # Where the transport can keep the stream open by itself (HTTP's built-in server), it
+        # does, and this request's task, with everything it holds, ends here unanswered.
+        parked = session.park(ctx.incoming, functools.partial(app.audience.unlisten, listener))
+        if parked is None:
+            await trio.sleep_forever()
     finally:
-        app.audience.unlisten(listener)
-    raise AssertionError("unreachable")  # pragma: no cover
+        if parked is None:
+            app.audience.unlisten(listener)
+    listener.park(parked)  # (no checkpoint since the park: no change was posted to the old route)
+    return {}
 
 
 # The handler of each method ``protocol/methods.py`` marks as answered by the app.

@@ -113,7 +113,9 @@ class Dispatcher:
         self._handles: dict[RequestId, _Handle] = {}
         self._drained: trio.Event | None = None  # made only while someone waits for the workers
         self._clock: trio.abc.Clock | None = None
-        self._pending: collections.deque[tuple[IncomingRequest, _Handle, contextvars.Context]] = collections.deque()
+        # Made by the first start(): over HTTP the workers run in the requests' own tasks (run), and
+        # a deque is most of what an idle session or a parked stream's session would keep.
+        self._pending: collections.deque[tuple[IncomingRequest, _Handle, contextvars.Context]] | None = None
         self._taking = False  # a worker is (or is about to be) taking the pending requests
         self._waiting: list[Task] = []  # idle workers, the latest last
         self._closed = False
@@ -126,7 +128,10 @@ class Dispatcher:
         handle = self._admit(request, pooled=True)
         if handle is None:
             return False
-        self._pending.append((request, handle, contextvars.copy_context()))
+        pending = self._pending
+        if pending is None:
+            pending = self._pending = collections.deque()
+        pending.append((request, handle, contextvars.copy_context()))
         if not self._taking:
             self._wake()
         return True
@@ -244,6 +249,7 @@ class Dispatcher:
         none or one has to wait (for its handler, or for room in the outbox)."""
         session = self.session
         pending = self._pending
+        assert pending is not None  # (a worker is woken by start)
         request = None
         try:
             while worker.taking and pending:
@@ -324,14 +330,17 @@ class Dispatcher:
         if not self._handles and self._drained is not None:
             self._drained.set()
 
+    def closing_message(self, request: IncomingRequest) -> dict[str, Any]:
+        """What a long-lived request (a listen stream) ends with at shutdown: a plain result
+        naming it (graceful closure, subscriptions.mdx)."""
+        return self.session.protocol.result_message(request, {"_meta": {META_SUBSCRIPTION_ID: request.id}})
+
     def _cancelled(self, request: IncomingRequest, handle: _Handle) -> dict[str, Any] | None:
         """The answer to a request whose scope caught a cancellation: by the client, deadline or shutdown."""
         if handle.cancelled_by == CLIENT:
             return None  # a cancelled request is never answered
         if handle.cancelled_by == SHUTDOWN and request.spec.stream:
-            # Graceful closure: the long-lived request ends with a plain result (subscriptions.mdx).
-            closing = {"_meta": {META_SUBSCRIPTION_ID: request.id}}
-            return self.session.protocol.result_message(request, closing)
+            return self.closing_message(request)
         if handle.cancelled_by == SHUTDOWN:
             err = errors.internal_error("the server is shutting down; the request was cancelled")
             return error_message(request.id, err)
@@ -395,6 +404,15 @@ class SessionCore:
 
     async def close_stream(self, request: IncomingRequest) -> None:
         """End the transport stream carrying ``request`` without cancelling it (HTTP only)."""
+
+    def park(self, request: IncomingRequest, on_end: Callable[[], None]) -> Route | None:
+        """Hand the stream of ``request``, which from now on only carries notifications (an
+        acknowledged listen stream), to the transport, to be kept open with no task of its own:
+        the route to post them to from then on, and ``on_end`` is called once when it ends (the
+        client gone, shutdown; it ends with ``Dispatcher.closing_message``).  None: this transport
+        keeps no such streams, and the handler waits as before.  The request must not be answered
+        once parked (its answer goes nowhere)."""
+        return None
 
     async def call_client(self, method: str, params: dict[str, Any], route: Route | None = None) -> dict[str, Any]:
         return await self.client_calls.call(method, params, self.limits.client_request_timeout, route)

@@ -54,6 +54,7 @@ from .legacy import shared_sessions
 from .legacy.routes import SessionRoutes
 from .legacy.sessions import HttpSession, SessionTable
 from .legacy.sse_transport import LegacySseEndpoints
+from .parked import ParkedStreams
 from .server.asgi_io import Receive, Send
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ class StatelessCall(SessionCore):
 
     transport = "http"
     log: EventLog | None = None  # (a stateless response is never resumed)
+    parking: ParkedStreams | None = None  # where its listen stream may be parked (parked.py)
 
     def __init__(self, app: App, limits: SessionLimits, client_address: str | None) -> None:
         super().__init__(app, limits)
@@ -82,6 +84,14 @@ class StatelessCall(SessionCore):
         if route is not None:
             route.post(message)
 
+    def park(self, request: IncomingRequest, on_end: Callable[[], None]) -> Route | None:
+        route = request.route
+        if self.parking is None or not isinstance(route, Exchange) or route.slot is None:
+            return None
+        closing = self.dispatcher.closing_message(request)
+        expires = authorization.expiry_deadline(request.principal)
+        return self.parking.park(route, route.slot, closing, expires, on_end)
+
 
 class McpHttpApp(SessionRoutes):
     """ASGI app serving an App's MCP endpoint; serve_http runs it on either server of
@@ -94,6 +104,7 @@ class McpHttpApp(SessionRoutes):
         self.sessions = SessionTable(self.config)
         self._proxies = self.config.proxy_networks
         self.watchers = Watchers(self.config)
+        self.parked: ParkedStreams | None = None  # set once the lifespan runs (the built-in server parks)
         self.active: set[HttpSession | StatelessCall] = set()  # with requests in flight
         self.capacity = Capacity(self.config.max_requests, self.config.max_streams, self.config.max_streams_per_client)
         self.shutting_down = False
@@ -139,6 +150,7 @@ class McpHttpApp(SessionRoutes):
         if extensions:
             sink.receive_nowait = extensions.get("mcptrio.receive_nowait")
             sink.send_nowait = extensions.get("mcptrio.send_nowait")
+            sink.park = extensions.get("mcptrio.park")
         client = scope.get("client")
         sink.client_address = front_door.client_address(
             client[0] if client else None, headers.get(b"x-forwarded-for"), self._proxies
@@ -214,6 +226,8 @@ class McpHttpApp(SessionRoutes):
         """The endpoint's long-lived task: it runs the watchers' supervisor (exchange.py)."""
         async with trio.open_nursery() as nursery:
             await nursery.start(self.watchers.run)
+            self.parked = ParkedStreams(self.capacity, self.watchers)
+            nursery.start_soon(self.parked.run)
             while True:
                 message = await receive()
                 if message["type"] == "lifespan.startup":
@@ -331,6 +345,7 @@ class McpHttpApp(SessionRoutes):
                 # there for the caller, else as an unknown tool, so hiding leaks nothing.
                 param_mismatch = err
         call = StatelessCall(self.app, self.limits, sink.client_address)
+        call.parking = self.parked
         await self._exchange(call, value, receive, sink, era="modern", headers=[], param_mismatch=param_mismatch)
 
     async def _legacy_post(
@@ -482,6 +497,7 @@ class McpHttpApp(SessionRoutes):
                 core.protocol.finished(request.id)
             raise
         self.active.add(core)
+        exchange.slot = listen_key
         watch = Watch(receive, core, requests, exchange, sink, trio.current_time())
         try:
             if self.config.response_mode == "sse":
@@ -498,10 +514,10 @@ class McpHttpApp(SessionRoutes):
                     nursery.cancel_scope.cancel()
         finally:
             self.watchers.discard(watch)
-            if listen_key is not None:
-                self.capacity.close_stream(listen_key)
-            else:
+            if listen_key is None:
                 self.capacity.end_work(len(requests))
+            elif not exchange.parked:  # (a parked stream holds its slot until it ends: parked.py)
+                self.capacity.close_stream(listen_key)
             self.active.discard(core)
             exchange.release()
 
@@ -549,6 +565,8 @@ class McpHttpApp(SessionRoutes):
             return
         self.shutting_down = True
         self._shutdown.set()
+        if self.parked is not None:
+            self.parked.close_all()
         async with trio.open_nursery() as nursery:
             for core in list(self.active):
                 nursery.start_soon(core.dispatcher.drain, self.limits.shutdown_grace)

@@ -63,13 +63,13 @@ import itertools
 import math
 import random
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 import orjson
 import trio
 
-from ...auth.principal import Principal
+from ...auth.principal import ClientKey, Principal
 from ...protocol import errors
 from ...protocol.events import IncomingRequest, RequestId
 from ...runtime.core import CLIENT
@@ -77,6 +77,7 @@ from ..net.config import HttpConfig
 from . import sse
 from .event_log import EventLog
 from .server.asgi_io import Receive
+from .server.parking import ParkedResponse
 from .server.rfc9112 import QuietLock
 
 if TYPE_CHECKING:
@@ -119,6 +120,8 @@ class Sink:
         self.receive_nowait: Callable[[], dict[str, Any] | None] | None = None
         # The server's "write this piece of the streamed body now" (mcptrio.send_nowait), if it has one.
         self.send_nowait: Callable[[bytes], bool] | None = None
+        # The server's "take this streamed response off the app's hands" (mcptrio.park), if it has one.
+        self.park: Callable[[Callable[[], None]], ParkedResponse | None] | None = None
         self._final: list[dict[str, Any]] = []
 
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
@@ -160,6 +163,19 @@ class Sink:
         if send_nowait is None or self._head is not None or self._held or self.ended or self._lock.locked():
             return False
         return self.started and send_nowait(data)
+
+    def hand_over(self, on_gone: Callable[[], None]) -> ParkedResponse | None:
+        """Park the open stream with the server (nothing of it held back or being written): this
+        response is then over for the app, and the ParkedResponse carries its socket on."""
+        park = self.park
+        if park is None or not self.started or self._head is not None or self._held or self.ended:
+            return None
+        if self._lock.locked():
+            return None
+        parked = park(on_gone)
+        if parked is not None:
+            self.ended = True
+        return parked
 
     def hold(self, data: bytes) -> None:
         """Send ``data`` with the next write instead of on its own (one socket write fewer)."""
@@ -286,6 +302,8 @@ class Exchange:
         self.carried_elsewhere = False  # a client follows this stream from another worker (shared state)
         self.detached_at = 0.0  # when the last client carrying this stream went away
         self._sink_change: trio.Event | None = None
+        self.slot: ClientKey | None = None  # the stream slot its listen stream holds (asgi.py): it may park
+        self.parked = False  # handed to the server: its POST ends, the stream does not
 
     async def deliver(self, message: Any) -> None:
         """Send one message for this route; a response (or a batch array) is the final one."""
@@ -315,6 +333,19 @@ class Exchange:
             self.resumable = self._seq > 0
         if final:
             self.done = True
+
+    def park(self, on_gone: Callable[[], None]) -> ParkedResponse | None:
+        """Hand the open stream to the server, if nothing of it is queued or being written (a
+        stateless stream only: a legacy one may be resumed); from then on this exchange is done
+        and the POST can end.  None: not possible here, the stream stays this POST's."""
+        sink = self.sink
+        if self.slot is None or sink is None or self.log is not None or not self.quiet:
+            return None
+        parked = sink.hand_over(on_gone)
+        if parked is not None:
+            self.done = self.parked = True
+            self.sink = None
+        return parked
 
     def _record(self, data: bytes, final: bool = False) -> str | None:
         """Put an event in the session's log (legacy); its id, or None when there is no log."""
@@ -417,6 +448,11 @@ class Exchange:
             sink.hold(sse.priming(f"{self.stream}-{self._seq}", self.config.retry_ms))
 
     @property
+    def quiet(self) -> bool:
+        """Nothing of it is queued or being written (it may change hands: parked.py)."""
+        return not self._queued and not self._lock.locked()
+
+    @property
     def writing(self) -> bool:
         """A message or probe is being written now (to a client that may have stopped reading)."""
         return self._lock.locked()
@@ -514,6 +550,37 @@ class Watch:
             self.core.dispatcher.arm_deadline(request.id)
 
 
+class Probed(Protocol):
+    """An open stream as the prober sees it (an Exchange, or a parked listen stream: parked.py)."""
+
+    @property
+    def writing(self) -> bool:
+        """A write to it has not finished (its probe is skipped)."""
+
+    async def probe(self) -> None:
+        """Write a comment line."""
+
+
+class Alarm:
+    """A task's sleep until a deadline that others may bring forward (``sooner``)."""
+
+    def __init__(self) -> None:
+        self._scope: trio.CancelScope | None = None
+
+    async def sleep_until(self, deadline: float) -> None:
+        with trio.CancelScope(deadline=deadline) as self._scope:
+            await trio.sleep_forever()
+        self._scope = None
+
+    def sooner(self, deadline: float) -> None:
+        """Wake the sleeper by ``deadline`` at the latest (if it sleeps now)."""
+        if self._scope is not None:
+            self._scope.deadline = min(self._scope.deadline, deadline)
+
+    def stop(self) -> None:
+        self._scope = None
+
+
 PACE_FLOOR = 0.001  # the prober wakes at most this often (faster paces probe a few streams a wake)
 
 
@@ -524,24 +591,24 @@ class Ring:
 
     def __init__(self, interval: float, max_rate: float = math.inf, ceiling: float = math.inf) -> None:
         self.base, self.max_rate, self.ceiling = interval, max_rate, ceiling
-        self.members: dict[Exchange, float] = {}  # stream -> its next turn
-        self._turns: list[tuple[float, int, Exchange]] = []  # a heap; turns of ended streams are skipped
+        self.members: dict[Probed, float] = {}  # stream -> its next turn
+        self._turns: list[tuple[float, int, Probed]] = []  # a heap; turns of ended streams are skipped
         self._order = itertools.count()
 
     @property
     def interval(self) -> float:
         return min(self.ceiling, max(self.base, len(self.members) / self.max_rate))
 
-    def add(self, exchange: Exchange, now: float) -> None:
+    def add(self, exchange: Probed, now: float) -> None:
         self._schedule(exchange, now + random.random() * self.interval)
 
-    def discard(self, exchange: Exchange) -> None:
+    def discard(self, exchange: Probed) -> None:
         self.members.pop(exchange, None)
         if len(self._turns) > 2 * len(self.members) + 64:  # turns of ended streams hold them: drop them now
             self._turns = [(turn, next(self._order), member) for member, turn in self.members.items()]
             heapq.heapify(self._turns)
 
-    def due(self, now: float) -> list[Exchange]:
+    def due(self, now: float) -> list[Probed]:
         """The streams whose turn has come; their next turn is one interval after this one."""
         taken = []
         while self._turns and self._turns[0][0] <= now:
@@ -559,7 +626,7 @@ class Ring:
             heapq.heappop(turns)  # a stream that ended
         return turns[0][0] if turns else math.inf
 
-    def _schedule(self, exchange: Exchange, turn: float) -> None:
+    def _schedule(self, exchange: Probed, turn: float) -> None:
         self.members[exchange] = turn
         heapq.heappush(self._turns, (turn, next(self._order), exchange))
 
@@ -571,20 +638,19 @@ class Prober:
         self.calls = Ring(config.probe_interval, config.max_probe_rate, config.keepalive_interval)
         self.listens = Ring(config.keepalive_interval)
         self.running = False
-        self._sleep: trio.CancelScope | None = None
+        self._alarm = Alarm()
 
-    def add(self, exchange: Exchange, *, listen: bool = False) -> None:
+    def add(self, exchange: Probed, *, listen: bool = False) -> None:
         """Probe this stream from now on (first within one interval, then every interval)."""
         ring = self.listens if listen else self.calls
         ring.add(exchange, trio.current_time())
-        if self._sleep is not None:
-            self._sleep.deadline = min(self._sleep.deadline, ring.next_turn())
+        self._alarm.sooner(ring.next_turn())
 
-    def discard(self, exchange: Exchange) -> None:
+    def discard(self, exchange: Probed) -> None:
         self.calls.discard(exchange)
         self.listens.discard(exchange)
 
-    async def _probe(self, exchange: Exchange) -> None:
+    async def _probe(self, exchange: Probed) -> None:
         # Not if its POST ended meanwhile (discard): its response may be over, and the ASGI call too.
         if exchange in self.calls.members or exchange in self.listens.members:
             await exchange.probe()
@@ -599,13 +665,12 @@ class Prober:
                     for exchange in ring.due(now):
                         if not exchange.writing:
                             nursery.start_soon(self._probe, exchange)
-                wake = max(now + PACE_FLOOR, min(self.calls.next_turn(), self.listens.next_turn()))
-                with trio.CancelScope(deadline=wake) as self._sleep:
-                    await trio.sleep_forever()
-                self._sleep = None
+                await self._alarm.sleep_until(
+                    max(now + PACE_FLOOR, min(self.calls.next_turn(), self.listens.next_turn()))
+                )
         finally:
             self.running = False
-            self._sleep = None
+            self._alarm.stop()
 
 
 class Watchers:

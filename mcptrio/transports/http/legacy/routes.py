@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ....auth.principal import Principal, client_key
+from ....auth.principal import ClientKey, Principal, client_key
 from ....protocol import errors
 from ....protocol.events import RequestId
 from ....runtime.core import CLIENT
@@ -27,6 +28,7 @@ from ...net.front_door import Capacity
 from ...net.refusal import HttpError, retry_later
 from ..event_log import parse_event_id
 from ..exchange import Exchange, Sink, accepts
+from ..parked import ParkedStreams
 from ..server.asgi_io import Receive
 from . import shared_sessions
 from .sessions import HttpSession
@@ -53,6 +55,7 @@ class SessionRoutes:
     capacity: Capacity
     _shutdown: trio.Event
     shutting_down: bool
+    parked: ParkedStreams | None
     _session_headers: Callable[[HttpSession], list[tuple[bytes, bytes]]]
 
     async def _session_for(self, headers: dict[bytes, bytes], sink: Sink) -> HttpSession:
@@ -166,11 +169,20 @@ class SessionRoutes:
         if not accepts(headers, b"text/event-stream"):
             raise HttpError(406, errors.invalid_request("Not Acceptable: Accept must list text/event-stream"))
         # Every GET holds a stream slot (front_door.py): the session's own stream, or a request's resumed.
-        with self.capacity.stream(client_key(sink.principal, sink.client_address), "GET stream"):
-            await self._stream(session, headers, receive, sink)
+        key = client_key(sink.principal, sink.client_address)
+        self.capacity.open_stream(key, "GET stream")
+        parked = False
+        try:
+            parked = await self._stream(session, headers, receive, sink, key)
+        finally:
+            if not parked:  # (a parked stream holds its slot until it ends: parked.py)
+                self.capacity.close_stream(key)
 
-    async def _stream(self, session: HttpSession, headers: dict[bytes, bytes], receive: Receive, sink: Sink) -> None:
-        """Write the session's GET stream, or resume one by Last-Event-ID, until the client or the session goes."""
+    async def _stream(
+        self, session: HttpSession, headers: dict[bytes, bytes], receive: Receive, sink: Sink, key: ClientKey
+    ) -> bool:
+        """Write the session's GET stream, or resume one by Last-Event-ID, until the client or the
+        session goes; or park the session's own stream once its priming is out (True)."""
         standalone = session.open_standalone()
         last_event = headers.get(b"last-event-id")
         position = parse_event_id(last_event.decode("latin-1")) if last_event else None
@@ -182,7 +194,7 @@ class SessionRoutes:
                 await shared_sessions.resume_elsewhere(
                     self.shared, session, position[0], position[1], sink, receive, self._session_headers(session)
                 )
-                return
+                return False
             # The GET stream another worker carried: replay what was missed, then carry it here.
             if standalone.sink is not None:
                 raise HttpError(409, errors.invalid_request("Conflict: the session's stream is already open"))
@@ -194,6 +206,8 @@ class SessionRoutes:
             raise HttpError(404, errors.invalid_request("Last-Event-ID names no stream of this session"))
         if exchange is standalone and standalone.sink is not None:
             raise HttpError(409, errors.invalid_request("Conflict: the session's stream is already open"))
+        expires = authorization.expiry_deadline(sink.principal)
+        parked = False
         try:
             async with trio.open_nursery() as nursery:
                 if exchange is standalone:
@@ -204,19 +218,22 @@ class SessionRoutes:
                     exchange.attach(sink, nursery)
                     await exchange.open_stream()
                     await sink.flush()  # the priming event at once: this stream may stay quiet for long
-                if not sink.ended:
+                    if self.parked is not None and not sink.ended and not session.is_ended:
+                        touch = functools.partial(self.sessions.touch, session)
+                        parked = self.parked.park_get(session, exchange, sink, key, expires, touch)
+                if not sink.ended and not parked:
                     nursery.start_soon(self._keepalive, exchange)
                     nursery.start_soon(self._end_stream_when, self._shutdown, sink, nursery.cancel_scope)
                     nursery.start_soon(self._end_stream_when, session.ended, sink, nursery.cancel_scope)
-                    nursery.start_soon(
-                        self._end_stream_at, authorization.expiry_deadline(sink.principal), sink, nursery.cancel_scope
-                    )
+                    nursery.start_soon(self._end_stream_at, expires, sink, nursery.cancel_scope)
                     while (await receive())["type"] != "http.disconnect":
                         pass
                 nursery.cancel_scope.cancel()
         finally:
-            exchange.detach(sink)
+            if not parked:
+                exchange.detach(sink)
             self.sessions.touch(session)
+        return parked
 
     async def _keepalive(self, exchange: Exchange) -> None:
         while True:
@@ -258,4 +275,6 @@ class SessionRoutes:
 
     def _forget(self, session: HttpSession) -> None:
         session.end()
+        if self.parked is not None:
+            self.parked.end_get(session)
         self.app.detach(session)

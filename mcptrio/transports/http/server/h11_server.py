@@ -16,8 +16,11 @@ connection reads the next request.  TLS, the connection limit, the write timeout
 are rfc9112.py's, shared with hypercorn_server.py, and so are the checks on a request's
 framing.  ``send_nowait`` (the scope extension ``mcptrio.send_nowait``) writes a
 piece of a streamed body from the caller's task, straight to the socket: a change told to many
-listen streams costs a system call each, with no task, lock or wait per stream.  What is not
-here: HTTP/2 (hypercorn_server.py), WebSocket (transports/websocket.py).
+listen streams costs a system call each, with no task, lock or wait per stream.  ``park`` (the
+scope extension ``mcptrio.park``) lets the app give up a streamed response that will only be
+written to by others: the connection's task ends without closing the socket, which parking.py's
+one task watches from then on.  What is not here: HTTP/2 (hypercorn_server.py), WebSocket
+(transports/websocket.py).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import logging
 import math
 import os
 import time
+from collections.abc import Callable
 from email.utils import formatdate
 from typing import Any
 from urllib.parse import unquote
@@ -34,6 +38,7 @@ import h11
 import trio
 
 from .lifespan import ASGI_VERSION
+from .parking import ParkedResponse, Parking
 from .rfc9112 import (
     CONTINUE,
     ConnectionServer,
@@ -72,6 +77,13 @@ class _Date:
 class H11Server(ConnectionServer):
     """Serves one ASGI app on listeners until ``shutdown_trigger`` returns, then drains."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.parking = Parking(self.connections, MAX_UNSENT)
+
+    def start_background(self, nursery: trio.Nursery) -> None:
+        nursery.start_soon(self.parking.run)  # (cancelled at the end: the parked responses left open close)
+
     async def handle(self, socket_stream: trio.SocketStream) -> None:
         stream = self.secured(socket_stream)
         connection = Connection(self, stream, socket_stream)
@@ -82,7 +94,13 @@ class H11Server(ConnectionServer):
             pass  # (a TLS handshake that failed, too)
         finally:
             self.connections.discard(connection)
-            await trio.aclose_forcefully(stream)
+            parked = connection.parked
+            if parked is not None and connection.gone:
+                parked.close()  # (the client left before the hand-over)
+            if parked is not None and not parked.closed:  # its socket lives on without this task
+                self.parking.add(parked, socket_stream.socket)
+            else:
+                await trio.aclose_forcefully(stream)
 
     async def close_idle(self) -> None:
         for connection in list(self.connections):
@@ -110,6 +128,8 @@ class Connection:
         self.extensions: dict[str, object] = {"mcptrio.receive_nowait": self.receive_nowait}
         if stream is socket_stream:  # (in TLS the bytes on the socket are not the body's)
             self.extensions["mcptrio.send_nowait"] = self.send_nowait
+            self.extensions["mcptrio.park"] = self.park
+        self.parked: ParkedResponse | None = None  # the response it gave up, socket and all (park)
         self.unsent = bytearray()  # written by send_nowait, not yet taken by the socket (flushed by _flush)
         self._reset_request()
 
@@ -179,6 +199,8 @@ class Connection:
                         await self._linger()
                         return
                     await self._handle(event)
+                    if self.parked is not None:
+                        return  # the socket is the parked response's now
                     if not self._keep_alive():
                         await self._linger()
                         return
@@ -461,6 +483,22 @@ class Connection:
             assert self._nursery is not None
             self._nursery.start_soon(self._flush)
         return True
+
+    def park(self, on_gone: Callable[[], None]) -> ParkedResponse | None:
+        """Give up the response under way (its head sent, nothing unsent or being written): the
+        app returns, this connection's task ends, and the socket carries the response on, written
+        to by whoever holds the ParkedResponse, until it ends or ``on_gone`` tells it is gone.
+        None: it can't be parked (the app keeps serving it as before)."""
+        parking = self.server.parking
+        if not parking.running or self.parked is not None or self.server.closing:
+            return None
+        if not self.started or self.head is not None or self.done or self.gone or self.broken or self.refused:
+            return None
+        if self.unsent or self._lock.locked() or self.h11.trailing_data[0]:
+            return None
+        self.done = True  # (to this connection, the response is over: it writes no more of it)
+        self.parked = parking.park(self.socket_stream.socket.fileno(), self.framing, on_gone)
+        return self.parked
 
     async def _flush(self) -> None:
         async with self._lock:

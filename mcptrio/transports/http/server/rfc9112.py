@@ -136,6 +136,9 @@ class ConnectionServer:
         """Shutdown: close the connections waiting for a request; the others close after their answer."""
         raise NotImplementedError
 
+    def start_background(self, nursery: trio.Nursery) -> None:
+        """Start a subclass's own long-lived tasks (cancelled once the connections are done)."""
+
     async def serve(
         self,
         listeners: list[trio.SocketListener],
@@ -145,6 +148,7 @@ class ConnectionServer:
         async with trio.open_nursery() as outer:
             lifespan = await outer.start(run_lifespan, self.app)
             outer.start_soon(time_writes, self.connections, self.write_timeout)
+            self.start_background(outer)
             async with trio.open_nursery() as handlers:
                 accepting = trio.CancelScope()
 
