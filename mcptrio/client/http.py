@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
 import orjson
@@ -125,22 +126,35 @@ class HttpEnd:
         self._open: dict[Any, trio.CancelScope] = {}
         self._stream = trio.CancelScope()  # the legacy session's GET stream
         self.listening = False
+        # Where an answer taken in its caller's task (``exchange``) goes at once: the reader's router
+        # (``RawClient.run`` sets it while it runs); None: through ``receive()`` like the others.
+        self.route: Callable[[Any], None] | None = None
 
     async def send(self, frame: bytes) -> None:
         message = orjson.loads(frame)
         headers = self._headers(message)
         if isinstance(message, dict) and "method" in message and "id" in message:
-            if message["method"] == "initialize":
-                self._initialize_id = message["id"]
-            scope = trio.CancelScope()
-            self._open[message["id"]] = scope  # (before the POST starts: abort() can always find it)
-            self.nursery.start_soon(self._exchange, frame, headers, message["id"], scope)
+            self.nursery.start_soon(self._exchange, frame, headers, message["id"], self._opening(message))
             return
         response = await self._post_once_more(frame, headers)
         if response.status_code not in (200, 202):
             raise ConnectionError(
                 f"HTTP {response.status_code} for a {message.get('method', 'response')}: {response.text[:200]}"
             )
+
+    async def exchange(self, message: dict[str, Any], frame: bytes) -> None:
+        """Send a request (``message``, as ``frame``) from the task that waits for its answer, and take
+        the answer there: a JSON body goes to ``route`` at once, with no task for the exchange and no
+        hop through the reader; an event stream (progress, the server's requests) is read on in a task
+        of its own, as ``send``'s requests are.  Cancelling the caller closes the response."""
+        await self._exchange(frame, self._headers(message), message["id"], self._opening(message), direct=True)
+
+    def _opening(self, message: dict[str, Any]) -> trio.CancelScope:
+        """The cancel scope of a request's exchange, where ``abort()`` finds it before the POST starts."""
+        if message["method"] == "initialize":
+            self._initialize_id = message["id"]
+        scope = self._open[message["id"]] = trio.CancelScope()
+        return scope
 
     def _headers(self, message: Any) -> dict[str, str]:
         headers = {"content-type": "application/json", "accept": ACCEPT, **self.headers}
@@ -173,22 +187,45 @@ class HttpEnd:
                 headers[f"mcp-param-{header.lower()}"] = header_value(value)
         return headers
 
-    async def _exchange(self, frame: bytes, headers: dict[str, str], request_id: Any, scope: trio.CancelScope) -> None:
+    async def _exchange(
+        self,
+        frame: bytes,
+        headers: dict[str, str],
+        request_id: Any,
+        scope: trio.CancelScope,
+        *,
+        direct: bool = False,
+        opened: Any = None,
+    ) -> None:
+        """POST a request (``opened``: its response, already come) and hand on its answer.  ``direct``
+        (the caller's task): a JSON answer or error goes straight to ``route``, and an event stream is
+        read on by a task of its own, given the open response."""
         stream = EventStream()
+        handed = False
         try:
             with scope:
                 try:
-                    async with self._post(frame, headers) as response:
+                    response = opened if opened is not None else await self._post(frame, headers)
+                    try:
                         if request_id == self._initialize_id and "mcp-session-id" in response.headers:
                             self.session_id = response.headers["mcp-session-id"]
                         kind = response.headers.get("content-type", "")
                         if kind.startswith("text/event-stream"):
+                            if direct:  # (a scope is entered once: the task has one of its own)
+                                reading = self._open[request_id] = trio.CancelScope()
+                                self.nursery.start_soon(
+                                    functools.partial(
+                                        self._exchange, frame, headers, request_id, reading, opened=response
+                                    )
+                                )
+                                handed = True
+                                return
                             if await self._events(response, stream, request_id):
                                 return
                         elif response.status_code == 202:
                             return
                         elif response.status_code == 200:
-                            await self._deliver(await response.aread(), response.status_code)
+                            await self._deliver(await response.aread(), response.status_code, direct=direct)
                             return
                         else:  # refused before any handler ran: the error answers this request, id or not
                             await self._refused(
@@ -196,8 +233,12 @@ class HttpEnd:
                                 response.status_code,
                                 await response.aread(),
                                 session=headers.get("mcp-session-id"),
+                                direct=direct,
                             )
                             return
+                    finally:
+                        if not handed:
+                            await response.aclose()
                 except self.http.failed:
                     if stream.last_id is None:
                         raise
@@ -205,30 +246,27 @@ class HttpEnd:
                 await self._resume(stream, request_id, resumable="mcp-method" not in headers)
         except Exception as exc:  # the connection (or getting a token for it) failed: an error answer
             await self._out_send(
-                {"jsonrpc": "2.0", "id": request_id, "error": failure_answer(exc, stream, self.http.not_sent)}
+                {"jsonrpc": "2.0", "id": request_id, "error": failure_answer(exc, stream, self.http.not_sent)},
+                direct=direct,
             )
         finally:
-            self._open.pop(request_id, None)
+            if not handed:
+                self._open.pop(request_id, None)
 
-    @contextlib.asynccontextmanager
-    async def _post(self, frame: bytes, headers: dict[str, str]) -> AsyncIterator[Any]:
-        """POST a request and stream its response.  A connection that could not be made (refused,
-        reset before the request went out) cannot have run it: it is tried once more after
-        RETRY_AFTER seconds, whatever the method.  A failed TLS handshake is not (it would fail
-        the same way)."""
+    async def _post(self, frame: bytes, headers: dict[str, str]) -> Any:
+        """POST a request; its response, once its head came (the caller closes it).  A connection that
+        could not be made (refused, reset before the request went out) cannot have run it: it is tried
+        once more after RETRY_AFTER seconds, whatever the method.  A failed TLS handshake is not (it
+        would fail the same way)."""
         for attempt in range(2):
             try:
-                response = await self.http.open("POST", self.url, content=frame, headers=headers)
-                break
+                return await self.http.open("POST", self.url, content=frame, headers=headers)
             except self.http.refused as exc:
                 if attempt or is_tls_failure(exc):
                     raise
                 log.info("%s: %s; trying once more in %g s", self.url, failure_reason(exc), RETRY_AFTER)
                 await trio.sleep(RETRY_AFTER)
-        try:
-            yield response
-        finally:
-            await response.aclose()
+        raise AssertionError("unreachable")
 
     async def _post_once_more(self, frame: bytes, headers: dict[str, str]) -> Any:
         """POST a notification or a response, again once if the connection failed under it (a kept-
@@ -339,18 +377,28 @@ class HttpEnd:
                 return True
         return False
 
-    async def _deliver(self, body: bytes, status: int) -> Any:
+    async def _deliver(self, body: bytes, status: int, *, direct: bool = False) -> Any:
         try:
             message = orjson.loads(body)
         except orjson.JSONDecodeError:
             raise ConnectionError(f"HTTP {status}: not JSON: {body[:200]!r}") from None
         if isinstance(message, dict) and message.get("id") == self._initialize_id and "result" in message:
             self.version = message["result"].get("protocolVersion")
-        await self._put(body)  # (as it came: the reader decodes it)
+        if direct and self.route is not None:
+            self.route(message)
+        else:
+            await self._put(body)  # (as it came: the reader decodes it)
         return message
 
     async def _refused(
-        self, request_id: Any, status: int, body: bytes, *, reached: bool = False, session: str | None = None
+        self,
+        request_id: Any,
+        status: int,
+        body: bytes,
+        *,
+        reached: bool = False,
+        session: str | None = None,
+        direct: bool = False,
     ) -> None:
         try:
             message = orjson.loads(body)
@@ -368,10 +416,13 @@ class HttpEnd:
                 **({"sessionId": session} if session and status == 404 else {}),
             },
         }
-        await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": error})
+        await self._out_send({"jsonrpc": "2.0", "id": request_id, "error": error}, direct=direct)
 
-    async def _out_send(self, message: Any) -> None:
-        await self._put(orjson.dumps(message))
+    async def _out_send(self, message: Any, *, direct: bool = False) -> None:
+        if direct and self.route is not None:
+            self.route(message)
+        else:
+            await self._put(orjson.dumps(message))
 
     async def _put(self, frame: bytes) -> None:
         """A message for the reader (``receive``): at once when there is room (the usual case)."""

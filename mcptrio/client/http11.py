@@ -308,7 +308,8 @@ class Pool:
         self.connect_timeout = connect_timeout
         self._idle: dict[tuple[bool, str, int], list[Connection]] = {}
         self._origins: dict[str, tuple[Origin, str]] = {}
-        self._limit = trio.CapacityLimiter(MAX_CONNECTIONS)
+        # (a semaphore, not a limiter: a response is released by whichever task reads it to its end)
+        self._limit = trio.Semaphore(MAX_CONNECTIONS)
         self._closed = False
 
     async def open(self, method: str, url: str, *, content: bytes = b"", headers: dict[str, str]) -> Response:

@@ -64,8 +64,8 @@ class Answer:
                 return trio.lowlevel.Abort.SUCCEEDED
 
             await trio.lowlevel.wait_task_rescheduled(abort)
-        else:
-            await trio.lowlevel.checkpoint()
+        else:  # (it came while the request was sent: the sending has waited for it already)
+            await trio.lowlevel.checkpoint_if_cancelled()
         if self._message is None:
             raise trio.EndOfChannel
         return self._message
@@ -125,6 +125,8 @@ class RawClient:
         """Background reader: routes responses, notifications and server→client requests."""
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
+            if hasattr(self.end, "route"):  # (an end that can take an answer in its caller's task)
+                self.end.route = self._route
             task_status.started()
             while True:
                 try:
@@ -144,6 +146,8 @@ class RawClient:
                     break
                 self._route(message)
             self._over = True
+            if hasattr(self.end, "route"):
+                self.end.route = None
             self.ended.set()
             for channel in self._waiting.values():
                 channel.close()
@@ -253,25 +257,36 @@ class RawClient:
         meta: dict[str, Any] | None = None,
         envelope: bool = True,
         request_id: Any = None,
+        waiting: bool = False,
     ) -> Any:
-        """Send a request whose response goes to ``slot``; its id."""
+        """Send a request whose response goes to ``slot``; its id.  ``waiting``: the caller waits for the
+        answer, and an end that can (``exchange``: HTTP) takes it in the caller's task, when cancelling
+        the caller tells the server anyway (``cancel_when_cancelled``)."""
         request_id = next(self._ids) if request_id is None else request_id
         if self._over:  # (nothing would close its slot: it would wait for ever)
             raise await self._ended(method)
         self._waiting[request_id] = slot
         body = self.envelope(params, meta) if envelope else dict(params or {})
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body}
+        exchange = getattr(self.end, "exchange", None) if waiting and self.cancel_when_cancelled else None
         try:
-            await self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": body})
+            if exchange is not None:
+                await exchange(message, orjson.dumps(message))
+            else:
+                await self.send(message)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self._waiting.pop(request_id, None)
             raise await self._ended(method) from None
         return request_id
 
-    async def response(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+    async def response(
+        self, method: str, params: dict[str, Any] | None = None, *, request_id: Any = None, **kwargs: Any
+    ) -> dict[str, Any]:
         """The whole response message (result or error) to one request (``kwargs``: as ``start_request``)."""
         answer = Answer()
-        request_id = await self._send_request(method, params, answer, **kwargs)
+        request_id = next(self._ids) if request_id is None else request_id
         try:
+            await self._send_request(method, params, answer, request_id=request_id, waiting=True, **kwargs)
             return await answer.receive()
         except trio.Cancelled:
             if self.cancel_when_cancelled:
