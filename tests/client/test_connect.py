@@ -11,6 +11,7 @@ import trio
 import mcptrio.client
 from mcptrio import wire
 from mcptrio.client import McpError
+from mcptrio.client.http11 import MAX_CONNECTIONS
 
 from ..peers.servers import sdk, serve_http
 from ..runtime.apps import build_app
@@ -67,6 +68,31 @@ async def test_over_http(era):
     async with http_server(app) as url, mcptrio.client.connect(url, era=era, elicitation=ada) as client:
         assert client.era == ("legacy" if era == "legacy" else "modern")
         await everything_a_client_does(client, app)
+
+
+async def test_over_http_more_calls_than_connections_answered_both_ways():
+    """A request is exchanged in its caller's task; one answered by an event stream is read on by
+    another task, which gives its connection back: calls beyond the pool's limit still go through,
+    from one task and from many at once."""
+    app = build_app()
+    async with http_server(app) as url, mcptrio.client.connect(url) as client:
+        seen = []
+        with trio.fail_after(30):
+            for _ in range(MAX_CONNECTIONS // 2 + 10):
+                assert (
+                    text(await client.call_tool("count", {"steps": 1}, progress=lambda *p: seen.append(p))) == "counted"
+                )
+                assert text(await client.call_tool("echo", {"text": "hi"})) == "hi"
+            answers = []
+
+            async def call(index):
+                answers.append(text(await client.call_tool("echo", {"text": str(index)})))
+
+            async with trio.open_nursery() as nursery:
+                for index in range(MAX_CONNECTIONS + 10):
+                    nursery.start_soon(call, index)
+        assert len(seen) == MAX_CONNECTIONS // 2 + 10
+        assert sorted(answers, key=int) == [str(index) for index in range(MAX_CONNECTIONS + 10)]
 
 
 @pytest.mark.parametrize("era", [None, "legacy"])
