@@ -2,9 +2,11 @@
 
 Every message the client sends is POSTed.  The server's answer to a request — one JSON body, or
 an event stream carrying progress, logs, server→client requests and then the response — comes
-out of ``receive()`` in order.  A legacy session's id (from the ``initialize`` answer) and its
-negotiated version go on every later request, and ``open_stream()`` opens its GET stream (what
-the server sends outside any request: a task's questions and progress, change notifications).
+out of ``receive()`` in order; a request whose caller waits (``exchange``) is POSTed from the
+caller's task, and its JSON answer goes from there to the reader's router (``route``).  A legacy
+session's id (from the ``initialize`` answer) and its negotiated version go on every later
+request, and ``open_stream()`` opens its GET stream (what the server sends outside any request: a
+task's questions and progress, change notifications).
 A 2026-07-28 request gets its ``Mcp-Method`` / ``Mcp-Name`` / ``Mcp-Param-*`` headers from its
 body (``basic/transports/streamable-http.mdx``, and the tasks extension's routing headers), from
 the params ``protocol/methods.py`` names for its method.
