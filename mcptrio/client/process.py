@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import errno
-import os
 import signal
 import subprocess
 from collections.abc import AsyncIterator, Sequence
@@ -14,6 +12,7 @@ from typing import Any
 import trio
 
 from ..framing import LineFramer, Oversize
+from ..transports.stdio import descriptor_of, write_at_once
 from .raw import RawClient
 
 
@@ -74,10 +73,7 @@ class ProcessEnd:
         self._lines: collections.deque[bytes] = collections.deque()
         self._sending = trio.StrictFIFOLock()  # (many requests share the pipe: one write at a time)
         self._batch: _Batch | None = None  # the lines waiting for the next write
-        fd_stream = getattr(trio.lowlevel, "FdStream", None)  # (Unix: its pipe can be written to at once)
-        self._pipe: trio.lowlevel.FdStream | None = (
-            process.stdin if fd_stream and isinstance(process.stdin, fd_stream) else None
-        )
+        self._pipe = descriptor_of(process.stdin)  # (Unix: its pipe can be written to at once)
 
     async def send(self, frame: bytes) -> None:
         """Write one line: at once when no write is under way and the pipe takes it whole (the
@@ -85,18 +81,10 @@ class ProcessEnd:
         the write under way, in one write with the lines of the requests sent meanwhile."""
         assert self.process.stdin is not None
         if self._pipe is not None and self._batch is None and not self._sending.locked():
-            data = frame + b"\n"
-            try:
-                sent = os.write(self._pipe.fileno(), data)
-            except BlockingIOError:  # (the pipe is full: the server is behind)
-                sent = 0
-            except OSError as exc:
-                if exc.errno == errno.EBADF:
-                    raise trio.ClosedResourceError("the server's input was closed") from None
-                raise trio.BrokenResourceError(f"the write to the server failed: {exc}") from exc
-            if sent < len(data):  # (the rest, before any later line)
+            rest = write_at_once(self._pipe, frame + b"\n")
+            if rest:  # (the rest, before any later line)
                 async with self._sending:
-                    await self.process.stdin.send_all(data[sent:])
+                    await self.process.stdin.send_all(rest)
             return
         batch = self._batch
         if batch is None:

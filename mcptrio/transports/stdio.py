@@ -26,6 +26,26 @@ from ..framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversize
 READ_SIZE = 65536
 
 
+def descriptor_of(stream: object) -> trio.lowlevel.FdStream | None:
+    """``stream`` if it is a descriptor (a pipe or a file, on Unix) that ``write_at_once`` can write to."""
+    if sys.platform != "win32" and isinstance(stream, trio.lowlevel.FdStream):
+        return stream
+    return None
+
+
+def write_at_once(stream: trio.lowlevel.FdStream, data: bytes) -> bytes:
+    """Write what the descriptor takes now, with no trip through the scheduler first (Trio's
+    ``send_all`` makes one); what it did not take, for ``send_all``.  Fails as ``send_all`` would."""
+    try:
+        return data[os.write(stream.fileno(), data) :]
+    except BlockingIOError:  # (full: the reader is behind)
+        return data
+    except OSError as exc:
+        if exc.errno == errno.EBADF:
+            raise trio.ClosedResourceError("the descriptor was closed") from None
+        raise trio.BrokenResourceError(f"the write failed: {exc}") from exc
+
+
 class LineMessageStream:
     """Newline-delimited frames over any Trio byte streams (stdio, a socket, a pipe)."""
 
@@ -37,10 +57,7 @@ class LineMessageStream:
     ) -> None:
         self._in = receive_stream
         self._out = send_stream
-        fd_stream = getattr(trio.lowlevel, "FdStream", None)  # (a pipe or a file: written to at once)
-        self._out_fd: trio.lowlevel.FdStream | None = (
-            send_stream if fd_stream is not None and isinstance(send_stream, fd_stream) else None
-        )
+        self._out_fd = descriptor_of(send_stream)
         self._framer = LineFramer(max_message_size)
         self._frames: collections.deque[bytes | Oversize] = collections.deque()
         self._eof = False
@@ -69,14 +86,7 @@ class LineMessageStream:
         first (Trio's ``send_all`` makes one), the rest as it can (the session's writer is the one
         caller at a time)."""
         if self._out_fd is not None:
-            try:
-                data = data[os.write(self._out_fd.fileno(), data) :]
-            except BlockingIOError:
-                pass
-            except OSError as exc:
-                if exc.errno == errno.EBADF:
-                    raise trio.ClosedResourceError("the output was closed") from None
-                raise trio.BrokenResourceError(str(exc)) from exc
+            data = write_at_once(self._out_fd, data)
             if not data:
                 return
         await self._out.send_all(data)
