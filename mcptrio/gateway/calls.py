@@ -60,7 +60,8 @@ class Call:
     via: object = None  # the caller's own upstream session it goes over (None: the shared one)
     nursery: trio.Nursery | None = None  # where what runs beside the call is started, on demand
     token: str = attrs.field(factory=lambda: f"mcptrio-gateway-{next(_tokens)}")
-    scope: trio.CancelScope = attrs.field(factory=trio.CancelScope)
+    # Its deadline is the upstream's timeout, set when it is made (``Link.forward``).
+    scope: trio.CancelScope = attrs.field(kw_only=True)
     # What stopped it on the caller's side (a 2026-07-28 question to ask first), raised once it ends.
     stopped: BaseException | None = None
     questions: dict[str, dict[str, Any]] = attrs.field(factory=dict)  # for a 2026-07-28 caller, by key
@@ -189,15 +190,12 @@ def forwarded_meta(ctx: Context, call: Call, modern: bool) -> dict[str, Any]:
     return meta
 
 
-async def run(
-    call: Call, ask: Any, method: str, params: dict[str, Any], meta: dict[str, Any], timeout: float
-) -> dict[str, Any] | None:
+async def run(call: Call, ask: Any, method: str, params: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any] | None:
     """Send the request and wait for its answer, delivering what comes for it meanwhile; None if
-    ``timeout`` passed first.  ``ask`` is the upstream session's ``RawClient.request``."""
+    its scope's deadline passed first.  ``ask`` is the upstream session's ``RawClient.request``."""
     reset = current.set(call)
     failure: Exception | None = None
     result: dict[str, Any] | None = None
-    call.scope = trio.CancelScope(deadline=trio.current_time() + timeout)  # (cheaper than setting a deadline)
     try:
         try:
             with call.scope:

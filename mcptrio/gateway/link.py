@@ -363,13 +363,14 @@ class Link:
         client = self.client if via is None else await self.private.client_for(via)
         if client is None:
             raise self.unavailable()
-        call = calls.Call(ctx, via=via, nursery=self.nursery)
+        deadline = trio.current_time() + self.upstream.timeout
+        call = calls.Call(ctx, via=via, nursery=self.nursery, scope=trio.CancelScope(deadline=deadline))
         self._calls[call.token] = call
         meta = calls.forwarded_meta(ctx, call, client.raw.era == "modern")
         target = params.get("name") if isinstance(params.get("name"), str) else None
         try:
             with upstream_span(self.app.telemetry, self.name, method, target, meta):
-                result = await calls.run(call, client.raw.request, method, params, meta, self.upstream.timeout)
+                result = await calls.run(call, client.raw.request, method, params, meta)
         except McpError as exc:
             if isinstance(exc.data, dict) and exc.data.get("transport"):
                 raise self.unavailable(str(exc)) from None

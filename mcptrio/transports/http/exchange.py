@@ -156,21 +156,22 @@ class Sink:
             messages.append({"type": "http.response.body", "body": data, "more_body": not end})
             await self._emit(messages, final and end)
 
+    @property
+    def _idle(self) -> bool:
+        """The stream is open (its head out) and nothing of it is held back or being written."""
+        return self.started and self._head is None and not self._held and not self.ended and not self._lock.locked()
+
     def write_nowait(self, data: bytes) -> bool:
         """Write ``data`` on the open stream without waiting, if the server can (and nothing of this
         response is being written or held back); False: nothing written, ``write`` it instead."""
         send_nowait = self.send_nowait
-        if send_nowait is None or self._head is not None or self._held or self.ended or self._lock.locked():
-            return False
-        return self.started and send_nowait(data)
+        return send_nowait is not None and self._idle and send_nowait(data)
 
     def hand_over(self, on_gone: Callable[[], None]) -> ParkedResponse | None:
         """Park the open stream with the server (nothing of it held back or being written): this
         response is then over for the app, and the ParkedResponse carries its socket on."""
         park = self.park
-        if park is None or not self.started or self._head is not None or self._held or self.ended:
-            return None
-        if self._lock.locked():
+        if park is None or not self._idle:
             return None
         parked = park(on_gone)
         if parked is not None:

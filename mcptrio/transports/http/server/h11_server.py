@@ -453,13 +453,18 @@ class Connection:
                 self.disconnected.set()
         await self._write(data)
 
+    @property
+    def streaming(self) -> bool:
+        """A response's body is under way (its head sent, not ended) on a connection still sound."""
+        return self.started and self.head is None and not (self.done or self.gone or self.broken or self.refused)
+
     def send_nowait(self, body: bytes) -> bool:
         """A piece of the body of the response under way (its head sent), written now: what the
         socket does not take at once goes out in order, before any later write, from a task
         started only then.  False, and nothing written, when it can't be so: no response is
         streaming, or a write is under way (the caller then awaits its write, behind that one).
         A client more than MAX_UNSENT bytes behind is cut off (the message is lost: True)."""
-        if not self.started or self.head is not None or self.done or self.gone or self.broken or self.refused:
+        if not self.streaming:
             return False
         if not self.unsent and self._lock.locked():  # (with bytes unsent, a flush is due: these join them)
             return False
@@ -492,7 +497,7 @@ class Connection:
         parking = self.server.parking
         if not parking.running or self.parked is not None or self.server.closing:
             return None
-        if not self.started or self.head is not None or self.done or self.gone or self.broken or self.refused:
+        if not self.streaming:
             return None
         if self.unsent or self._lock.locked() or self.h11.trailing_data[0]:
             return None
