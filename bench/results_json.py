@@ -66,7 +66,7 @@ def save(results: Results, settings: Settings, impls: list[str], out: Path, wall
             "python": platform.python_version(),
             "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
             "bare_baselines": {
-                "mcptrio": "mcptrio's HTTP server (h11_server.py) + bare ASGI app; bare Trio stdio loop",
+                "mcptrio": "mcptrio's HTTP server (http11_server.py) + bare ASGI app; bare Trio stdio loop",
                 "sdk": "uvicorn (asyncio) + bare ASGI app",
             },
         },

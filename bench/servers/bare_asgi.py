@@ -48,11 +48,11 @@ def main() -> None:
         return
     import trio
 
-    from mcptrio.transports.http.server.h11_server import H11Server
+    from mcptrio.transports.http.server.http11_server import Http11Server
 
     async def serve() -> None:  # the settings serve_http uses (mcptrio/transports/http/serving.py)
         listeners = await trio.open_tcp_listeners(args.port, host=args.host)
-        await H11Server(app, header_timeout=30, max_head_size=64 * 1024).serve(listeners, trio.sleep_forever)
+        await Http11Server(app, header_timeout=30, max_head_size=64 * 1024).serve(listeners, trio.sleep_forever)
 
     trio.run(serve)
 

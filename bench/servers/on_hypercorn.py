@@ -1,5 +1,5 @@
 """The same ASGI apps on stock hypercorn (Trio worker): what mcptrio's own HTTP server
-(``mcptrio/transports/http/server/h11_server.py``, which ``mcptrio serve`` runs) is measured against.
+(``mcptrio/transports/http/server/http11_server.py``, which ``mcptrio serve`` runs) is measured against.
 
     python on_hypercorn.py bare --port N                          # bare_asgi.py's app
     python on_hypercorn.py mcptrio --port N --response-mode auto  # McpHttpApp serving the bench plugin (or json)

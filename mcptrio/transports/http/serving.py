@@ -1,4 +1,4 @@
-"""``serve_http``: the MCP endpoint on mcptrio's HTTP/1.1 server (h11_server.py) or on hypercorn
+"""``serve_http``: the MCP endpoint on mcptrio's HTTP/1.1 server (http11_server.py) or on hypercorn
 (hypercorn_server.py), with TLS if asked, embeddable with ``nursery.start``."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ..net.authorization import resource_check
 from ..net.config import HttpConfig
 from ..net.shared_state import shared_state
 from .asgi import McpHttpApp
-from .server.h11_server import H11Server
+from .server.http11_server import Http11Server
 from .server.rfc9112 import ConnectionServer
 from .server.tls import TlsSettings
 
@@ -76,7 +76,7 @@ def server_factory(
     """How to make the named server for the endpoint, with the certificates already loaded."""
     server_class: type[ConnectionServer]
     if name == "builtin":
-        server_class = H11Server
+        server_class = Http11Server
     elif name == "hypercorn":
         from .server.hypercorn_server import HypercornServer
 

@@ -2,7 +2,7 @@
 
 A response that will only ever get pieces written to it by others (an event stream that waits for
 notifications) need not keep its connection's task, parser and request alive: the app asks the
-server to *park* it (the scope extension ``mcptrio.park``, h11_server.py), returns, and the
+server to *park* it (the scope extension ``mcptrio.park``, http11_server.py), returns, and the
 connection's task ends without closing the socket, which goes to ``Parking``.  What is left per
 response is this module's ``ParkedResponse``: the socket, its framing and the bytes the client
 has not taken yet.

@@ -1,4 +1,4 @@
-"""HTTP/1.1 (RFC 9112) as both servers hold to it, whichever parses the bytes (h11_server.py,
+"""HTTP/1.1 (RFC 9112) as both servers hold to it, whichever parses the bytes (http11_server.py,
 hypercorn_server.py): its connection management and its messages.
 
 Connections.  Run the app's lifespan, accept connections (with TLS when configured) up to a
@@ -9,17 +9,28 @@ accepting, close the idle connections and give the busy ones a grace period.
 Requests.  RFC 9112 §6.1: a request with both Content-Length and Transfer-Encoding is read by
 the latter and its connection closed after the answer (what follows may be a request smuggled
 past a proxy that read it by the former); Transfer-Encoding in HTTP/1.0 is faulty framing.  The
-head's size and its number of fields are held to limits of their own: h11 checks the size only
-while a head is incomplete, so one read can take a head past it.  And the line at a chunk
-boundary (a chunk size, or after the last chunk a trailer field) is checked as it arrives, which
-h11 leaves until its CRLF comes: one ending in a bare LF would never complete.
+head's size and its number of fields are held to limits of their own: hypercorn's h11 checks the
+size only while a head is incomplete, so one read can take a head past it.
 
-Responses.  h11 parses every request (h11_server.py); the response side is written here because
-it is half of h11's cost per request (header validation, its state machine) for what is a status
-line, header lines and a framing choice.  The checks h11 makes on the way out are kept: a header
-name must be a token, no header may carry CR, LF or NUL (no response splitting), a body must
-match its Content-Length; a violation is ``FramingError``, which the server treats as the app's
-failure (the connection is closed).
+The built-in server reads its requests with ``RequestReader`` (h11 took a fifth of its time per
+request).  It holds to what h11 checks on a request, and refuses a few shapes h11 lets through,
+each a smuggling or splitting vector: a line ending in a bare LF or CR, a control character in
+the head, obsolete line folding, an HTTP version other than 1.0 and 1.1 (505), a Content-Length
+of more than 18 digits, a chunk size of more than 16, a request line that starts with no letter
+of a method (refused at its first byte, as a TLS handshake is).  A differential test
+holds it to h11 on valid and mangled requests; the attack tests hold the server to it over
+sockets.  A head is parsed once it has all come (its end found by one search, where h11 splits
+and matches line by line as bytes come); its size is held to ``max_head_size`` while it comes.
+A body is handed over as it arrives: a Content-Length counted down, or chunks, whose every line
+is checked as soon as its bytes are in (a line ending in a bare LF would never complete; one
+that runs past MAX_CHUNK_LINE is refused before it does).
+
+Responses.  They are written here, rather than by h11, because h11 spends on them (header
+validation, its state machine) many times what a status line, header lines and a framing choice
+take.  The checks h11 makes on
+the way out are kept: a header name must be a token, no header may carry CR, LF or NUL (no
+response splitting), a body must match its Content-Length; a violation is ``FramingError``,
+which the server treats as the app's failure (the connection is closed).
 """
 
 from __future__ import annotations
@@ -236,7 +247,6 @@ async def time_writes(connections: Iterable[Watched], timeout: float) -> None:
 
 # -- messages ---------------------------------------------------------------------------------------
 
-MAX_CHUNK_LINE = 4096  # a chunk-size line with its extensions (read by no one), or a trailer field
 PHRASES = {status.value: status.phrase for status in HTTPStatus}
 
 
@@ -262,21 +272,6 @@ def must_close(headers: list[tuple[bytes, bytes]]) -> bool:
         elif name == b"transfer-encoding":
             encoding = True
     return length and encoding
-
-
-def chunk_line_problem(pending: bytes, after_chunk: bool) -> str | None:
-    """What is wrong with the line at the start of ``pending`` (the bytes of a chunked body not yet
-    parsed, at a chunk boundary), if anything: a bare LF, or no end in sight."""
-    if after_chunk and pending.startswith(b"\r\n"):
-        pending = pending[2:]  # the CRLF that ends the chunk before
-    end = pending.find(b"\n", 0, MAX_CHUNK_LINE + 1)
-    if end == -1:
-        if len(pending) > MAX_CHUNK_LINE:
-            return f"a line of the chunked body (chunk size and extensions, or trailer) over {MAX_CHUNK_LINE} bytes"
-        return None
-    if end == 0 or pending[end - 1] != 0x0D:
-        return "a line of the chunked body ends in a bare LF, not CRLF"
-    return None
 
 
 def error_body(status: int, reason: str) -> bytes:
@@ -390,3 +385,273 @@ class ResponseFraming:
             if self.remaining < 0 or (not more and self.remaining > 0):
                 raise FramingError("the body does not match its Content-Length")
         return data
+
+
+# -- requests, as the built-in server reads them ------------------------------------------------------
+
+MAX_CHUNK_LINE = 4096  # a chunk-size line with its extensions (read by no one), or a trailer field
+MAX_LENGTH_DIGITS = 18  # a Content-Length of more would be over any body limit (and int()'s digit cap)
+
+HEAD, BODY, DONE = "head", "body", "done"  # where the reader is in the current request
+_SIZE, _DATA, _DATA_END, _TRAILER = range(4)  # where it is in a chunked body
+
+_REQUEST_LINE = re.compile(rb"([-!#$%&'*+.^_`|~0-9a-zA-Z]+) ([\x21-\x7e]+) HTTP/([0-9]\.[0-9])")
+# In a head: a control character other than HTAB, or a CR or LF that is not part of a CRLF.
+_FORBIDDEN = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|(?<!\r)\n")
+_CONTROLS = bytes([*range(0x09), *range(0x0A, 0x20), 0x7F])  # (deleting these is far quicker than _FORBIDDEN)
+_HEX = re.compile(rb"[0-9A-Fa-f]+")
+MAX_SIZE_DIGITS = 16  # a chunk size in hex: 16 digits are 16 EiB
+_NAMES: dict[bytes, bytes] = {}  # header names seen to be tokens, each to its lower case
+_MAX_NAMES = 1024
+
+
+class BadRequest(Exception):
+    """A request not to serve: the status to refuse it with, and why (in the message)."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+class Head:
+    """A request's head as parsed: header names in lower case, values without surrounding blanks."""
+
+    __slots__ = ("method", "target", "http_version", "headers", "size")
+
+    def __init__(
+        self, method: bytes, target: bytes, http_version: bytes, headers: list[tuple[bytes, bytes]], size: int
+    ) -> None:
+        self.method = method
+        self.target = target
+        self.http_version = http_version
+        self.headers = headers
+        self.size = size  # bytes, its final CRLF included
+
+
+class RequestReader:
+    """One connection's requests, one after the other: ``feed`` it what arrives, take a head with
+    ``next_head``, then its body with ``read_body``; ``next_request`` moves on once one is DONE."""
+
+    __slots__ = ("buffer", "state", "max_head_size", "expects_continue", "_searched", "_left", "_chunked", "_phase")
+
+    def __init__(self, max_head_size: int) -> None:
+        self.buffer = bytearray()  # received, not yet read (the next request's bytes, too)
+        self.state = HEAD
+        self.max_head_size = max_head_size
+        self.expects_continue = False  # Expect: 100-continue, and none of the body read yet
+        self._searched = 0  # where the search for the head's end resumes
+        self._left = 0  # bytes due: of the body (Content-Length) or of the current chunk
+        self._chunked = False
+        self._phase = _SIZE
+
+    def feed(self, data: bytes) -> None:
+        self.buffer += data
+
+    def next_request(self) -> None:
+        """After a request is DONE: read the next one from what is left (pipelined bytes)."""
+        self.state, self._searched, self.expects_continue = HEAD, 0, False
+
+    # -- the head ---------------------------------------------------------------------------
+
+    def next_head(self) -> Head | None:
+        """The head, if it has all come (None: it has not); BadRequest if it can't be served."""
+        buffer = self.buffer
+        end = buffer.find(b"\r\n\r\n", self._searched)
+        if end == -1:
+            if buffer and not 0x21 <= buffer[0] <= 0x7E:  # (TLS spoken to a plain port, say: no wait)
+                raise BadRequest(400, "the request line is not HTTP")
+            if len(buffer) > self.max_head_size:
+                raise BadRequest(431, f"the request head runs over the limit of {self.max_head_size} bytes")
+            # What came since the last search, checked now: a head ended by a bare LF would never end.
+            _refuse_forbidden(buffer, self._searched, len(buffer) - buffer.endswith(b"\r"))
+            self._searched = max(0, len(buffer) - 3)
+            return None
+        raw = bytes(buffer[:end])
+        del buffer[: end + 4]
+        self._searched = 0
+        head = _parse_head(raw, end + 4)
+        self._frame(head)
+        return head
+
+    def _frame(self, head: Head) -> None:
+        """How the body is framed (RFC 9112 section 6.3), with h11's checks on both headers."""
+        length: bytes | None = None
+        chunked = False
+        hosts = 0
+        expect = False
+        kept: list[tuple[bytes, bytes]] = []
+        for name, value in head.headers:
+            if name == b"content-length":
+                lengths = {part.strip(b" \t") for part in value.split(b",")}
+                if len(lengths) != 1:
+                    raise BadRequest(400, "conflicting Content-Length headers")
+                value = lengths.pop()
+                if not value.isdigit():
+                    raise BadRequest(400, f"Content-Length {value[:40]!r} is not a number")
+                if len(value) > MAX_LENGTH_DIGITS:
+                    raise BadRequest(400, f"Content-Length of {len(value)} digits")
+                if length is not None:
+                    if value != length:
+                        raise BadRequest(400, "conflicting Content-Length headers")
+                    continue  # (a repeat of the same length: kept once)
+                length = value
+            elif name == b"transfer-encoding":
+                if chunked:
+                    raise BadRequest(501, "more than one Transfer-Encoding header")
+                value = value.lower()
+                if value != b"chunked":
+                    raise BadRequest(501, "only Transfer-Encoding: chunked is supported")
+                chunked = True
+            elif name == b"host":
+                hosts += 1
+            elif name == b"expect":
+                expect = expect or b"100-continue" in value.lower()
+            kept.append((name, value))
+        head.headers = kept
+        if hosts > 1:
+            raise BadRequest(400, "more than one Host header")
+        if hosts == 0 and head.http_version == b"1.1":
+            raise BadRequest(400, "an HTTP/1.1 request with no Host header")
+        self._chunked, self._phase = chunked, _SIZE
+        self._left = 0 if chunked or length is None else int(length)
+        self.state = BODY if chunked or self._left else DONE
+        self.expects_continue = expect and head.http_version == b"1.1" and self.state is BODY
+
+    # -- the body ---------------------------------------------------------------------------
+
+    def read_body(self) -> bytes:
+        """What of the body has arrived and was not read yet (maybe nothing); the state is DONE
+        once its end is read.  BadRequest: the chunked framing is broken."""
+        if self.state is not BODY:
+            return b""
+        buffer = self.buffer
+        if not self._chunked:
+            if not buffer:
+                return b""
+            self.expects_continue = False
+            taken = min(self._left, len(buffer))
+            data = bytes(buffer[:taken])
+            del buffer[:taken]
+            self._left -= taken
+            if not self._left:
+                self.state = DONE
+            return data
+        pieces: list[bytes] = []
+        while self._chunk_step(pieces):
+            pass
+        if pieces or self.state is DONE:
+            self.expects_continue = False
+        return pieces[0] if len(pieces) == 1 else b"".join(pieces)
+
+    def _chunk_step(self, pieces: list[bytes]) -> bool:
+        """Read one part of a chunked body (a size line, data, a CRLF, a trailer line) if it is
+        here: False when it is not, or the body is done."""
+        buffer = self.buffer
+        phase = self._phase
+        if phase == _DATA:
+            if not buffer:
+                return False
+            taken = min(self._left, len(buffer))
+            pieces.append(bytes(buffer[:taken]))
+            del buffer[:taken]
+            self._left -= taken
+            if not self._left:
+                self._phase = _DATA_END
+            return True
+        if phase == _DATA_END:
+            if buffer[:2] == b"\r\n":
+                del buffer[:2]
+                self._phase = _SIZE
+                return True
+            if len(buffer) >= 2 or (buffer and buffer[0] != 0x0D):
+                raise BadRequest(400, "malformed request body: a chunk not followed by CRLF")
+            return False
+        line = _chunk_line(buffer)
+        if line is None:
+            return False
+        if phase == _SIZE:
+            size, extension, _ = line.partition(b";")
+            if not extension:
+                size = size.rstrip(b" \t")  # (blanks after the size: h11 lets them through, as servers send them)
+            if not _HEX.fullmatch(size):
+                raise BadRequest(400, f"malformed request body: chunk size {size[:20]!r}")
+            if len(size) > MAX_SIZE_DIGITS:
+                raise BadRequest(400, f"malformed request body: a chunk size of {len(size)} hex digits")
+            self._left = int(size, 16)
+            self._phase = _DATA if self._left else _TRAILER
+            return True
+        if not line:  # the empty line after the trailer fields: the body's end
+            self.state = DONE
+            return False
+        name, colon, _ = line.partition(b":")
+        if not colon or not _TOKEN.fullmatch(name) or _FORBIDDEN.search(line):
+            raise BadRequest(400, "malformed request body: a trailer field that is not one")
+        return True
+
+    def skip_body(self) -> bool:
+        """Pass over what of the body has arrived: True if that was all of it."""
+        try:
+            while self.state is BODY and self.read_body():
+                pass
+        except BadRequest:
+            return False
+        return self.state is DONE
+
+
+def _chunk_line(buffer: bytearray) -> bytes | None:
+    """The line at the start of a chunked body's ``buffer`` without its CRLF, taken from it; None if
+    it has not all come; BadRequest if it ends in a bare LF or runs too long."""
+    end = buffer.find(b"\n", 0, MAX_CHUNK_LINE + 1)
+    if end == -1:
+        if len(buffer) > MAX_CHUNK_LINE:
+            raise BadRequest(
+                400,
+                "malformed request body: a line of the chunked body (chunk size and extensions, or trailer) "
+                f"over {MAX_CHUNK_LINE} bytes",
+            )
+        return None
+    if end == 0 or buffer[end - 1] != 0x0D:
+        raise BadRequest(400, "malformed request body: a line of the chunked body ends in a bare LF, not CRLF")
+    line = bytes(buffer[: end - 1])
+    del buffer[: end + 1]
+    return line
+
+
+def _refuse_forbidden(data: bytes | bytearray, start: int, end: int) -> None:
+    """BadRequest if ``data[start:end]`` holds a control character or a bare CR or LF."""
+    bad = _FORBIDDEN.search(data, start, end)
+    if bad is not None:
+        found = bad.group()
+        what = "a bare LF" if found == b"\n" else "a bare CR" if found == b"\r" else "a control character"
+        raise BadRequest(400, f"the request head holds {what}")
+
+
+def _parse_head(raw: bytes, size: int) -> Head:
+    """The head in ``raw`` (its bytes up to the empty line that ends it)."""
+    if len(raw) - len(raw.translate(None, _CONTROLS)) != 2 * raw.count(b"\r\n"):
+        _refuse_forbidden(raw, 0, len(raw))
+    lines = raw.split(b"\r\n")
+    match = _REQUEST_LINE.fullmatch(lines[0])
+    if match is None:
+        raise BadRequest(400, f"malformed request line {lines[0][:80]!r}")
+    method, target, version = match.groups()
+    if version != b"1.1" and version != b"1.0":
+        raise BadRequest(505, f"HTTP/{version.decode()} is not served: HTTP/1.1 is")
+    headers = []
+    names = _NAMES
+    for line in lines[1:]:
+        name, colon, value = line.partition(b":")
+        lower = names.get(name) if colon else None
+        if lower is None:
+            if line[:1] in (b" ", b"\t"):
+                raise BadRequest(400, "obsolete line folding in the request head (RFC 9112 section 5.2)")
+            if not colon:
+                raise BadRequest(400, f"a header line with no colon: {line[:80]!r}")
+            if not _TOKEN.fullmatch(name):  # (a blank before the colon, too)
+                raise BadRequest(400, f"malformed header name {name[:80]!r}")
+            lower = name.lower()
+            if len(names) < _MAX_NAMES:
+                names[name] = lower
+        headers.append((lower, value.strip(b" \t")))
+    return Head(method, target, version, headers, size)

@@ -298,6 +298,25 @@ async def test_the_head_body_and_idle_timeouts_hold(port: int) -> None:
     assert_refused(slow_body, 408, f"the body did not arrive within {CONFIG.body_timeout:g} s")
 
 
+HEADS = {  # shapes h11 (so hypercorn) serves or waits on, which a proxy in front may read otherwise
+    "ended by bare LFs": (b"GET /healthz HTTP/1.1\nHost: 127.0.0.1\n\n", 400, "a bare LF"),
+    "folded": (b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX: a\r\n b\r\n\r\n", 400, "obsolete line folding"),
+    "a bare CR": (b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX: a\rb\r\n\r\n", 400, "a bare CR"),
+    "HTTP/1.2": (b"GET /healthz HTTP/1.2\r\nHost: 127.0.0.1\r\n\r\n", 505, "HTTP/1.2 is not served"),
+    "a TLS hello": (b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03", 400, "the request line is not HTTP"),
+}
+
+
+@pytest.mark.parametrize("case", HEADS)
+async def test_heads_h11_would_let_through_are_refused_at_once_by_the_builtin_server(app, case: str) -> None:
+    data, status, reason = HEADS[case]
+    async with http_server(app, config=CONFIG, server="builtin") as url:
+        behind = b"" if case == "a TLS hello" else HIDDEN  # (refused with no head's end in sight)
+        outcome = await exchange(int(url.rsplit(":", 1)[1].split("/")[0]), data + behind)
+        assert_refused(outcome, status, reason)
+        assert outcome.seconds < CONFIG.header_timeout, outcome  # (refused as it came, not timed out)
+
+
 async def test_http10_chunked_keep_alive_with_a_pipelined_request_is_refused_and_the_server_lives_on(
     port: int, server: str
 ) -> None:

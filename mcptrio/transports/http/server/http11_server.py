@@ -1,4 +1,4 @@
-"""The HTTP/1.1 server ``serve_http`` runs: an ASGI server on Trio with h11 doing the protocol.
+"""The HTTP/1.1 server ``serve_http`` runs: an ASGI server on Trio, with its own request parser.
 
 Why not hypercorn, which serves the same ASGI app (``McpHttpApp``; docs: embedding)?  Its Trio
 worker, per request, starts a task for the app, passes every ASGI message through a memory
@@ -7,8 +7,8 @@ from the body: under it the server, not MCP, set the HTTP ceiling (bench/README.
 HTTP server against hypercorn", has the figures).
 
 Here a connection is one task: it reads, runs the app in that same task, and writes each
-response (head and body) with one ``send_all``.  h11 parses the requests (its limits, its
-errors); rfc9112.py writes the responses (h11's checks kept, at a fraction of its cost);
+response (head and body) with one ``send_all``.  rfc9112.py reads the requests (h11's
+checks and a few more, at a fraction of its cost) and writes the responses;
 one cancel scope per connection, whose deadline moves, times the wait for a request head and an
 idle keep-alive connection.  A task reads on behalf of a request only when the app waits for
 ``http.disconnect`` once the body is in (a request still running: exchange.py), and stops before the
@@ -34,18 +34,21 @@ from email.utils import formatdate
 from typing import Any
 from urllib.parse import unquote
 
-import h11
 import trio
 
 from .lifespan import ASGI_VERSION
 from .parking import ParkedResponse, Parking
 from .rfc9112 import (
+    BODY,
     CONTINUE,
+    DONE,
+    BadRequest,
     ConnectionServer,
     FramingError,
+    Head,
     QuietLock,
+    RequestReader,
     ResponseFraming,
-    chunk_line_problem,
     error_body,
     linger,
     refusal,
@@ -74,7 +77,7 @@ class _Date:
         return cls.value
 
 
-class H11Server(ConnectionServer):
+class Http11Server(ConnectionServer):
     """Serves one ASGI app on listeners until ``shutdown_trigger`` returns, then drains."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -111,12 +114,11 @@ class H11Server(ConnectionServer):
 class Connection:
     """One client's connection: requests one after the other, each answered before the next is read."""
 
-    def __init__(self, server: H11Server, stream: trio.abc.Stream, socket_stream: trio.SocketStream) -> None:
+    def __init__(self, server: Http11Server, stream: trio.abc.Stream, socket_stream: trio.SocketStream) -> None:
         self.server = server
         self.stream = stream
         self.socket_stream = socket_stream
-        self.fed = 0  # bytes given to the parser (h11) since it was made
-        self.h11 = self._parser()
+        self.reader = RequestReader(server.max_head_size)
         self.timer = trio.CancelScope()  # its deadline: the wait for a request head (else +inf)
         self.idle = True  # waiting for a request head with nothing of it read
         self.writing_since = math.inf  # when the write under way began (connections.time_writes)
@@ -133,18 +135,6 @@ class Connection:
         self.unsent = bytearray()  # written by send_nowait, not yet taken by the socket (flushed by _flush)
         self._reset_request()
 
-    def _parser(self, trailing: tuple[bytes, bool] = (b"", False)) -> h11.Connection:
-        """h11 reads the requests; responses are written by ResponseFraming, so a fresh h11
-        connection per request (less than a µs) takes over what the last one had read ahead."""
-        parser = h11.Connection(h11.SERVER, max_incomplete_event_size=self.server.max_head_size)
-        data, closed = trailing
-        self.fed = len(data)
-        if data:
-            parser.receive_data(data)
-        if closed:
-            parser.receive_data(b"")
-        return parser
-
     def _reset_request(self) -> None:
         self.head: tuple[int, list[tuple[bytes, bytes]]] | None = None
         self.framing = ResponseFraming()
@@ -159,9 +149,6 @@ class Connection:
         self.gone = False  # the client closed (or broke) the connection
         self.broken = False  # a write was cut: the connection can carry nothing more
         self.head_request = False  # a HEAD: the response has headers only
-        self.chunked = False  # the request body is chunked
-        self.after_chunk = False  # a chunk of it was read (its CRLF may be next)
-        self.at_chunk_line = True  # a chunk-size line is next (not chunk data)
         self.refused: str | None = None  # why the request's body was refused (a 400 takes the app's answer's place)
         self._reader: trio.CancelScope | None = None
         self._reader_done: trio.Event | None = None
@@ -184,49 +171,49 @@ class Connection:
                     self.timer.deadline = trio.current_time() + wait
                     wait = self.server.keep_alive_timeout
                     try:
-                        event = await self._next_event()
-                    except h11.RemoteProtocolError as exc:
-                        await self._refuse(exc.error_status_hint, str(exc))
+                        head = await self._next_head()
+                    except BadRequest as exc:
+                        await self._refuse(exc.status, exc.reason)
                         await self._linger()
                         return
-                    if not isinstance(event, h11.Request):
-                        return  # ConnectionClosed (or a stray event): the client is done
+                    if head is None:
+                        return  # the client is done
                     self.idle = False  # (a pipelined request came with no read: set here too)
                     self.timer.deadline = math.inf
-                    problem = self._check(event)
+                    server = self.server
+                    problem = refusal(
+                        head.http_version, head.headers, head.size, server.max_head_size, server.max_headers
+                    )
                     if problem is not None:
                         await self._refuse(*problem)
                         await self._linger()
                         return
-                    await self._handle(event)
+                    await self._handle(head)
                     if self.parked is not None:
                         return  # the socket is the parked response's now
                     if not self._keep_alive():
                         await self._linger()
                         return
-                    self.h11 = self._parser(self.h11.trailing_data)
+                    self.reader.next_request()
                     self._reset_request()
                     self.idle = True
                     if self.server.closing:
                         return
 
-    async def _next_event(self) -> Any:
+    async def _next_head(self) -> Head | None:
+        """The next request's head; None if the client closes the connection first."""
+        reader = self.reader
         while True:
-            event = self.h11.next_event()
-            if event is not h11.NEED_DATA:
-                return event
+            head = reader.next_head()
+            if head is not None:
+                return head
             data = await self._recv()
+            if not data:
+                return None  # (with part of a head, too: nobody is left to answer)
             if self.idle:  # a request's first bytes: its head is due within header_timeout of them
                 self.timer.deadline = min(self.timer.deadline, trio.current_time() + self.server.header_timeout)
             self.idle = False
-            self.fed += len(data)
-            self.h11.receive_data(data)
-
-    def _check(self, request: h11.Request) -> tuple[int, str] | None:
-        """A head over the limits, or framing not to trust: (status, reason) to refuse it with."""
-        server = self.server
-        size = self.fed - len(self.h11.trailing_data[0]) if self.fed > server.max_head_size else 0
-        return refusal(request.http_version, request.headers, size, server.max_head_size, server.max_headers)
+            reader.feed(data)
 
     async def _recv(self) -> bytes:
         try:
@@ -252,36 +239,30 @@ class Connection:
     def _keep_alive(self) -> bool:
         if self.gone or self.broken or self.refused or not self.done or self.framing.close:
             return False
-        try:  # a body the app did not read, if it is already here (a GET's empty one, say), is passed over
-            while self.h11.their_state is h11.SEND_BODY:
-                if self.h11.next_event() is h11.NEED_DATA:
-                    return False
-        except h11.RemoteProtocolError:
-            return False
-        return self.h11.their_state is h11.DONE
+        return self.reader.skip_body()  # (a body the app did not read is passed over, if it is all here)
 
     async def _linger(self) -> None:
         """Close gently a connection the client may still be writing to (connections.linger): one
         whose request was not read to its end, or that had sent more behind it."""
-        if not self.gone and (self.refused or self.h11.their_state is not h11.DONE or self.h11.trailing_data[0]):
+        if not self.gone and (self.refused or self.reader.state is not DONE or self.reader.buffer):
             await linger(self.stream)
 
-    async def _handle(self, request: h11.Request) -> None:
+    async def _handle(self, request: Head) -> None:
         target = request.target
         self.head_request = request.method == b"HEAD"
-        headers = list(request.headers)  # (lower-cased names)
+        headers = request.headers  # (lower-cased names)
         self.http11 = request.http_version == b"1.1"
-        close = length = False
+        close = length = chunked = False
         for name, value in headers:
             if name == b"connection":
                 close = close or b"close" in value.lower()
             elif name == b"transfer-encoding":
-                self.chunked = True
+                chunked = True
             elif name == b"content-length":
                 length = True
         # With both Content-Length and Transfer-Encoding, what follows may be a smuggled request:
         # the answer closes the connection (RFC 9112 section 6.1; rfc9112.py).
-        self.keep_alive = self.http11 and not close and not (length and self.chunked)
+        self.keep_alive = self.http11 and not close and not (length and chunked)
         path, _, query = target.partition(b"?")
         scope = {
             "type": "http",
@@ -335,47 +316,31 @@ class Connection:
             message = self.receive_nowait()
             if message is not None:
                 return message
-            if self.h11.they_are_waiting_for_100_continue and not self.sent_continue:
+            if self.reader.expects_continue and not self.sent_continue:
                 self.sent_continue = True
                 await self._write(CONTINUE)
             data = await self._recv()
             if not data:
                 self._set_gone()
                 return DISCONNECT
-            self.fed += len(data)
-            self.h11.receive_data(data)
+            self.reader.feed(data)
 
     def receive_nowait(self) -> dict[str, Any] | None:
         """The body that has arrived (all of it, or what there is so far), else None: no waiting.
         Apps reach it through the scope's ``extensions["mcptrio.receive_nowait"]``."""
         if self.body_done or self.gone or self.refused:
             return None
-        chunks: list[bytes] = []
+        reader = self.reader
         try:
-            while True:
-                event = self.h11.next_event()
-                if event is h11.NEED_DATA:
-                    if self.chunked and self.at_chunk_line:
-                        problem = chunk_line_problem(self.h11.trailing_data[0], self.after_chunk)
-                        if problem is not None:
-                            raise h11.RemoteProtocolError(problem)
-                    if not chunks:
-                        return None
-                    break  # what arrived so far; more_body=True
-                if isinstance(event, h11.Data):
-                    chunks.append(bytes(event.data))
-                    self.after_chunk, self.at_chunk_line = True, event.chunk_end
-                elif isinstance(event, h11.EndOfMessage):
-                    self.body_done = True
-                    break
-                else:  # (h11 yields nothing else inside a request body)
-                    raise h11.RemoteProtocolError("unexpected event in a request body")
-        except h11.RemoteProtocolError as exc:  # a malformed body (bad chunking): refused with a 400
-            self.refused = f"malformed request body: {exc}"
+            body = reader.read_body()
+        except BadRequest as exc:  # a malformed body (bad chunking): refused with a 400
+            self.refused = exc.reason
             if self.disconnected is not None:
                 self.disconnected.set()
             return DISCONNECT
-        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        self.body_done = reader.state is not BODY
+        if not body and not self.body_done:
+            return None
         return {"type": "http.request", "body": body, "more_body": not self.body_done}
 
     async def _wait_disconnect(self) -> dict[str, Any]:
@@ -401,8 +366,8 @@ class Connection:
                         self._set_gone()
                         return
                     # The next request, pipelined: kept for after this one (and no more read past a head's worth).
-                    self.h11.receive_data(data)
-                    if len(self.h11.trailing_data[0]) > self.server.max_head_size:
+                    self.reader.feed(data)
+                    if len(self.reader.buffer) > self.server.max_head_size:
                         await trio.sleep_forever()
         finally:
             done.set()
@@ -499,7 +464,7 @@ class Connection:
             return None
         if not self.streaming:
             return None
-        if self.unsent or self._lock.locked() or self.h11.trailing_data[0]:
+        if self.unsent or self._lock.locked() or self.reader.buffer:
             return None
         self.done = True  # (to this connection, the response is over: it writes no more of it)
         self.parked = parking.park(self.socket_stream.socket.fileno(), self.framing, on_gone)

@@ -1,4 +1,4 @@
-"""mcptrio's HTTP/1.1 server (``transports/http/server/h11_server.py``) as a plain ASGI server, over real
+"""mcptrio's HTTP/1.1 server (``transports/http/server/http11_server.py``) as a plain ASGI server, over real
 sockets on 127.0.0.1: keep-alive and pipelining, refusals of bad input, the ASGI receive/send
 contract (disconnects, mid-response failures, 100-continue, HEAD), timeouts and the drain.
 The MCP endpoint on it is what the rest of tests/http exercises."""
@@ -14,7 +14,7 @@ import pytest
 import trio
 import trio.testing
 
-from mcptrio.transports.http.server.h11_server import H11Server
+from mcptrio.transports.http.server.http11_server import Http11Server
 
 
 class Recorder:
@@ -84,7 +84,7 @@ class Recorder:
 @contextlib.asynccontextmanager
 async def served(app: Any, **options: Any) -> AsyncIterator[tuple[int, trio.Event]]:
     stop = trio.Event()
-    server = H11Server(app, **options)
+    server = Http11Server(app, **options)
     async with trio.open_nursery() as nursery:
         listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
         await nursery.start(server.serve, listeners, stop.wait)
