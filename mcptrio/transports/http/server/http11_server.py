@@ -211,7 +211,9 @@ class Connection:
             if not data:
                 return None  # (with part of a head, too: nobody is left to answer)
             if self.idle:  # a request's first bytes: its head is due within header_timeout of them
-                self.timer.deadline = min(self.timer.deadline, trio.current_time() + self.server.header_timeout)
+                due = trio.current_time() + self.server.header_timeout
+                if due < self.timer.deadline:  # (setting a deadline costs more than reading it)
+                    self.timer.deadline = due
             self.idle = False
             reader.feed(data)
 
