@@ -292,10 +292,13 @@ class App(Registry):
                 return
             self.lists_changed_here(kinds)
 
-    async def _relay(self, message: FanoutMessage) -> None:
-        """A change made here, for the other processes (at most once: a lost link loses it, logged)."""
-        if self.shared is not None:
-            await self.shared.tell(message, "a change notification")
+    async def _changed_everywhere(self, message: FanoutMessage, here: Callable[[], None]) -> None:
+        """A change made here: for the other processes (at most once: a lost link loses it, logged),
+        then for this one's sessions and streams (``here``), so that they fan out at the same time."""
+        if self.shared is None:
+            here()
+        else:
+            await self.shared.tell_first(message, "a change notification", here)
 
     @property
     def sessions(self) -> set[SessionCore]:
@@ -530,8 +533,9 @@ class App(Registry):
         await self._list_changed("notifications/resources/list_changed", "resourcesListChanged")
 
     async def _list_changed(self, method: str, filter_key: str) -> None:
-        self.audience.list_changed(method, filter_key)
-        await self._relay(ListChanged(method, filter_key))
+        await self._changed_everywhere(
+            ListChanged(method, filter_key), lambda: self.audience.list_changed(method, filter_key)
+        )
 
     # -- who sees what --------------------------------------------------------------------
 
@@ -563,8 +567,10 @@ class App(Registry):
         await self._switched(True, names, tuple(tags))
 
     async def _switched(self, on: bool, names: tuple[str, ...], tags: tuple[str, ...]) -> None:
-        self.lists_changed_here(self._switch(on, names, tags))
-        await self._relay(ComponentsSwitched(on, list(names), list(tags)))
+        kinds = self._switch(on, names, tags)
+        await self._changed_everywhere(
+            ComponentsSwitched(on, list(names), list(tags)), lambda: self.lists_changed_here(kinds)
+        )
 
     def _switch(self, on: bool, names: Iterable[str], tags: Iterable[str]) -> list[str]:
         kinds = self.visibility.affected(self, names, tags)
@@ -640,9 +646,13 @@ class App(Registry):
     async def notify_resource_updated(self, uri: str) -> None:
         """``notifications/resources/updated`` to every session and stream subscribed to ``uri``, or to
         the URI it is served as: a plugin served in a namespace names its own URIs (``served_uris``)."""
-        for served in self.served_uris(uri):
-            self.audience.resource_updated(served)
-        await self._relay(ResourceUpdated(uri))
+        served = self.served_uris(uri)
+
+        def here() -> None:
+            for each in served:
+                self.audience.resource_updated(each)
+
+        await self._changed_everywhere(ResourceUpdated(uri), here)
 
     def served_uris(self, uri: str) -> list[str]:
         """The URIs clients know the resource ``uri`` by: itself and, for each namespace whose plugin

@@ -43,6 +43,7 @@ HEARTBEAT = 1.0  # seconds between a worker's beats
 HEARTBEAT_TTL_MS = 3000
 FANOUT_LENGTH = 10_000
 KEY_REFRESH = 60.0  # seconds between reads of the sealing keys (a rotation also says so at once)
+TELL_WAIT = 0.05  # seconds a worker's own fan-out waits for Redis to take a change for the others (tell_first)
 Event = tuple[int, bytes, bool]  # (seq, data, final) of one stream
 StreamId = str | bytes  # a Redis stream entry's id ("1700000000000-0"), as coredis gives it
 # KEYS: the streams; ARGV: cap, TTL in ms, then per event: key index, s, n, d, f, w, r.
@@ -301,6 +302,27 @@ class RedisState:
             await self.publish(message)
         except StateUnavailable as exc:
             log.warning("%s did not reach the other workers: %s", what, exc)
+
+    async def tell_first(self, message: FanoutMessage, what: str, here: Callable[[], None]) -> None:
+        """``tell`` the other workers, then call ``here`` (this worker's own fan-out of the change):
+        the other workers fan out while this one does, not after it.
+
+        ``here`` waits for Redis to take the message at most ``TELL_WAIT`` (a slow or lost link
+        delays this worker's streams no more), and is called even if the caller is cancelled
+        meanwhile: a change made here is always told here."""
+        told = trio.Event()
+
+        async def telling() -> None:
+            try:
+                await self.tell(message, what)
+            finally:
+                told.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(telling)
+            with trio.CancelScope(deadline=trio.current_time() + TELL_WAIT, shield=True):
+                await told.wait()
+            here()
 
     async def _fanout_tail(self) -> StreamId:
         newest = await self.execute(self.client.xrevrange(self.key("fanout"), "+", "-", count=1))

@@ -358,12 +358,18 @@ class TaskRunner:
     async def _changed(self, record: TaskRecord) -> None:
         record.updated_at = max(self.clock(), record.updated_at)
         await self.store.save(record)
-        for listener in self.listeners:
-            try:
-                listener(record)
-            except Exception:
-                log.exception("a task listener failed")
-        await self._relay(TaskChanged(record.to_dict()))  # (other processes' listeners)
+
+        def here() -> None:
+            for listener in self.listeners:
+                try:
+                    listener(record)
+                except Exception:
+                    log.exception("a task listener failed")
+
+        if self.shared is None:
+            here()
+        else:  # (other processes' listeners too)
+            await self.shared.tell_first(TaskChanged(record.to_dict()), "a task message", here)
 
     async def reap(self) -> int:
         """Forget expired tasks (cancelling any still running); how many went."""
