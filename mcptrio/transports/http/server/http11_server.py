@@ -254,17 +254,7 @@ class Connection:
         self.head_request = request.method == b"HEAD"
         headers = request.headers  # (lower-cased names)
         self.http11 = request.http_version == b"1.1"
-        close = length = chunked = False
-        for name, value in headers:
-            if name == b"connection":
-                close = close or b"close" in value.lower()
-            elif name == b"transfer-encoding":
-                chunked = True
-            elif name == b"content-length":
-                length = True
-        # With both Content-Length and Transfer-Encoding, what follows may be a smuggled request:
-        # the answer closes the connection (RFC 9112 section 6.1; rfc9112.py).
-        self.keep_alive = self.http11 and not close and not (length and chunked)
+        self.keep_alive = request.keep_alive
         path, _, query = target.partition(b"?")
         scope = {
             "type": "http",

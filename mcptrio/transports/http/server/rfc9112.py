@@ -417,7 +417,7 @@ class BadRequest(Exception):
 class Head:
     """A request's head as parsed: header names in lower case, values without surrounding blanks."""
 
-    __slots__ = ("method", "target", "http_version", "headers", "size")
+    __slots__ = ("method", "target", "http_version", "headers", "size", "keep_alive")
 
     def __init__(
         self, method: bytes, target: bytes, http_version: bytes, headers: list[tuple[bytes, bytes]], size: int
@@ -427,6 +427,7 @@ class Head:
         self.http_version = http_version
         self.headers = headers
         self.size = size  # bytes, its final CRLF included
+        self.keep_alive = False  # whether the connection may carry another request after this one
 
 
 class RequestReader:
@@ -479,7 +480,7 @@ class RequestReader:
         length: bytes | None = None
         chunked = False
         hosts = 0
-        expect = False
+        expect = close = False
         kept: list[tuple[bytes, bytes]] = []
         for name, value in head.headers:
             if name == b"content-length":
@@ -507,6 +508,8 @@ class RequestReader:
                 hosts += 1
             elif name == b"expect":
                 expect = expect or b"100-continue" in value.lower()
+            elif name == b"connection":
+                close = close or b"close" in value.lower()
             kept.append((name, value))
         head.headers = kept
         if hosts > 1:
@@ -517,6 +520,9 @@ class RequestReader:
         self._left = 0 if chunked or length is None else int(length)
         self.state = BODY if chunked or self._left else DONE
         self.expects_continue = expect and head.http_version == b"1.1" and self.state is BODY
+        # With both Content-Length and Transfer-Encoding, what follows may be a smuggled request:
+        # the answer closes the connection (RFC 9112 section 6.1, above).
+        head.keep_alive = head.http_version == b"1.1" and not close and not (chunked and length is not None)
 
     # -- the body ---------------------------------------------------------------------------
 
