@@ -47,7 +47,7 @@ from .rfc9112 import (
     FramingError,
     Head,
     QuietLock,
-    RequestReader,
+    RequestParser,
     ResponseFraming,
     error_body,
     linger,
@@ -118,7 +118,7 @@ class Connection:
         self.server = server
         self.stream = stream
         self.socket_stream = socket_stream
-        self.reader = RequestReader(server.max_head_size)
+        self.parser = RequestParser(server.max_head_size)
         self.timer = trio.CancelScope()  # its deadline: the wait for a request head (else +inf)
         self.idle = True  # waiting for a request head with nothing of it read
         self.writing_since = math.inf  # when the write under way began (connections.time_writes)
@@ -194,7 +194,7 @@ class Connection:
                     if not self._keep_alive():
                         await self._linger()
                         return
-                    self.reader.next_request()
+                    self.parser.next_request()
                     self._reset_request()
                     self.idle = True
                     if self.server.closing:
@@ -202,9 +202,9 @@ class Connection:
 
     async def _next_head(self) -> Head | None:
         """The next request's head; None if the client closes the connection first."""
-        reader = self.reader
+        parser = self.parser
         while True:
-            head = reader.next_head()
+            head = parser.next_head()
             if head is not None:
                 return head
             data = await self._recv()
@@ -215,7 +215,7 @@ class Connection:
                 if due < self.timer.deadline:  # (setting a deadline costs more than reading it)
                     self.timer.deadline = due
             self.idle = False
-            reader.feed(data)
+            parser.feed(data)
 
     async def _recv(self) -> bytes:
         try:
@@ -241,12 +241,12 @@ class Connection:
     def _keep_alive(self) -> bool:
         if self.gone or self.broken or self.refused or not self.done or self.framing.close:
             return False
-        return self.reader.skip_body()  # (a body the app did not read is passed over, if it is all here)
+        return self.parser.skip_body()  # (a body the app did not read is passed over, if it is all here)
 
     async def _linger(self) -> None:
         """Close gently a connection the client may still be writing to (connections.linger): one
         whose request was not read to its end, or that had sent more behind it."""
-        if not self.gone and (self.refused or self.reader.state is not DONE or self.reader.buffer):
+        if not self.gone and (self.refused or self.parser.state is not DONE or self.parser.buffer):
             await linger(self.stream)
 
     async def _handle(self, request: Head) -> None:
@@ -308,29 +308,29 @@ class Connection:
             message = self.receive_nowait()
             if message is not None:
                 return message
-            if self.reader.expects_continue and not self.sent_continue:
+            if self.parser.expects_continue and not self.sent_continue:
                 self.sent_continue = True
                 await self._write(CONTINUE)
             data = await self._recv()
             if not data:
                 self._set_gone()
                 return DISCONNECT
-            self.reader.feed(data)
+            self.parser.feed(data)
 
     def receive_nowait(self) -> dict[str, Any] | None:
         """The body that has arrived (all of it, or what there is so far), else None: no waiting.
         Apps reach it through the scope's ``extensions["mcptrio.receive_nowait"]``."""
         if self.body_done or self.gone or self.refused:
             return None
-        reader = self.reader
+        parser = self.parser
         try:
-            body = reader.read_body()
+            body = parser.read_body()
         except BadRequest as exc:  # a malformed body (bad chunking): refused with a 400
             self.refused = exc.reason
             if self.disconnected is not None:
                 self.disconnected.set()
             return DISCONNECT
-        self.body_done = reader.state is not BODY
+        self.body_done = parser.state is not BODY
         if not body and not self.body_done:
             return None
         return {"type": "http.request", "body": body, "more_body": not self.body_done}
@@ -358,8 +358,8 @@ class Connection:
                         self._set_gone()
                         return
                     # The next request, pipelined: kept for after this one (and no more read past a head's worth).
-                    self.reader.feed(data)
-                    if len(self.reader.buffer) > self.server.max_head_size:
+                    self.parser.feed(data)
+                    if len(self.parser.buffer) > self.server.max_head_size:
                         await trio.sleep_forever()
         finally:
             done.set()
@@ -456,7 +456,7 @@ class Connection:
             return None
         if not self.streaming:
             return None
-        if self.unsent or self._lock.locked() or self.reader.buffer:
+        if self.unsent or self._lock.locked() or self.parser.buffer:
             return None
         self.done = True  # (to this connection, the response is over: it writes no more of it)
         self.parked = parking.park(self.socket_stream.socket.fileno(), self.framing, on_gone)

@@ -12,7 +12,7 @@ past a proxy that read it by the former); Transfer-Encoding in HTTP/1.0 is fault
 head's size and its number of fields are held to limits of their own: hypercorn's h11 checks the
 size only while a head is incomplete, so one read can take a head past it.
 
-The built-in server reads its requests with ``RequestReader`` (h11 took a fifth of its time per
+The built-in server reads its requests with ``RequestParser`` (h11 took a fifth of its time per
 request).  It holds to what h11 checks on a request, and refuses a few shapes h11 lets through,
 each a smuggling or splitting vector: a line ending in a bare LF or CR, a control character in
 the head, obsolete line folding, an HTTP version other than 1.0 and 1.1 (505), a Content-Length
@@ -392,7 +392,7 @@ class ResponseFraming:
 MAX_CHUNK_LINE = 4096  # a chunk-size line with its extensions (read by no one), or a trailer field
 MAX_LENGTH_DIGITS = 18  # a Content-Length of more would be over any body limit (and int()'s digit cap)
 
-HEAD, BODY, DONE = "head", "body", "done"  # where the reader is in the current request
+HEAD, BODY, DONE = "head", "body", "done"  # where the parser is in the current request
 _SIZE, _DATA, _DATA_END, _TRAILER = range(4)  # where it is in a chunked body
 
 _REQUEST_LINE = re.compile(rb"([-!#$%&'*+.^_`|~0-9a-zA-Z]+) ([\x21-\x7e]+) HTTP/([0-9]\.[0-9])")
@@ -430,7 +430,7 @@ class Head:
         self.keep_alive = False  # whether the connection may carry another request after this one
 
 
-class RequestReader:
+class RequestParser:
     """One connection's requests, one after the other: ``feed`` it what arrives, take a head with
     ``next_head``, then its body with ``read_body``; ``next_request`` moves on once one is DONE."""
 

@@ -10,7 +10,7 @@ import random
 import h11
 import pytest
 
-from mcptrio.transports.http.server.rfc9112 import BODY, DONE, BadRequest, RequestReader
+from mcptrio.transports.http.server.rfc9112 import BODY, DONE, BadRequest, RequestParser
 
 MAX_HEAD = 64 * 1024
 BODY_TEXT = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}'
@@ -63,33 +63,33 @@ def with_h11(data: bytes, pieces: list[bytes] | None = None) -> tuple[str, objec
     return ("incomplete" if current or connection.trailing_data[0] else "ok"), requests
 
 
-def with_reader(data: bytes, pieces: list[bytes] | None = None) -> tuple[str, object]:
-    """The same, as RequestReader reads it (with a BadRequest's reason in place of None)."""
-    reader = RequestReader(MAX_HEAD)
+def with_parser(data: bytes, pieces: list[bytes] | None = None) -> tuple[str, object]:
+    """The same, as RequestParser reads it (with a BadRequest's reason in place of None)."""
+    parser = RequestParser(MAX_HEAD)
     requests = []
     current: list[object] = []
     try:
         for piece in pieces or [data]:
-            reader.feed(piece)
+            parser.feed(piece)
             while True:
-                if reader.state is DONE:
+                if parser.state is DONE:
                     requests.append(tuple(current))
-                    reader.next_request()
+                    parser.next_request()
                     current = []
                     continue
-                if reader.state is BODY:
-                    body = reader.read_body()
+                if parser.state is BODY:
+                    body = parser.read_body()
                     current[4] += body  # type: ignore[operator]
-                    if reader.state is BODY and not body:
+                    if parser.state is BODY and not body:
                         break
                     continue
-                head = reader.next_head()
+                head = parser.next_head()
                 if head is None:
                     break
                 current = [head.method, head.target, head.http_version, head.headers, b""]
     except BadRequest as exc:
         return "bad", exc.reason
-    return ("incomplete" if current or reader.buffer else "ok"), requests
+    return ("incomplete" if current or parser.buffer else "ok"), requests
 
 
 @pytest.mark.parametrize("name", VALID)
@@ -97,16 +97,16 @@ def test_valid_requests_read_alike_whole_bytewise_and_in_random_pieces(name: str
     data = VALID[name]
     expected = with_h11(data)
     assert expected[0] == "ok" and expected[1], expected
-    assert with_reader(data) == expected
-    assert with_reader(data, [data[i : i + 1] for i in range(len(data))]) == expected
+    assert with_parser(data) == expected
+    assert with_parser(data, [data[i : i + 1] for i in range(len(data))]) == expected
     rng = random.Random(name)
     for _ in range(50):
         cuts = sorted(rng.sample(range(1, len(data)), min(5, len(data) - 1)))
         pieces = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]
-        assert with_reader(data, pieces) == expected, pieces
+        assert with_parser(data, pieces) == expected, pieces
 
 
-# Shapes h11 lets through that the reader refuses, each on purpose (rfc9112.py says why).
+# Shapes h11 lets through that the parser refuses, each on purpose (rfc9112.py says why).
 STRICTER = (
     "the request head holds a bare",
     "the request head holds a control character",
@@ -142,7 +142,7 @@ def test_mangled_requests_are_never_read_otherwise_than_h11_reads_them(seed: int
     stricter = 0
     for _ in range(1500):
         data = mangle(rng, rng.choice(list(VALID.values())))
-        ours, theirs = with_reader(data), with_h11(data)
+        ours, theirs = with_parser(data), with_h11(data)
         if ours[0] == "bad":
             if theirs[0] != "bad":
                 assert isinstance(ours[1], str) and any(reason in ours[1] for reason in STRICTER), (data, ours, theirs)
@@ -181,10 +181,10 @@ def test_mangled_requests_are_never_read_otherwise_than_h11_reads_them(seed: int
     ],
 )
 def test_heads_refused_with_their_status_and_reason(data: bytes, status: int, reason: str) -> None:
-    reader = RequestReader(MAX_HEAD)
-    reader.feed(data)
+    parser = RequestParser(MAX_HEAD)
+    parser.feed(data)
     with pytest.raises(BadRequest) as refused:
-        reader.next_head()
+        parser.next_head()
     assert (refused.value.status, reason in refused.value.reason) == (status, True), refused.value.reason
 
 
@@ -201,30 +201,30 @@ def test_heads_refused_with_their_status_and_reason(data: bytes, status: int, re
     ],
 )
 def test_chunked_bodies_refused_as_soon_as_their_fault_arrives(body: bytes, reason: str) -> None:
-    reader = RequestReader(MAX_HEAD)
-    reader.feed(b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" + body)
-    assert reader.next_head() is not None
+    parser = RequestParser(MAX_HEAD)
+    parser.feed(b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" + body)
+    assert parser.next_head() is not None
     with pytest.raises(BadRequest) as refused:
-        while reader.read_body():
+        while parser.read_body():
             pass
     assert reason in refused.value.reason and refused.value.status == 400, refused.value.reason
 
 
 def test_expect_100_continue_holds_until_the_body_starts() -> None:
-    reader = RequestReader(MAX_HEAD)
-    reader.feed(b"POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n")
-    assert reader.next_head() is not None and reader.expects_continue
-    assert reader.read_body() == b"" and reader.expects_continue
-    reader.feed(b"a")
-    assert reader.read_body() == b"a" and not reader.expects_continue and reader.state is BODY
-    reader.feed(b"bcGET")
-    assert reader.read_body() == b"bc" and reader.state is DONE and bytes(reader.buffer) == b"GET"
+    parser = RequestParser(MAX_HEAD)
+    parser.feed(b"POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n")
+    assert parser.next_head() is not None and parser.expects_continue
+    assert parser.read_body() == b"" and parser.expects_continue
+    parser.feed(b"a")
+    assert parser.read_body() == b"a" and not parser.expects_continue and parser.state is BODY
+    parser.feed(b"bcGET")
+    assert parser.read_body() == b"bc" and parser.state is DONE and bytes(parser.buffer) == b"GET"
 
 
 def test_a_head_past_the_limit_in_one_read_is_measured_whole() -> None:
     """The size of a head that came in one read is its own (rfc9112.refusal holds it to the limit)."""
-    reader = RequestReader(100)
+    parser = RequestParser(100)
     data = b"GET / HTTP/1.1\r\nHost: h\r\nX: " + b"a" * 200 + b"\r\n\r\n"
-    reader.feed(data)
-    head = reader.next_head()
+    parser.feed(data)
+    head = parser.next_head()
     assert head is not None and head.size == len(data)
