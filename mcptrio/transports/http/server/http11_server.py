@@ -203,10 +203,12 @@ class Connection:
     async def _next_head(self) -> Head | None:
         """The next request's head; None if the client closes the connection first."""
         parser = self.parser
+        head = parser.next_head()
+        if head is not None:  # pipelined: the other connections get a turn first (writes don't yield)
+            self.idle = False  # (it is here: the drain serves it)
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            return head
         while True:
-            head = parser.next_head()
-            if head is not None:
-                return head
             data = await self._recv()
             if not data:
                 return None  # (with part of a head, too: nobody is left to answer)
@@ -216,6 +218,9 @@ class Connection:
                     self.timer.deadline = due
             self.idle = False
             parser.feed(data)
+            head = parser.next_head()
+            if head is not None:
+                return head
 
     async def _recv(self) -> bytes:
         try:
@@ -433,13 +438,7 @@ class Connection:
                 self.broken = True
                 self.abort()
             return True
-        try:
-            sent = os.write(self.socket_stream.socket.fileno(), data)
-        except BlockingIOError:
-            sent = 0
-        except OSError:  # reset, or closed by the client: its read sees the end
-            self._set_gone()
-            return True
+        sent = self._write_at_once(data)
         if sent < len(data):
             self.unsent += data[sent:]
             assert self._nursery is not None
@@ -461,6 +460,17 @@ class Connection:
         self.done = True  # (to this connection, the response is over: it writes no more of it)
         self.parked = parking.park(self.socket_stream.socket.fileno(), self.framing, on_gone)
         return self.parked
+
+    def _write_at_once(self, data: bytes) -> int:
+        """Write what the socket takes now (plain TCP only), with no trip through the scheduler:
+        how much it took (all of it, for a client gone: nothing more is to be written)."""
+        try:
+            return os.write(self.socket_stream.socket.fileno(), data)
+        except BlockingIOError:
+            return 0
+        except OSError:  # reset, or closed by the client: its read sees the end
+            self._set_gone()
+            return len(data)
 
     async def _flush(self) -> None:
         async with self._lock:
@@ -495,6 +505,11 @@ class Connection:
                 await self._drain()
                 return
             self.written = True
+            if "mcptrio.send_nowait" in self.extensions:  # (plain TCP: what the socket takes now is written)
+                sent = self._write_at_once(data)
+                if sent == len(data):
+                    return
+                data = data[sent:]
             self.writing_since = trio.current_time()
             try:
                 await self.stream.send_all(data)

@@ -25,6 +25,8 @@ class Recorder:
         self.release = trio.Event()
         self.slow_started = trio.Event()
         self.lifespan: list[str] = []
+        self.paths: list[str] = []  # the requests' paths, in the order the app was called
+        self.arrived: dict[str, trio.Event] = {}  # set when a request for its path reaches the app
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -35,6 +37,9 @@ class Recorder:
                 if message["type"] == "lifespan.shutdown":
                     return
         path = scope["path"]
+        self.paths.append(path)
+        if path in self.arrived:
+            self.arrived[path].set()
         body = b""
         while True:
             message = await receive()
@@ -348,6 +353,27 @@ async def test_the_drain_finishes_a_running_request_closes_idle_connections_and_
         assert (status, body, headers[b"connection"]) == (200, b"GET /slow ", b"close")
         assert await busy.closed()
     assert app.lifespan == ["lifespan.startup", "lifespan.shutdown"]
+
+
+async def test_a_client_pipelining_many_requests_does_not_hold_the_others_up() -> None:
+    """Answers are written without a trip through the scheduler, so a connection with requests
+    already read yields before each next one: another client's request is served among them."""
+    app = Recorder()
+    tenth = app.arrived["/greedy/10"] = trio.Event()
+    async with served(app) as (port, _):
+        other = await trio.open_tcp_stream("127.0.0.1", port)
+        greedy = await trio.open_tcp_stream("127.0.0.1", port)
+        received = b""
+        with trio.fail_after(5):
+            await greedy.send_all(b"".join(request("GET", f"/greedy/{n}") for n in range(400)))
+            await tenth.wait()  # (the greedy client is being served: now the other one asks)
+            await other.send_all(request("GET", "/other"))
+            while received.count(b"HTTP/1.1 200 OK\r\n") < 400:
+                received += await greedy.receive_some(1 << 20)
+            assert b"GET /other" in await other.receive_some(65536)
+        await greedy.aclose()
+        await other.aclose()
+    assert app.paths.index("/other") < 300, app.paths
 
 
 async def test_the_drain_finishes_a_pipelined_request_too() -> None:
