@@ -12,25 +12,25 @@ past a proxy that read it by the former); Transfer-Encoding in HTTP/1.0 is fault
 head's size and its number of fields are held to limits of their own: hypercorn's h11 checks the
 size only while a head is incomplete, so one read can take a head past it.
 
-The built-in server reads its requests with ``RequestParser`` (h11 took a fifth of its time per
-request).  It holds to what h11 checks on a request, and refuses a few shapes h11 lets through,
-each a smuggling or splitting vector: a line ending in a bare LF or CR, a control character in
-the head, obsolete line folding, an HTTP version other than 1.0 and 1.1 (505), a Content-Length
-of more than 18 digits, a chunk size of more than 16, a request line that starts with no letter
-of a method (refused at its first byte, as a TLS handshake is).  A differential test
-holds it to h11 on valid and mangled requests; the attack tests hold the server to it over
-sockets.  A head is parsed once it has all come (its end found by one search, where h11 splits
-and matches line by line as bytes come); its size is held to ``max_head_size`` while it comes.
-A body is handed over as it arrives: a Content-Length counted down, or chunks, whose every line
-is checked as soon as its bytes are in (a line ending in a bare LF would never complete; one
-that runs past MAX_CHUNK_LINE is refused before it does).
+The built-in server reads its requests with ``RequestParser`` rather than h11, which costs
+several times as much per request (bench/README.md).  It holds to what h11 checks on a request,
+and refuses a few shapes h11 lets through, each a smuggling or splitting vector: a line ending in
+a bare LF or CR, a control character in the head, obsolete line folding, an HTTP version other
+than 1.0 and 1.1 (505), a Content-Length of more than 18 digits, a chunk size of more than 16, a
+request line that starts with no letter of a method (refused at its first byte, as a TLS
+handshake is).  A differential test holds it to h11 on valid and mangled requests; the attack
+tests hold the server to it over sockets.  A head is parsed once it has all come (its end found
+by one search, where h11 splits and matches line by line as bytes come); its size is held to
+``max_head_size`` while it comes.  A body is handed over as it arrives: a Content-Length counted
+down, or chunks, whose every line is checked as soon as its bytes are in (a line ending in a bare
+LF would never complete; one that runs past MAX_CHUNK_LINE is refused before it does).
 
 Responses.  They are written here, rather than by h11, because h11 spends on them (header
 validation, its state machine) many times what a status line, header lines and a framing choice
-take.  The checks h11 makes on
-the way out are kept: a header name must be a token, no header may carry CR, LF or NUL (no
-response splitting), a body must match its Content-Length; a violation is ``FramingError``,
-which the server treats as the app's failure (the connection is closed).
+take.  The checks h11 makes on the way out are kept: a header name must be a token, no header
+may carry CR, LF or NUL (no response splitting), a body must match its Content-Length; a
+violation is ``FramingError``, which the server treats as the app's failure (the connection is
+closed).
 """
 
 from __future__ import annotations
@@ -391,6 +391,7 @@ class ResponseFraming:
 
 MAX_CHUNK_LINE = 4096  # a chunk-size line with its extensions (read by no one), or a trailer field
 MAX_LENGTH_DIGITS = 18  # a Content-Length of more would be over any body limit (and int()'s digit cap)
+MAX_SIZE_DIGITS = 16  # a chunk size in hex: 16 digits are 16 EiB
 
 HEAD, BODY, DONE = "head", "body", "done"  # where the parser is in the current request
 _SIZE, _DATA, _DATA_END, _TRAILER = range(4)  # where it is in a chunked body
@@ -400,7 +401,6 @@ _REQUEST_LINE = re.compile(rb"([-!#$%&'*+.^_`|~0-9a-zA-Z]+) ([\x21-\x7e]+) HTTP/
 _FORBIDDEN = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|(?<!\r)\n")
 _CONTROLS = bytes([*range(0x09), *range(0x0A, 0x20), 0x7F])  # (deleting these is far quicker than _FORBIDDEN)
 _HEX = re.compile(rb"[0-9A-Fa-f]+")
-MAX_SIZE_DIGITS = 16  # a chunk size in hex: 16 digits are 16 EiB
 _NAMES: dict[bytes, bytes] = {}  # header names seen to be tokens, each to its lower case
 _MAX_NAMES = 1024
 
