@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import time
 from collections.abc import Callable
 from email.utils import formatdate
@@ -52,6 +51,7 @@ from .rfc9112 import (
     error_body,
     linger,
     refusal,
+    write_now,
 )
 
 log = logging.getLogger("mcptrio.http")
@@ -464,13 +464,11 @@ class Connection:
     def _write_at_once(self, data: bytes) -> int:
         """Write what the socket takes now (plain TCP only), with no trip through the scheduler:
         how much it took (all of it, for a client gone: nothing more is to be written)."""
-        try:
-            return os.write(self.socket_stream.socket.fileno(), data)
-        except BlockingIOError:
-            return 0
-        except OSError:  # reset, or closed by the client: its read sees the end
+        sent = write_now(self.socket_stream.socket.fileno(), data)
+        if sent is None:  # reset, or closed by the client: its read sees the end
             self._set_gone()
             return len(data)
+        return sent
 
     async def _flush(self) -> None:
         async with self._lock:

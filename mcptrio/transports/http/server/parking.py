@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import trio
 
-from .rfc9112 import ResponseFraming, Watched
+from .rfc9112 import ResponseFraming, Watched, write_now
 
 AVAILABLE = hasattr(select, "epoll")
 _READ = getattr(select, "EPOLLIN", 0) | getattr(select, "EPOLLRDHUP", 0)
@@ -75,11 +75,8 @@ class ParkedResponse:
             if len(self.unsent) > self.parking.max_unsent:
                 self.abort()  # (the message is lost with the connection, as send_nowait's would be)
             return
-        try:
-            sent = os.write(self.fd, data)
-        except BlockingIOError:
-            sent = 0
-        except OSError:  # reset, or closed by the client
+        sent = write_now(self.fd, data)
+        if sent is None:  # reset, or closed by the client
             self.close()
             return
         if sent < len(data):
@@ -93,12 +90,11 @@ class ParkedResponse:
         if not self.unsent:
             self.parking.want_write(self, False)
             return
-        try:
-            sent = os.write(self.fd, self.unsent)
-        except BlockingIOError:
-            return
-        except OSError:
+        sent = write_now(self.fd, self.unsent)
+        if sent is None:
             self.close()
+            return
+        if not sent:
             return
         unsent = self.unsent
         assert isinstance(unsent, bytearray)  # (some wait)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import re
 import ssl
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -230,6 +231,17 @@ async def read_to_the_end(stream: trio.abc.ReceiveStream) -> None:
         if not data:
             return
         received += len(data)
+
+
+def write_now(fd: int, data: bytes | bytearray) -> int | None:
+    """Write what the socket ``fd`` takes at once, with no trip through the scheduler: how many bytes
+    it took (0: none, it is full), or None when the connection is gone (reset, or closed)."""
+    try:
+        return os.write(fd, data)
+    except BlockingIOError:
+        return 0
+    except OSError:
+        return None
 
 
 async def time_writes(connections: Iterable[Watched], timeout: float) -> None:
