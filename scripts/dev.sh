@@ -88,7 +88,8 @@ case "${1:-}" in
         wait "$node_packages" || { echo "installing the Node packages failed (its error is above)" >&2; exit 2; }
         # The whole suite runs in two processes (pytest-xdist): most of its time is spent waiting on
         # sockets and subprocesses.  Files or options named on the command line run as given.
-        # (The slowest 30 are listed at the end: the suite must stay within CI's 20 minutes.)
+        # (The slowest 30 are listed at the end: the suite must stay within CI's 20 minutes; the tests
+        # marked `long` start first, tests/conftest.py.)
         if [ $# -eq 0 ]; then set -- -n "${MCPTRIO_TEST_PROCESSES:-2}" --durations=30; fi
         exec "$VENV/bin/python" -m pytest "$@"
         ;;

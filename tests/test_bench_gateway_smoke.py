@@ -2,9 +2,12 @@
 asserted): direct, through the gateway with a stdio and an HTTP upstream (and FastMCP's proxy where
 it is installed), and the CPU other processes used meanwhile."""
 
+import pytest
+
 from .bench_smoke import smoke_run
 
 
+@pytest.mark.long
 def test_the_smoke_run_measures_every_figure(tmp_path):
     stdout, figures = smoke_run("gateway.py", tmp_path / "gateway.json")
     load = figures.pop("load")  # (the CPU other processes used meanwhile: how loaded the machine was)

@@ -171,6 +171,7 @@ def every_peer_row_has_a_verdict(smoke):
     assert not [note for note in document["notes"] if "not measured" in note]
 
 
+@pytest.mark.long(160)
 def test_the_smoke_run_measures_every_figure_of_every_server_and_peer(smoke):
     """One test for the one smoke run (a module fixture is made again on each xdist worker that
     runs a test of the module: several tests would run the whole bench several times)."""

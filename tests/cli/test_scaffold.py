@@ -6,9 +6,12 @@ import subprocess
 import sys
 import venv
 
+import pytest
+
 MCPTRIO = [sys.executable, "-m", "mcptrio"]
 
 
+@pytest.mark.long
 def test_new_then_its_readme_commands_pass(tmp_path):
     done = subprocess.run([*MCPTRIO, "new", "demo", "--dir", str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

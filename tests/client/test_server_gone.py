@@ -36,6 +36,7 @@ GONE = [
 ]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(("command", "says"), GONE, ids=["false", "exit-3", "killed", "stdout-closed"])
 async def test_a_server_gone_before_it_answers_is_one_error_at_once(command: str, says: str) -> None:
     for run in range(RUNS):

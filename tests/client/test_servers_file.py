@@ -66,6 +66,7 @@ def test_a_bad_file_is_one_clear_error(tmp_path):
             read_servers(path)
 
 
+@pytest.mark.long
 async def test_the_cli_across_the_servers_of_a_file(tmp_path):
     async with http_server(build_app()) as url:
         path = str(servers_file(tmp_path, url))

@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.long(40)
 def test_official_conformance_suite_passes_against_the_client():
     done = subprocess.run(
         [sys.executable, str(ROOT / "conformance" / "run_client.py")],

@@ -45,6 +45,7 @@ def test_official_conformance_suite_passes_on_two_workers_sharing_redis():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("upstream", ["stdio", "http"])
 def test_official_conformance_suite_passes_through_the_gateway(upstream):
     """The ``everything`` plugin served by an upstream ``mcptrio serve`` (over stdio, or HTTP) and put

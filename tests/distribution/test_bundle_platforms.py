@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .installing import call, client_command, installed
 
 
+@pytest.mark.long
 async def test_a_bundle_for_two_platforms_starts_from_its_own_lib_folder(tmp_path: Path, bare_python: Path) -> None:
     bundle = tmp_path / "everything.mcpb"
     tags = ["--platform", "manylinux2014_x86_64", "--platform", "win_amd64"]

@@ -33,6 +33,7 @@ def run_page(page: Path, workdir: Path, text: str | None = None) -> int:
     return ran
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("page", PAGES, ids=_id)
 def test_page_snippets_run(page: Path, tmp_path: Path) -> None:
     run_page(page, tmp_path)

@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -24,6 +26,7 @@ def mypy(*args):
     )
 
 
+@pytest.mark.long
 def test_the_package_is_clean_under_strict_mypy():
     done = mypy()  # the files: [tool.mypy] files, the mcptrio package
     assert done.returncode == 0, f"mypy found errors:\n{done.stdout}{done.stderr}"

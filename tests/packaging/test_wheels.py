@@ -12,6 +12,8 @@ import venv
 from importlib.metadata import version
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = [ROOT, *sorted(p for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml").exists())]
 
@@ -22,6 +24,7 @@ def run(*args, **kwargs):
     return done
 
 
+@pytest.mark.long(40)
 def test_the_wheels_install_and_serve_without_the_checkout(tmp_path):
     dist = tmp_path / "dist"
     for package in PACKAGES:

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 import trio
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,6 +17,7 @@ SECONDS = 30
 RUN_WITHIN = SECONDS + 120
 
 
+@pytest.mark.long(40)
 async def test_soak_30_seconds_has_no_unexpected_errors():
     with trio.fail_after(RUN_WITHIN):
         run = await trio.run_process(

@@ -5,6 +5,7 @@ import contextlib
 import signal
 import time
 
+import pytest
 import trio
 
 from ..app.tasks.apps import MODERN_CAPS, Trail, make_app
@@ -59,6 +60,7 @@ async def test_a_task_made_on_one_worker_is_followed_answered_and_cancelled_on_a
     assert ("work", "cancelled") in trails[0].events and not trails[1].events
 
 
+@pytest.mark.long
 async def test_a_task_whose_worker_was_killed_is_failed_not_rerun(redis, tmp_path):
     plugins = "bench,bench_tasks"
     async with (

@@ -56,6 +56,7 @@ async def test_eof_on_stdin_ends_a_threaded_server_at_once(monkeypatch):
     assert client.end.process.returncode == 0
 
 
+@pytest.mark.long
 def test_the_stdio_test_modules_pass_through_threads():
     """The stdio modules' own tests, every stdio server they start serving through threads."""
     modules = ["tests/runtime/test_stdio_process.py", "tests/interop/test_sdk_stdio.py"]
