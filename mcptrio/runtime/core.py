@@ -22,7 +22,9 @@ request waits for another's handler, exactly as with a task per request; a handl
 waits could not have been interleaved with anything anyway.  A cancelled request spends the
 scope (the worker takes a fresh one).  Each request still runs in a copy of the reader's
 context variables (``in_context``), and its deadline is put on the scope when its handler first
-waits (one that never waits cannot be cancelled).  An answer that must wait for room in the
+waits (one that never waits cannot be cancelled).  Every ``ANSWERS_PER_TURN`` answers the
+worker lets the scheduler run the writer, so that a burst's first answers are on their way while
+the rest are made.  An answer that must wait for room in the
 outbox is sent outside the scope, as over HTTP, where ``run`` serves a request in the POST's
 own task.
 """
@@ -57,6 +59,9 @@ CLIENT, DEADLINE, SHUTDOWN = "client", "deadline", "shutdown"
 
 # Workers kept waiting for the next request; one finishing while as many wait, ends.
 IDLE_WORKERS = 64
+# Answers a worker queues before it lets the writer send them: the peer reads them (and sends more)
+# while the rest of a burst is being answered, instead of waiting idle for the whole burst.
+ANSWERS_PER_TURN = 16
 WORKER_NAME = "mcptrio.worker"
 
 
@@ -251,6 +256,7 @@ class Dispatcher:
         pending = self._pending
         assert pending is not None  # (a worker is woken by start)
         request = None
+        answered = 0
         try:
             while worker.taking and pending:
                 with trio.CancelScope() as scope:
@@ -274,6 +280,10 @@ class Dispatcher:
                         request = None
                         if scope.cancel_called:
                             break  # a cancel that came after the answer: this scope is spent
+                        answered += 1
+                        if answered == ANSWERS_PER_TURN:
+                            answered = 0
+                            await trio.lowlevel.cancel_shielded_checkpoint()
                 if request is not None:
                     if scope.cancelled_caught:
                         message = self._cancelled(request, handle)

@@ -15,7 +15,7 @@ import trio
 import trio.testing
 
 from mcptrio import App, SessionLimits
-from mcptrio.runtime.core import IDLE_WORKERS, WORKER_NAME
+from mcptrio.runtime.core import ANSWERS_PER_TURN, IDLE_WORKERS, WORKER_NAME
 from mcptrio.serve import serve_stream
 from mcptrio.testing import open_client
 from mcptrio.transports.stdio import LineMessageStream
@@ -194,6 +194,46 @@ async def test_answers_that_wait_for_room_in_the_outbox_all_arrive():
         assert {i: text_of(a["result"]) for i, a in answers.items()} == {i: str(i) for i in range(1, 41)}
         await client.send(call(41, "echo", {"text": "more"}))
         assert text_of((await client.answers(1))[41]["result"]) == "more"
+
+
+class Writes(trio.abc.SendStream):
+    """A send stream that keeps what each write carried, then passes it on."""
+
+    def __init__(self, inner: trio.abc.SendStream) -> None:
+        self.inner = inner
+        self.writes: list[bytes] = []
+
+    async def send_all(self, data) -> None:
+        self.writes.append(bytes(data))
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_a_burst_is_answered_in_turns_so_the_client_can_read_while_the_rest_are_served():
+    """64 calls in one read, none of which waits: the first answers go out before the last are
+    made (over a pipe the client reads them and sends more meanwhile), every one in order."""
+    server_end, client_end = trio.testing.memory_stream_pair()
+    out = Writes(server_end)
+    client = Lines(client_end)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(functools.partial(serve_stream, build_app(), LineMessageStream(server_end, out)))
+        await client.send(INITIALIZE + INITIALIZED)
+        await client.answers(1)
+        out.writes.clear()
+        await client.send(b"".join(call(i, "echo", {"text": str(i)}) for i in range(1, 65)))
+        answers = [await client.message() for _ in range(64)]
+        assert [text_of(a["result"]) for a in answers] == [str(i) for i in range(1, 65)]
+        per_write = [w.count(b"\n") for w in out.writes]
+        # The writer runs in the scheduler's next batch, before or after the worker's next turn
+        # (Trio runs a batch in either order); later writes may carry more here, since this
+        # stream's writes wait a turn and a pipe's do not.
+        assert sum(per_write) == 64 and per_write[0] <= 2 * ANSWERS_PER_TURN, per_write
+        nursery.cancel_scope.cancel()
 
 
 async def test_idle_workers_are_bounded(autojump_clock):
