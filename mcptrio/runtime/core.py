@@ -24,9 +24,8 @@ scope (the worker takes a fresh one).  Each request still runs in a copy of the 
 context variables (``in_context``), and its deadline is put on the scope when its handler first
 waits (one that never waits cannot be cancelled).  Every ``ANSWERS_PER_TURN`` answers the
 worker lets the scheduler run the writer, so that a burst's first answers are on their way while
-the rest are made.  An answer that must wait for room in the
-outbox is sent outside the scope, as over HTTP, where ``run`` serves a request in the POST's
-own task.
+the rest are made.  An answer that must wait for room in the outbox is sent outside the scope,
+as over HTTP, where ``run`` serves a request in the POST's own task.
 """
 
 from __future__ import annotations
