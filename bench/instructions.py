@@ -6,6 +6,7 @@ a busy machine as on a quiet one, so a change can be judged while others run ben
     .venv/bin/python bench/instructions.py --startup everything  # spawn -> initialize answered -> exit
     .venv/bin/python bench/instructions.py --startup-file bench/servers/everything_file.py  # the same, as a file
     .venv/bin/python bench/instructions.py --http modern --calls 2000  # 2026-07-28 echo over HTTP, 10 clients
+    .venv/bin/python bench/instructions.py --gateway http --calls 2000  # the gateway's, per forwarded call
 
 A call's count is (run with N calls - run with none) / N, both from spawn to exit, so start-up and
 shutdown cancel out.  Counts are of user-space instructions only (no system calls, no waiting);
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import compileall
+import json
 import os
 import re
 import shutil
@@ -30,7 +32,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from client import StdioServer, free_port, perf, stdio_line, wait_for_http  # noqa: E402
+from client import BenchError, StdioServer, free_port, perf, stdio_line, wait_for_http  # noqa: E402
 from http_load import http_load  # noqa: E402
 from settings import HOST, PATH, REPO, TEXT  # noqa: E402
 
@@ -56,6 +58,45 @@ def counted(argv: list[str], calls: int, window: int) -> int:
         return _total(out)
 
 
+def counted_gateway(upstream: str, calls: int) -> int:
+    """Instructions of a gateway (``mcptrio serve --upstream``) under callgrind, driven like
+    ``counted_http``; its upstream (``mcptrio serve --plugins bench``, over HTTP or as its stdio
+    child) runs outside callgrind, so only the gateway's own work is counted."""
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        bench = [sys.executable, "-m", "mcptrio", "serve", "--plugins", "bench", "--quiet"]
+        upstream_process = None
+        if upstream == "http":
+            upstream_port = free_port()
+            upstream_process = subprocess.Popen(
+                [*bench, "--transport", "http", "--port", str(upstream_port)],
+                env=_environment(),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=str(REPO),
+            )
+            where = f'url = "http://{HOST}:{upstream_port}{PATH}"'
+        else:
+            where = f"command = {json.dumps(bench[0])}\nargs = {json.dumps(bench[1:])}"
+        config = Path(tmp) / "gateway.toml"  # (no namespace: the tool is served as echo, as upstream)
+        config.write_text(f'[serve.upstreams.bench]\nnamespace = ""\n{where}\n')
+        gateway = [sys.executable, "-m", "mcptrio", "serve", "--config", str(config), "--transport", "http"]
+        argv = _under_callgrind([*gateway, "--no-access-log", "--no-telemetry", "--port", str(port)], out)
+        process = subprocess.Popen(
+            argv, env=_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(REPO)
+        )
+        try:
+            asyncio.run(_drive(port, process, calls, False, gateway=True))
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(600)
+            if upstream_process is not None:
+                upstream_process.terminate()
+                upstream_process.wait(60)
+        return _total(out)
+
+
 def counted_http(which: str, calls: int) -> int:
     """Instructions of an HTTP server (``HTTP_SERVERS``) under callgrind, driven with ``calls``
     2026-07-28 echo calls from 10 clients, after the one initialize that shows it is up."""
@@ -75,8 +116,14 @@ def counted_http(which: str, calls: int) -> int:
         return _total(out)
 
 
-async def _drive(port: int, process: subprocess.Popen, calls: int, bare: bool) -> None:
+async def _drive(port: int, process: subprocess.Popen, calls: int, bare: bool, gateway: bool = False) -> None:
     await wait_for_http(HOST, port, PATH, perf() + 600, process)
+    for _ in range(600 if gateway else 0):  # (a gateway answers before its upstream is up: until it is)
+        try:
+            await http_load(port, None, "modern", 1, 600, 1)
+            break
+        except BenchError:
+            await asyncio.sleep(0.5)
     if calls:
         load = await http_load(port, None, "modern", 10, 3600, calls, bare=bare)
         if load.calls != calls or load.errors:
@@ -115,6 +162,12 @@ def main() -> int:
         help="count an HTTP server's echo calls instead (10 clients, 2026-07-28): mcptrio serve on "
         "the built-in server (modern) or on hypercorn, or the bare ASGI app on the built-in one",
     )
+    parser.add_argument(
+        "--gateway",
+        choices=("http", "stdio"),
+        help="count a gateway's forwarded echo calls instead (10 clients, 2026-07-28), its upstream "
+        "over HTTP or stdio",
+    )
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("bench/instructions.py needs valgrind (apt-get install valgrind)")
@@ -126,6 +179,14 @@ def main() -> int:
         print(
             f"{args.calls} echo calls over HTTP, 10 clients, {args.http}: {(busy - idle) / args.calls:,.0f} "
             f"instructions per call (start-up, one initialize and exit alone: {idle / 1e6:.0f} million)"
+        )
+        return 0
+    if args.gateway:
+        idle, busy = counted_gateway(args.gateway, 0), counted_gateway(args.gateway, args.calls)
+        print(
+            f"{args.calls} echo calls through a gateway, {args.gateway} upstream, 10 clients: "
+            f"{(busy - idle) / args.calls:,.0f} gateway instructions per call "
+            f"(start-up, one initialize and exit alone: {idle / 1e6:.0f} million)"
         )
         return 0
     if args.startup_file:

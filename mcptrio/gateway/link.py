@@ -345,11 +345,13 @@ class Link:
         async def ask(params: dict[str, Any]) -> dict[str, Any]:
             call = self._only_call(via)
             if call is None:
-                raise McpError(
-                    errors.INTERNAL_ERROR,
-                    f"the gateway cannot tell which of the calls in flight {method} is for "
-                    '(serve this upstream with sessions = "per-caller")',
+                in_flight = any(other.via is via for other in self._calls.values())
+                why = (
+                    f"the gateway cannot tell which of the calls in flight {method} is for"
+                    if in_flight
+                    else f"{method} came with no call in flight on the shared session: the gateway has no caller to ask"
                 )
+                raise McpError(errors.INTERNAL_ERROR, f'{why} (serve this upstream with sessions = "per-caller")')
             return await call.ask(method, params)
 
         return ask

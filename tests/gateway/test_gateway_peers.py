@@ -90,6 +90,20 @@ async def test_server_everything_through_the_gateway(transport, era):
                             break
 
 
+async def test_an_upstream_asking_for_roots_with_no_call_in_flight_is_told_why_and_what_to_do(capfd):
+    # (server-everything asks a client that declares roots for them as its session starts, and
+    # writes the error it gets to its stderr, which the gateway's stdio upstream inherits)
+    told = ""
+    with trio.fail_after(TIMEOUT):
+        async with through_gateway(servers.everything(), "stdio", "legacy", "ev") as (_, client):
+            await tools_named(client, "ev_echo")
+            while "roots" not in told:
+                told += capfd.readouterr().err
+                await trio.sleep(0.05)
+    assert "roots/list came with no call in flight on the shared session" in told
+    assert 'sessions = "per-caller"' in told
+
+
 async def test_server_filesystem_through_the_gateway(tmp_path):
     (tmp_path / "note.txt").write_text("on disk")
     with trio.fail_after(TIMEOUT):
