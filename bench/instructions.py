@@ -6,7 +6,7 @@ a busy machine as on a quiet one, so a change can be judged while others run ben
     .venv/bin/python bench/instructions.py --startup everything  # spawn -> initialize answered -> exit
     .venv/bin/python bench/instructions.py --startup-file bench/servers/everything_file.py  # the same, as a file
     .venv/bin/python bench/instructions.py --http modern --calls 2000  # 2026-07-28 echo over HTTP, 10 clients
-    .venv/bin/python bench/instructions.py --gateway http --calls 2000  # the gateway's, per forwarded call
+    .venv/bin/python bench/instructions.py --gateway http --calls 1000  # the gateway's, per forwarded call
 
 A call's count is (run with N calls - run with none) / N, both from spawn to exit, so start-up and
 shutdown cancel out.  Counts are of user-space instructions only (no system calls, no waiting);
@@ -87,7 +87,7 @@ def counted_gateway(upstream: str, calls: int) -> int:
             argv, env=_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(REPO)
         )
         try:
-            asyncio.run(_drive(port, process, calls, False, gateway=True))
+            asyncio.run(_drive(port, process, calls, False, gateway=True, clients=1))
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(600)
@@ -116,7 +116,9 @@ def counted_http(which: str, calls: int) -> int:
         return _total(out)
 
 
-async def _drive(port: int, process: subprocess.Popen, calls: int, bare: bool, gateway: bool = False) -> None:
+async def _drive(
+    port: int, process: subprocess.Popen, calls: int, bare: bool, gateway: bool = False, clients: int = 10
+) -> None:
     await wait_for_http(HOST, port, PATH, perf() + 600, process)
     for _ in range(600 if gateway else 0):  # (a gateway answers before its upstream is up: until it is)
         try:
@@ -125,7 +127,7 @@ async def _drive(port: int, process: subprocess.Popen, calls: int, bare: bool, g
         except BenchError:
             await asyncio.sleep(0.5)
     if calls:
-        load = await http_load(port, None, "modern", 10, 3600, calls, bare=bare)
+        load = await http_load(port, None, "modern", clients, 3600, calls, bare=bare)
         if load.calls != calls or load.errors:
             raise SystemExit(f"{load.calls} of {calls} calls answered ({load.errors} failed)")
 
@@ -165,8 +167,8 @@ def main() -> int:
     parser.add_argument(
         "--gateway",
         choices=("http", "stdio"),
-        help="count a gateway's forwarded echo calls instead (10 clients, 2026-07-28), its upstream "
-        "over HTTP or stdio",
+        help="count a gateway's forwarded echo calls instead (one client, 2026-07-28: with more, how "
+        "many answers one wake-up finds depends on the upstream's pace), its upstream over HTTP or stdio",
     )
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
@@ -184,7 +186,7 @@ def main() -> int:
     if args.gateway:
         idle, busy = counted_gateway(args.gateway, 0), counted_gateway(args.gateway, args.calls)
         print(
-            f"{args.calls} echo calls through a gateway, {args.gateway} upstream, 10 clients: "
+            f"{args.calls} echo calls through a gateway, {args.gateway} upstream, one client: "
             f"{(busy - idle) / args.calls:,.0f} gateway instructions per call "
             f"(start-up, one initialize and exit alone: {idle / 1e6:.0f} million)"
         )

@@ -14,6 +14,7 @@ import re
 import ssl
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 import trio
@@ -31,6 +32,12 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 _STATUS = re.compile(rb"HTTP/1\.([01]) ([0-9]{3})(?: .*)?")
 _TOKEN = re.compile(rb"[-!#$%&'*+.^_`|~0-9A-Za-z]+")
 _HEX = re.compile(rb"[0-9A-Fa-f]{1,16}")
+# Header names already checked: a session sends and gets the same few on every request, and a
+# check (a pattern, a decode) costs more than a lookup.  A request's names to their line's start;
+# a response's to their lower-case text.  (Names only: a value may be a secret.)
+CHECKED_NAMES = 512
+_FIELDS: dict[str, str] = {}
+_NAMES: dict[bytes, str] = {}
 
 
 class TransportError(ConnectionError):
@@ -156,9 +163,12 @@ class Connection:
             headers: dict[str, str] = {}
             for line in lines:
                 name, colon, value = line.partition(b":")
-                if not colon or not _TOKEN.fullmatch(name):
-                    raise malformed(f"not a header line: {line[:80]!r}")
-                key, text = name.decode("ascii").lower(), value.strip(b" \t").decode("latin-1")
+                key = _NAMES.get(name) if colon else None
+                if key is None:
+                    if not colon or not _TOKEN.fullmatch(name):
+                        raise malformed(f"not a header line: {line[:80]!r}")
+                    key = _remember(_NAMES, name, name.decode("ascii").lower())
+                text = value.strip(b" \t").decode("latin-1")
                 headers[key] = f"{headers[key]}, {text}" if key in headers else text
             status = int(found[2])
             if not 100 <= status < 200:
@@ -175,12 +185,26 @@ def malformed(why: str) -> TransportError:
 
 def request_head(method: str, target: str, fields: list[tuple[str, str]]) -> bytes:
     """A request's head as it goes on the wire; a header with a line break in it is a ValueError."""
-    lines = [f"{method} {target} HTTP/1.1"]
+    lines = [f"{method} {target} HTTP/1.1\r\n"]
     for name, value in fields:
-        if not _TOKEN.fullmatch(name.encode("latin-1")) or "\r" in value or "\n" in value:
+        prefix = _FIELDS.get(name)
+        if prefix is None:
+            if not _TOKEN.fullmatch(name.encode("latin-1")):
+                raise ValueError(f"not a valid HTTP header name: {name!r}")
+            prefix = _remember(_FIELDS, name, f"{name}: ")
+        if "\r" in value or "\n" in value:
             raise ValueError(f"not a valid HTTP header: {name!r}: {value!r}")
-        lines.append(f"{name}: {value}")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+        lines.append(f"{prefix}{value}\r\n")
+    lines.append("\r\n")
+    return "".join(lines).encode("latin-1")
+
+
+def _remember(cache: dict[Any, Any], key: Any, value: Any) -> Any:
+    """``value``, kept in ``cache`` under ``key`` (emptied when full: a session's names repeat)."""
+    if len(cache) >= CHECKED_NAMES:
+        cache.clear()
+    cache[key] = value
+    return value
 
 
 class Response:
