@@ -275,6 +275,13 @@ class Response:
             self._done = True
 
     async def aread(self) -> bytes:
+        connection = self._connection
+        if self._mode == "length" and connection is not None and len(connection.buffer) >= self._remaining:
+            # (the usual answer: a length, all of it come with the head)
+            buffer, take = connection.buffer, self._remaining
+            self.content, self._remaining, self._done = bytes(buffer[:take]), 0, True
+            del buffer[:take]
+            return self.content
         parts = [chunk async for chunk in self.aiter_bytes()]
         self.content = b"".join(parts)
         return self.content

@@ -114,7 +114,7 @@ class RawClient:
         self.initialize_result: dict[str, Any] | None = None
         self._ids = itertools.count(1)
         self._waiting: dict[Any, Slot] = {}  # where each request in flight wants its response
-        self._arrived = trio.Event()
+        self._arrived: trio.Event | None = None  # (made when someone waits: most messages have no watcher)
         self._nursery: trio.Nursery | None = None
         self._over = False  # the reader has seen the connection end: no answer will come
         self._not_json: str | None = None  # the start of what the server sent that was not JSON, if it did
@@ -173,8 +173,9 @@ class RawClient:
             self._waiting.pop(message["id"]).send_nowait(message)
         else:
             self.unmatched.append(message)
-        self._arrived.set()
-        self._arrived = trio.Event()
+        if self._arrived is not None:
+            self._arrived.set()
+            self._arrived = None
 
     async def _answer_server_request(self, message: dict[str, Any]) -> None:
         handler = self.handlers.get(message["method"])
@@ -443,6 +444,8 @@ class RawClient:
     @property
     def arrival(self) -> trio.Event:
         """Set when the next message arrives: take it before looking at what has arrived, then wait on it."""
+        if self._arrived is None:
+            self._arrived = trio.Event()
         return self._arrived
 
     async def wait_for_notification(self, method: str, count: int = 1) -> list[dict[str, Any]]:
@@ -451,11 +454,11 @@ class RawClient:
             found = [n for n in self.notifications if n["method"] == method]
             if len(found) >= count:
                 return found
-            await self._arrived.wait()
+            await self.arrival.wait()
 
     async def wait_for_unmatched(self, count: int = 1) -> list[Any]:
         while len(self.unmatched) < count:
-            await self._arrived.wait()
+            await self.arrival.wait()
         return self.unmatched
 
 
