@@ -8,13 +8,13 @@ HTTP server against hypercorn", has the figures).
 
 Here a connection is one task: it reads, runs the app in that same task, and writes each
 response (head and body) with one ``send_all``.  rfc9112.py reads the requests (h11's
-checks and a few more, at a fraction of its cost) and writes the responses;
-one cancel scope per connection, whose deadline moves, times the wait for a request head and an
-idle keep-alive connection.  A task reads on behalf of a request only when the app waits for
-``http.disconnect`` once the body is in (a request still running: exchange.py), and stops before the
-connection reads the next request.  TLS, the connection limit, the write timeout and the drain
-are rfc9112.py's, shared with hypercorn_server.py, and so are the checks on a request's
-framing.  ``send_nowait`` (the scope extension ``mcptrio.send_nowait``) writes a
+checks and a few more, at a fraction of its cost) and writes the responses; one task per server,
+sweeping its connections a few times a second, closes those whose request head, or whose next
+request on an idle keep-alive connection, is overdue.  A task reads on behalf of a request only
+when the app waits for ``http.disconnect`` once the body is in (a request still running:
+exchange.py), and stops before the connection reads the next request.  TLS, the connection
+limit, the write timeout and the drain are rfc9112.py's, shared with hypercorn_server.py, and so
+are the checks on a request's framing.  ``send_nowait`` (the scope extension ``mcptrio.send_nowait``) writes a
 piece of a streamed body from the caller's task, straight to the socket: a change told to many
 listen streams costs a system call each, with no task, lock or wait per stream.  ``park`` (the
 scope extension ``mcptrio.park``) lets the app give up a streamed response that will only be
@@ -60,6 +60,7 @@ MAX_RECV = 64 * 1024
 # What a response's unsent bytes may grow to behind a client that reads slowly (send_nowait); past it
 # the client is cut off, as the write timeout would: a change notification never waits on a reader.
 MAX_UNSENT = 256 * 1024
+HEAD_SWEEP = 0.25  # seconds between two looks for overdue request heads, at most (a quarter of the timeouts)
 DISCONNECT = {"type": "http.disconnect"}
 
 
@@ -86,6 +87,21 @@ class Http11Server(ConnectionServer):
 
     def start_background(self, nursery: trio.Nursery) -> None:
         nursery.start_soon(self.parking.run)  # (cancelled at the end: the parked responses left open close)
+        nursery.start_soon(self._time_heads)
+
+    async def _time_heads(self) -> None:
+        """Close every connection whose request head (or, idle, whose next request) is overdue.
+
+        One task sweeping every connection a few times a second, rather than a deadline per
+        connection moved twice a request: Trio re-registers a scope's deadline each time it moves,
+        a few microseconds of every request, for a timeout that almost never fires."""
+        period = min(HEAD_SWEEP, self.header_timeout / 4, self.keep_alive_timeout / 4)
+        while True:
+            await trio.sleep(period)
+            now = trio.current_time()
+            for connection in list(self.connections):
+                if isinstance(connection, Connection) and connection.due <= now:
+                    connection.timer.cancel()
 
     async def handle(self, socket_stream: trio.SocketStream) -> None:
         stream = self.secured(socket_stream)
@@ -119,7 +135,8 @@ class Connection:
         self.stream = stream
         self.socket_stream = socket_stream
         self.parser = RequestParser(server.max_head_size)
-        self.timer = trio.CancelScope()  # its deadline: the wait for a request head (else +inf)
+        self.timer = trio.CancelScope()  # cancelled when ``due`` passes (``Http11Server._time_heads``)
+        self.due = math.inf  # when the wait for a request head ends (+inf: none is under way)
         self.idle = True  # waiting for a request head with nothing of it read
         self.writing_since = math.inf  # when the write under way began (connections.time_writes)
         self.client = _address(socket_stream, "getpeername")
@@ -162,13 +179,13 @@ class Connection:
 
     async def run(self) -> None:
         with self.timer:
-            self.timer.deadline = trio.current_time() + self.server.header_timeout
+            self.due = trio.current_time() + self.server.header_timeout
             if isinstance(self.stream, trio.SSLStream):
                 await self.stream.do_handshake()  # (within the time a request head has)
             async with trio.open_nursery() as self._nursery:
                 wait = self.server.header_timeout  # (a new connection: its first head is due)
                 while True:
-                    self.timer.deadline = trio.current_time() + wait
+                    self.due = trio.current_time() + wait
                     wait = self.server.keep_alive_timeout
                     try:
                         head = await self._next_head()
@@ -179,7 +196,7 @@ class Connection:
                     if head is None:
                         return  # the client is done
                     self.idle = False  # (a pipelined request came with no read: set here too)
-                    self.timer.deadline = math.inf
+                    self.due = math.inf
                     server = self.server
                     problem = refusal(
                         head.http_version, head.headers, head.size, server.max_head_size, server.max_headers
@@ -214,8 +231,8 @@ class Connection:
                 return None  # (with part of a head, too: nobody is left to answer)
             if self.idle:  # a request's first bytes: its head is due within header_timeout of them
                 due = trio.current_time() + self.server.header_timeout
-                if due < self.timer.deadline:  # (setting a deadline costs more than reading it)
-                    self.timer.deadline = due
+                if due < self.due:
+                    self.due = due
             self.idle = False
             parser.feed(data)
             head = parser.next_head()
