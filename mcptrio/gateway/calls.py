@@ -25,6 +25,7 @@ import contextvars
 import hashlib
 import itertools
 import logging
+import math
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -60,8 +61,9 @@ class Call:
     via: object = None  # the caller's own upstream session it goes over (None: the shared one)
     nursery: trio.Nursery | None = None  # where what runs beside the call is started, on demand
     token: str = attrs.field(factory=lambda: f"mcptrio-gateway-{next(_tokens)}")
-    # Its deadline is the upstream's timeout, set when it is made (``Link.forward``).
     scope: trio.CancelScope = attrs.field(kw_only=True)
+    # When the upstream's timeout for it ends: its link cancels ``scope`` then (``Link._time_calls``).
+    due: float = attrs.field(kw_only=True, default=math.inf)
     # What stopped it on the caller's side (a 2026-07-28 question to ask first), raised once it ends.
     stopped: BaseException | None = None
     questions: dict[str, dict[str, Any]] = attrs.field(factory=dict)  # for a 2026-07-28 caller, by key

@@ -85,6 +85,7 @@ log = logging.getLogger("mcptrio.gateway")
 
 FIRST_DELAY = 0.5
 MAX_DELAY = 30.0
+CALL_SWEEP = 1.0  # seconds between two looks for calls past their upstream's timeout, at most
 CHANGED = {
     "notifications/tools/list_changed": ("tools",),
     "notifications/prompts/list_changed": ("prompts",),
@@ -126,6 +127,7 @@ class Link:
         try:
             async with trio.open_nursery() as nursery:
                 self.private.nursery = self.nursery = nursery
+                nursery.start_soon(self._time_calls)
                 await self._keep_up()
         finally:  # (the app stopped serving: nothing of this session may be used by a later one)
             self._went_down()
@@ -147,6 +149,18 @@ class Link:
             await trio.sleep(delay)
             delay = min(delay * 2, MAX_DELAY)
             self.restarts += 1
+
+    async def _time_calls(self) -> None:
+        """End every call the upstream has not answered within its timeout.  One task looking a few
+        times per timeout rather than a deadline per call: Trio registers a scope's deadline on
+        entry and drops it on exit, a cost on every call for a timeout that rarely fires."""
+        period = min(CALL_SWEEP, self.upstream.timeout / 4)
+        while True:
+            await trio.sleep(period)
+            now = trio.current_time()
+            for call in list(self._calls.values()):
+                if call.due <= now:
+                    call.scope.cancel()
 
     async def _session(self) -> bool:
         """One session, until it ends; whether it was up (answered its handshake and lists)."""
@@ -365,8 +379,8 @@ class Link:
         client = self.client if via is None else await self.private.client_for(via)
         if client is None:
             raise self.unavailable()
-        deadline = trio.current_time() + self.upstream.timeout
-        call = calls.Call(ctx, via=via, nursery=self.nursery, scope=trio.CancelScope(deadline=deadline))
+        due = trio.current_time() + self.upstream.timeout
+        call = calls.Call(ctx, via=via, nursery=self.nursery, scope=trio.CancelScope(), due=due)
         self._calls[call.token] = call
         meta = calls.forwarded_meta(ctx, call, client.raw.era == "modern")
         target = params.get("name") if isinstance(params.get("name"), str) else None
