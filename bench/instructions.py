@@ -122,14 +122,15 @@ async def _drive(
     await wait_for_http(HOST, port, PATH, perf() + 600, process)
     for _ in range(600 if gateway else 0):  # (a gateway answers before its upstream is up: until it is)
         try:
-            await http_load(port, None, "modern", 1, 600, 1)
-            break
+            if not (await http_load(port, None, "modern", 1, 600, 1)).errors:
+                break
         except BenchError:
-            await asyncio.sleep(0.5)
+            pass
+        await asyncio.sleep(0.5)
     if calls:
         load = await http_load(port, None, "modern", clients, 3600, calls, bare=bare)
         if load.calls != calls or load.errors:
-            raise SystemExit(f"{load.calls} of {calls} calls answered ({load.errors} failed)")
+            raise SystemExit(f"{load.calls} of {calls} calls answered ({load.errors} failed: {load.error_kinds})")
 
 
 def _under_callgrind(argv: list[str], out: Path) -> list[str]:
