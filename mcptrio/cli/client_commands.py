@@ -105,6 +105,10 @@ def _words(args: argparse.Namespace) -> None:
     named = args.target or args.stdio or args.plugins or args.config
     args.source = words.pop(0) if not named and words and looks_like_target(words[0]) else None
     given = [x for x in (args.target, args.source, args.stdio, args.plugins, args.config) if x]
+    misplaced = next((word for word in words if word.startswith(URL_SCHEMES)), None)
+    if not given and misplaced is not None:  # (``mcptrio list tools URL``)
+        rest = " ".join(word for word in args.words if word != misplaced)
+        raise UsageError(f"name the server first: mcptrio {args.command} {misplaced} {rest}".rstrip())
     if len(given) != 1:
         raise UsageError(
             "name the server once: a URL, a FILE.py or module, --stdio COMMAND, --plugins A,B or --config FILE"

@@ -68,6 +68,9 @@ def test_a_tool_error_exits_1_and_bad_input_exits_2():
     assert "KEY=VALUE" in one_line_error(mcptrio("call", "--plugins", "bench", "echo", "oops"))
     assert "--args is not JSON" in one_line_error(mcptrio("call", "--plugins", "bench", "echo", "--args", "{"))
     assert "name the server once" in one_line_error(mcptrio("list", "--plugins", "bench", "--stdio", "x"))
+    assert "name the server first: mcptrio list http://127.0.0.1:1/mcp tools" in one_line_error(
+        mcptrio("list", "tools", "http://127.0.0.1:1/mcp")
+    )
     assert "list what?" in one_line_error(mcptrio("list", "--plugins", "bench", "everything"))
     assert "cannot reach the server" in one_line_error(mcptrio("inspect", "http://127.0.0.1:1/mcp"))
     assert "the server answered -32602" in one_line_error(mcptrio("read", "--plugins", "bench", "bench://nothing"))
