@@ -14,9 +14,10 @@ request on an idle keep-alive connection, is overdue.  A task reads on behalf of
 when the app waits for ``http.disconnect`` once the body is in (a request still running:
 exchange.py), and stops before the connection reads the next request.  TLS, the connection
 limit, the write timeout and the drain are rfc9112.py's, shared with hypercorn_server.py, and so
-are the checks on a request's framing.  ``send_nowait`` (the scope extension ``mcptrio.send_nowait``) writes a
-piece of a streamed body from the caller's task, straight to the socket: a change told to many
-listen streams costs a system call each, with no task, lock or wait per stream.  ``park`` (the
+are the checks on a request's framing.  ``send_nowait`` (the scope extension
+``mcptrio.send_nowait``) writes a piece of a streamed body from the caller's task, straight to the
+socket: a change told to many listen streams costs a system call each, with no task, lock or wait
+per stream.  ``park`` (the
 scope extension ``mcptrio.park``) lets the app give up a streamed response that will only be
 written to by others: the connection's task ends without closing the socket, which parking.py's
 one task watches from then on.  What is not here: HTTP/2 (hypercorn_server.py), WebSocket
@@ -61,6 +62,7 @@ MAX_RECV = 64 * 1024
 # the client is cut off, as the write timeout would: a change notification never waits on a reader.
 MAX_UNSENT = 256 * 1024
 HEAD_SWEEP = 0.25  # seconds between two looks for overdue request heads, at most (a quarter of the timeouts)
+SWEEP_FLOOR = 0.01  # and at least: a timeout of 0 (no keep-alive) is met by the next look, not by a busy loop
 DISCONNECT = {"type": "http.disconnect"}
 
 
@@ -95,7 +97,8 @@ class Http11Server(ConnectionServer):
         One task sweeping every connection a few times a second, rather than a deadline per
         connection moved twice a request: Trio re-registers a scope's deadline each time it moves,
         a few microseconds of every request, for a timeout that almost never fires."""
-        period = min(HEAD_SWEEP, self.header_timeout / 4, self.keep_alive_timeout / 4)
+        timeouts = [t / 4 for t in (self.header_timeout, self.keep_alive_timeout) if t > 0]
+        period = max(SWEEP_FLOOR, min([HEAD_SWEEP, *timeouts]))
         while True:
             await trio.sleep(period)
             now = trio.current_time()

@@ -336,6 +336,23 @@ async def test_between_requests_the_keep_alive_timeout_holds_and_a_started_head_
         assert await kept.closed() and 1100 <= trio.current_time() - start < 1101  # (600 s after its answer)
 
 
+async def test_a_keep_alive_timeout_of_zero_closes_a_connection_once_answered(autojump_clock) -> None:
+    # (no keep-alive: the connection ends at the next look for overdue heads, and the looks do not
+    # turn into a busy loop: once it is closed, no task of the server is left ready to run)
+    async with served(Recorder(), keep_alive_timeout=0) as (port, _):
+        client = await connect(port)
+        await client.send("GET", "/only")
+        assert (await client.answer())[0] == 200
+        start = trio.current_time()
+        assert await client.closed()
+        assert trio.current_time() - start <= 0.25
+        ready = []
+        for _ in range(20):
+            await trio.sleep(0)
+            ready.append(trio.lowlevel.current_statistics().tasks_runnable)
+        assert ready[-10:] == [0] * 10, ready  # (the connection's own task may take a turn to end)
+
+
 async def test_the_drain_finishes_a_running_request_closes_idle_connections_and_stops_accepting() -> None:
     app = Recorder()
     async with served(app, graceful_timeout=10) as (port, stop):
