@@ -17,11 +17,10 @@ limit, the write timeout and the drain are rfc9112.py's, shared with hypercorn_s
 are the checks on a request's framing.  ``send_nowait`` (the scope extension
 ``mcptrio.send_nowait``) writes a piece of a streamed body from the caller's task, straight to the
 socket: a change told to many listen streams costs a system call each, with no task, lock or wait
-per stream.  ``park`` (the
-scope extension ``mcptrio.park``) lets the app give up a streamed response that will only be
-written to by others: the connection's task ends without closing the socket, which parking.py's
-one task watches from then on.  What is not here: HTTP/2 (hypercorn_server.py), WebSocket
-(transports/websocket.py).
+per stream.  ``park`` (the scope extension ``mcptrio.park``) lets the app give up a streamed
+response that will only be written to by others: the connection's task ends without closing the
+socket, which parking.py's one task watches from then on.  What is not here: HTTP/2
+(hypercorn_server.py), WebSocket (transports/websocket.py).
 """
 
 from __future__ import annotations
@@ -52,6 +51,7 @@ from .rfc9112 import (
     error_body,
     linger,
     refusal,
+    sweep_period,
     write_now,
 )
 
@@ -61,8 +61,7 @@ MAX_RECV = 64 * 1024
 # What a response's unsent bytes may grow to behind a client that reads slowly (send_nowait); past it
 # the client is cut off, as the write timeout would: a change notification never waits on a reader.
 MAX_UNSENT = 256 * 1024
-HEAD_SWEEP = 0.25  # seconds between two looks for overdue request heads, at most (a quarter of the timeouts)
-SWEEP_FLOOR = 0.01  # and at least: a timeout of 0 (no keep-alive) is met by the next look, not by a busy loop
+HEAD_SWEEP = 0.25  # seconds between two looks for overdue request heads, at most (sweep_period)
 DISCONNECT = {"type": "http.disconnect"}
 
 
@@ -97,8 +96,7 @@ class Http11Server(ConnectionServer):
         One task sweeping every connection a few times a second, rather than a deadline per
         connection moved twice a request: Trio re-registers a scope's deadline each time it moves,
         a few microseconds of every request, for a timeout that almost never fires."""
-        timeouts = [t / 4 for t in (self.header_timeout, self.keep_alive_timeout) if t > 0]
-        period = max(SWEEP_FLOOR, min([HEAD_SWEEP, *timeouts]))
+        period = sweep_period([self.header_timeout, self.keep_alive_timeout], HEAD_SWEEP)
         while True:
             await trio.sleep(period)
             now = trio.current_time()

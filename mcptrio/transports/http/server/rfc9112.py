@@ -56,6 +56,7 @@ log = logging.getLogger("mcptrio.http")
 
 LINGER = 1.0  # seconds a closing connection reads what its client still sends, so no reset takes the answer
 LINGER_BYTES = 1024 * 1024
+SWEEP_FLOOR = 0.01  # seconds between two looks for overdue connections, at least (sweep_period)
 
 
 class Watched(Protocol):
@@ -244,9 +245,16 @@ def write_now(fd: int, data: bytes | bytearray) -> int | None:
         return None
 
 
+def sweep_period(timeouts: Iterable[float], most: float) -> float:
+    """How long a task sweeping connections for overdue ones sleeps between two looks: a quarter of
+    the shortest of ``timeouts`` above 0, ``most`` at most and ``SWEEP_FLOOR`` at least (a timeout
+    of 0 is met by the next look, not by a busy loop)."""
+    return max(SWEEP_FLOOR, min([most, *(timeout / 4 for timeout in timeouts if timeout > 0)]))
+
+
 async def time_writes(connections: Iterable[Watched], timeout: float) -> None:
     """Close every connection whose write has waited ``timeout`` seconds for its client to read."""
-    period = min(1.0, timeout / 4)
+    period = sweep_period([timeout], 1.0)
     while True:
         await trio.sleep(period)
         late = trio.current_time() - timeout
