@@ -10,7 +10,6 @@ does not know is ignored.
 
 from __future__ import annotations
 
-import functools
 import logging
 import types
 import typing
@@ -185,18 +184,15 @@ def _fields_of(cls: type) -> tuple[_Field, ...]:
     return tuple(out)
 
 
-@functools.cache
-def _kinds() -> dict[str, tuple[type[FanoutMessage], tuple[_Field, ...]]]:
-    """Each kind's class and fields, by its ``KIND``: made at the first message a worker sends or
-    reads (reading the type hints costs more than the rest of this module's import, and a single
-    process never needs it)."""
-    return {cls.KIND: (cls, _fields_of(cls)) for cls in typing.get_args(FanoutMessage)}
+_KINDS: dict[str, tuple[type[FanoutMessage], tuple[_Field, ...]]] = {
+    cls.KIND: (cls, _fields_of(cls)) for cls in typing.get_args(FanoutMessage)
+}
 
 
 def encode(message: FanoutMessage, worker: str) -> bytes:
     """``message`` from ``worker``, as the fan-out carries it."""
     data: dict[str, Any] = {"k": message.KIND, "w": worker}
-    for field in _kinds()[message.KIND][1]:
+    for field in _KINDS[message.KIND][1]:
         value = getattr(message, field.name)
         if value is not None or not field.optional:
             data[field.wire] = value
@@ -211,7 +207,7 @@ def decode(data: str | bytes) -> tuple[str, FanoutMessage] | None:
         log.debug("a fan-out message that is not JSON was skipped: %r", data[:80])
         return None
     kind = value.get("k") if isinstance(value, dict) else None
-    known = _kinds().get(kind) if isinstance(kind, str) else None
+    known = _KINDS.get(kind) if isinstance(kind, str) else None
     if known is None:
         log.debug("a fan-out message of a kind this release does not know was skipped: %r", data[:80])
         return None
