@@ -68,6 +68,10 @@ def header_value(value: Any) -> str:
     return "=?base64?" + base64.b64encode(text.encode()).decode("ascii") + "?="
 
 
+# A session names the same few tools, prompts and resources again and again.
+name_header_value = functools.lru_cache(maxsize=512)(header_value)
+
+
 def mirrored_params(schema: Any, path: tuple[str, ...] = ()) -> Mirrored:
     """The ``x-mcp-header`` annotations of a tool's input schema: each header name with the path
     of the argument a 2026-07-28 HTTP ``tools/call`` mirrors in ``Mcp-Param-{name}``."""
@@ -171,9 +175,10 @@ class HttpEnd:
             spec = METHODS.get(method) if isinstance(method, str) else None
             name = params.get(spec.mcp_name) if spec is not None and spec.mcp_name is not None else None
             if isinstance(name, str):
-                headers["mcp-name"] = header_value(name)
-                if spec is not None and spec.mcp_params is not None:
-                    headers.update(self._param_headers(self.mirrored.get(name, []), params.get(spec.mcp_params)))
+                headers["mcp-name"] = name_header_value(name)
+                mirrored = self.mirrored.get(name)
+                if mirrored and spec is not None and spec.mcp_params is not None:
+                    headers.update(self._param_headers(mirrored, params.get(spec.mcp_params)))
         elif self.version is not None:
             headers["mcp-protocol-version"] = self.version
         return headers

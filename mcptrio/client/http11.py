@@ -32,11 +32,10 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 _STATUS = re.compile(rb"HTTP/1\.([01]) ([0-9]{3})(?: .*)?")
 _TOKEN = re.compile(rb"[-!#$%&'*+.^_`|~0-9A-Za-z]+")
 _HEX = re.compile(rb"[0-9A-Fa-f]{1,16}")
-# Header names already checked: a session sends and gets the same few on every request, and a
-# check (a pattern, a decode) costs more than a lookup.  A request's names to their line's start;
-# a response's to their lower-case text.  (Names only: a value may be a secret.)
+# A session sends the same few headers on every request and gets the same few back, and checking
+# them (a pattern, a decode) costs more than a lookup: a response's header names already checked,
+# to their lower-case text; a pool's request heads already made (``Pool._heads``).
 CHECKED_NAMES = 512
-_FIELDS: dict[str, str] = {}
 _NAMES: dict[bytes, str] = {}
 
 
@@ -183,19 +182,16 @@ def malformed(why: str) -> TransportError:
     return TransportError(f"the server's HTTP answer is malformed: {why}")
 
 
-def request_head(method: str, target: str, fields: list[tuple[str, str]]) -> bytes:
-    """A request's head as it goes on the wire; a header with a line break in it is a ValueError."""
+def request_lines(method: str, target: str, fields: list[tuple[str, str]]) -> bytes:
+    """A request's line and header lines as they go on the wire (the blank line that ends the head
+    not yet); a header name that is not a token, or a value with a line break, is a ValueError."""
     lines = [f"{method} {target} HTTP/1.1\r\n"]
     for name, value in fields:
-        prefix = _FIELDS.get(name)
-        if prefix is None:
-            if not _TOKEN.fullmatch(name.encode("latin-1")):
-                raise ValueError(f"not a valid HTTP header name: {name!r}")
-            prefix = _remember(_FIELDS, name, f"{name}: ")
+        if not _TOKEN.fullmatch(name.encode("latin-1")):
+            raise ValueError(f"not a valid HTTP header name: {name!r}")
         if "\r" in value or "\n" in value:
             raise ValueError(f"not a valid HTTP header: {name!r}: {value!r}")
-        lines.append(f"{prefix}{value}\r\n")
-    lines.append("\r\n")
+        lines.append(f"{name}: {value}\r\n")
     return "".join(lines).encode("latin-1")
 
 
@@ -339,6 +335,9 @@ class Pool:
         self.connect_timeout = connect_timeout
         self._idle: dict[tuple[bool, str, int], list[Connection]] = {}
         self._origins: dict[str, tuple[Origin, str]] = {}
+        # Request heads already made, by method, URL and headers: a session's requests differ in
+        # their length (and token) only, which are added to the head each time.
+        self._heads: dict[tuple[object, ...], bytes] = {}
         # (a semaphore, not a limiter: a response is released by whichever task reads it to its end)
         self._limit = trio.Semaphore(MAX_CONNECTIONS)
         self._closed = False
@@ -348,14 +347,22 @@ class Pool:
         if url not in self._origins:  # (a session's requests all go to one URL: parsed once)
             self._origins[url] = Origin(url), target_of(url)
         origin, target = self._origins[url]
-        fields = [("host", origin.host_header), ("user-agent", USER_AGENT)]
-        fields += [(name, value) for name, value in headers.items() if name.lower() not in ("host", "content-length")]
+        key = (method, url, *headers.items())
+        head = self._heads.get(key)
+        if head is None:
+            fields = [("host", origin.host_header), ("user-agent", USER_AGENT)]
+            fields += [
+                (name, value) for name, value in headers.items() if name.lower() not in ("host", "content-length")
+            ]
+            head = _remember(self._heads, key, request_lines(method, target, fields))
         if self.token is not None:
             token = self.token if isinstance(self.token, str) else await self.token()
-            fields.append(("authorization", f"Bearer {token}"))
+            if "\r" in token or "\n" in token:
+                raise ValueError("not a valid bearer token: it has a line break in it")
+            head += f"authorization: Bearer {token}\r\n".encode("latin-1")
         if content or method in ("POST", "PUT"):
-            fields.append(("content-length", str(len(content))))
-        data = request_head(method, target, fields) + content  # (head and body in one write)
+            head += b"content-length: %d\r\n" % len(content)
+        data = head + b"\r\n" + content  # (head and body in one write)
         try:
             self._limit.acquire_nowait()
         except trio.WouldBlock:

@@ -229,6 +229,46 @@ async def test_each_framing_of_a_body_and_each_broken_one(sent, expected):
     ],
 )
 async def test_a_header_with_a_line_break_or_a_name_not_a_token_is_refused_before_anything_is_sent(headers):
-    for _ in range(2):  # (again: a name seen before still has its value checked)
+    client = pool()
+    seen = {name: "fine" for name in headers}  # (the same names, fine values: its head is kept)
+    with pytest.raises((ValueError, ConnectError)):
+        await client.request("POST", "http://127.0.0.1:9/mcp", headers=seen)
+    for _ in range(2):  # (again: a head refused is not kept)
         with pytest.raises(ValueError, match="not a valid HTTP header"):
-            await pool().request("POST", "http://127.0.0.1:9/mcp", headers=headers)
+            await client.request("POST", "http://127.0.0.1:9/mcp", headers=headers)
+
+
+async def test_a_bearer_token_with_a_line_break_is_refused_without_being_repeated():
+    client = Pool(ssl.create_default_context(), token="secret\r\nhost: elsewhere")
+    with pytest.raises(ValueError, match="line break") as refused:
+        await client.request("POST", "http://127.0.0.1:9/mcp", headers={})
+    assert "secret" not in str(refused.value)
+
+
+async def test_each_request_carries_its_own_header_values_and_length():
+    seen: list[bytes] = []
+
+    async def record(stream: trio.SocketStream, number: int) -> None:
+        for _ in range(3):
+            head = await read_request(stream)
+            seen.append(
+                b"|".join(
+                    sorted(line for line in head.split(b"\r\n")[1:] if line.startswith((b"mcp-", b"content-length")))
+                )
+            )
+            await stream.send_all(answer(b"{}"))
+
+    server = Server(record)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.serve)
+        client = pool()
+        for session, body in (("a", b"{}"), ("b", b"{}"), ("b", b'{"x":1}')):
+            response = await client.request("POST", server.url, content=body, headers={"mcp-session-id": session})
+            assert response.content == b"{}"
+        await client.aclose()
+        nursery.cancel_scope.cancel()
+    assert seen == [
+        b"content-length: 2|mcp-session-id: a",
+        b"content-length: 2|mcp-session-id: b",
+        b"content-length: 7|mcp-session-id: b",
+    ]
