@@ -36,12 +36,15 @@ from client import BenchError, StdioServer, free_port, perf, stdio_line, wait_fo
 from http_load import http_load  # noqa: E402
 from settings import HOST, PATH, REPO, TEXT  # noqa: E402
 
-# What --http counts: the server's command line (its port added), and whether it is the bare ASGI app.
+# What --http counts: the server's command line (its port added), whether it is the bare ASGI app,
+# and the era its clients speak.
 SERVE_HTTP = ["-m", "mcptrio", *"serve --plugins bench --transport http --no-access-log --no-telemetry".split()]
 HTTP_SERVERS = {
-    "modern": (SERVE_HTTP, False),
-    "hypercorn": ([*SERVE_HTTP, "--http-server", "hypercorn"], False),
-    "bare": ([str(BENCH / "servers" / "bare_asgi.py"), "--server", "mcptrio"], True),
+    "modern": (SERVE_HTTP, False, "modern"),
+    "hypercorn": ([*SERVE_HTTP, "--http-server", "hypercorn"], False, "modern"),
+    "bare": ([str(BENCH / "servers" / "bare_asgi.py"), "--server", "mcptrio"], True, "modern"),
+    # (the peers suite's HTTP rows: a legacy session, every answer an event stream)
+    "legacy_sse": ([*SERVE_HTTP, "--response-mode", "sse"], False, "legacy"),
 }
 
 
@@ -99,8 +102,8 @@ def counted_gateway(upstream: str, calls: int) -> int:
 
 def counted_http(which: str, calls: int) -> int:
     """Instructions of an HTTP server (``HTTP_SERVERS``) under callgrind, driven with ``calls``
-    2026-07-28 echo calls from 10 clients, after the one initialize that shows it is up."""
-    command, bare = HTTP_SERVERS[which]
+    echo calls from 10 clients (in the era its entry names), after the one initialize that shows it is up."""
+    command, bare, era = HTTP_SERVERS[which]
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
@@ -109,7 +112,7 @@ def counted_http(which: str, calls: int) -> int:
             argv, env=_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(REPO)
         )
         try:
-            asyncio.run(_drive(port, process, calls, bare))
+            asyncio.run(_drive(port, process, calls, bare, era=era))
         finally:
             process.send_signal(signal.SIGINT if bare else signal.SIGTERM)  # (the bare app stops on SIGINT)
             process.wait(600)
@@ -117,7 +120,13 @@ def counted_http(which: str, calls: int) -> int:
 
 
 async def _drive(
-    port: int, process: subprocess.Popen, calls: int, bare: bool, gateway: bool = False, clients: int = 10
+    port: int,
+    process: subprocess.Popen,
+    calls: int,
+    bare: bool,
+    gateway: bool = False,
+    clients: int = 10,
+    era: str = "modern",
 ) -> None:
     await wait_for_http(HOST, port, PATH, perf() + 600, process)
     for _ in range(600 if gateway else 0):  # (a gateway answers before its upstream is up: until it is)
@@ -128,7 +137,7 @@ async def _drive(
             pass
         await asyncio.sleep(0.5)
     if calls:
-        load = await http_load(port, None, "modern", clients, 3600, calls, bare=bare)
+        load = await http_load(port, None, era, clients, 3600, calls, bare=bare)
         if load.calls != calls or load.errors:
             raise SystemExit(f"{load.calls} of {calls} calls answered ({load.errors} failed: {load.error_kinds})")
 
