@@ -8,6 +8,7 @@ Keys, under one prefix (``mcptrio`` by default):
   w=worker), capped by count and age, for ``Last-Event-ID`` on any worker.
 - ``{p}:fanout``       stream: the messages of fanout.py (changes, cancellations, client answers)
   for every worker.  A stream, not pub/sub, so a worker whose link to Redis broke reads on from where it was.
+- ``{p}:heard``        hash: each worker's last fan-out entry acted on (``heard_everywhere``).
 - ``{p}:seal``         hash: the ``requestState`` sealing keys (current, previous).
 - ``{p}:w:{worker}``   a live worker's heartbeat (expires 3 s after its last beat).
 
@@ -44,6 +45,7 @@ HEARTBEAT_TTL_MS = 3000
 FANOUT_LENGTH = 10_000
 KEY_REFRESH = 60.0  # seconds between reads of the sealing keys (a rotation also says so at once)
 TELL_WAIT = 0.05  # seconds a worker's own fan-out waits for Redis to take a change for the others (tell_first)
+HEARD_POLL = 0.005  # seconds between two looks at whether the other workers have acted on an entry
 Event = tuple[int, bytes, bool]  # (seq, data, final) of one stream
 StreamId = str | bytes  # a Redis stream entry's id ("1700000000000-0"), as coredis gives it
 # KEYS: the streams; ARGV: cap, TTL in ms, then per event: key index, s, n, d, f, w, r.
@@ -98,6 +100,7 @@ class RedisState:
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         async with trio.open_nursery() as nursery:
             fanout_from = await self._fanout_tail()
+            await self._heard(fanout_from)  # (from now on this worker is waited for: heard_everywhere)
             nursery.start_soon(self._heartbeat)
             nursery.start_soon(self._append_events)
             nursery.start_soon(self._read_fanout, fanout_from)
@@ -284,9 +287,9 @@ class RedisState:
         """Call ``callback`` with every message the other workers publish, in order."""
         self._subscribers.append(callback)
 
-    async def publish(self, message: FanoutMessage) -> None:
-        """To every other worker's subscribers."""
-        await self.execute(
+    async def publish(self, message: FanoutMessage) -> StreamId | None:
+        """To every other worker's subscribers; the fan-out entry it is (for ``heard_everywhere``)."""
+        return await self.execute(
             self.client.xadd(
                 self.key("fanout"),
                 {"m": encode(message, self.worker)},
@@ -324,6 +327,30 @@ class RedisState:
                 await told.wait()
             here()
 
+    async def heard_everywhere(self, entry: StreamId, wait: float) -> bool:
+        """Whether every other live worker has acted on fan-out ``entry`` (its subscribers called),
+        waiting for that up to ``wait`` seconds: what a worker ends and tells the others, no worker
+        serves once this is True, however busy it was when told."""
+        deadline = trio.current_time() + wait
+        target = _order(entry)
+        alive: dict[str, bool] = {}
+        while True:
+            heard = await self.execute(self.client.hgetall(self.key("heard")))
+            behind = [w.decode() for w, at in heard.items() if w.decode() != self.worker and _order(at) < target]
+            for worker in behind:
+                if worker not in alive:
+                    alive[worker] = await self.worker_alive(worker)
+                    if not alive[worker]:  # (a worker gone: nothing of it is left to wait for)
+                        await self.execute(self.client.hdel(self.key("heard"), [worker]))
+            if not any(alive[worker] for worker in behind):
+                return True
+            if trio.current_time() >= deadline:
+                return False
+            await trio.sleep(HEARD_POLL)
+
+    async def _heard(self, entry: StreamId) -> None:
+        await self.execute(self.client.hset(self.key("heard"), {self.worker: entry}))
+
     async def _fanout_tail(self) -> StreamId:
         newest = await self.execute(self.client.xrevrange(self.key("fanout"), "+", "-", count=1))
         return newest[0].identifier if newest else b"0-0"
@@ -340,9 +367,13 @@ class RedisState:
             except StateUnavailable:
                 await trio.sleep(0.5)  # the link is down: try again (from where we were)
                 continue
-            for entry in (found or {}).get(key.encode(), ()):
+            entries = (found or {}).get(key.encode(), ())
+            for entry in entries:
                 after = entry.identifier
                 await self._deliver(entry.field_values.get(b"m", b""))
+            if entries:
+                with contextlib.suppress(StateUnavailable):  # (said again after the next batch)
+                    await self._heard(after)
 
     async def _deliver(self, data: str | bytes) -> None:
         received = decode(data)
@@ -381,6 +412,13 @@ def _events_of(entries: Any, stream: int, seq: int) -> tuple[list[Event], tuple[
             out.append((n, fields[b"d"], fields[b"f"] == b"1"))
             last = n
     return out, writer
+
+
+def _order(entry: StreamId) -> tuple[int, int]:
+    """A stream entry's id as it sorts: (milliseconds, sequence)."""
+    text = entry.decode() if isinstance(entry, bytes) else entry
+    milliseconds, _, sequence = text.partition("-")
+    return int(milliseconds), int(sequence or 0)
 
 
 def _encode(value: Any) -> bytes:

@@ -65,7 +65,7 @@ class Server:
 
 @contextlib.asynccontextmanager
 async def mcptrio_serve(
-    tmp_path: Path, *flags: str, name: str = "server", plugins: str = "bench"
+    tmp_path: Path, *flags: str, name: str = "server", plugins: str | None = "bench"
 ) -> AsyncIterator[Server]:
     """``mcptrio serve --plugins bench --transport http --port 0 FLAGS``; yields once it serves.
     On exit: SIGTERM, 20 s to exit, then killed."""
@@ -75,8 +75,7 @@ async def mcptrio_serve(
         "-m",
         "mcptrio",
         "serve",
-        "--plugins",
-        plugins,
+        *(["--plugins", plugins] if plugins is not None else []),
         "--transport",
         "http",
         "--port",

@@ -93,10 +93,10 @@ class SessionRoutes:
                 record = await self.shared.load_session(session_id, self.config.session_idle_timeout)
             except StateUnavailable:
                 raise shared_sessions.unavailable(request_id) from None
-            if record is None:
+            if record is None or (session is None and self.sessions.ended_elsewhere(session_id)):
                 if session is not None:
                     self._drop(session)  # ended (DELETE, expiry) on another worker
-                session = None
+                session = None  # (or ended there while its record was being read here)
             else:
                 if session is None:
                     session = self._adopt(session_id, record)
@@ -138,6 +138,8 @@ class SessionRoutes:
         """Messages from other workers about sessions held here too."""
         if not isinstance(message, SessionMessage):
             return
+        if isinstance(message, SessionEnded):
+            self.sessions.end_elsewhere(message.session, self._recheck_after)
         session = self.sessions.get(message.session)
         if session is None:
             return
@@ -255,12 +257,21 @@ class SessionRoutes:
         scope.cancel()
 
     async def _delete(self, headers: dict[bytes, bytes], sink: Sink) -> None:
+        """End the session, on every worker before it is answered: a request that follows the
+        answer is 404 wherever it goes (a worker that has not acted on the end within the time it
+        trusts a record it read gets none the less, as it reads the record again)."""
         session = await self._session_for(headers, sink)
+        told = None
         if self.shared is not None:
             assert session.session_id is not None
             await self.shared.delete_session(session.session_id)
-            await self.shared.publish(SessionEnded(session.session_id))
+            told = await self.shared.publish(SessionEnded(session.session_id))
         self._end_session(session)
+        if self.shared is not None and told is not None:
+            try:
+                await self.shared.heard_everywhere(told, self._recheck_after)
+            except StateUnavailable:  # (ended in the shared state: the others read it there)
+                pass
         await sink.respond(200, b"", [])
 
     def _end_session(self, session: HttpSession) -> None:

@@ -131,6 +131,9 @@ class SessionTable:
     def __init__(self, config: HttpConfig) -> None:
         self.config = config
         self._sessions: collections.OrderedDict[str, HttpSession] = collections.OrderedDict()
+        # Sessions another worker said it ended, by when it said so: one read from the shared
+        # state just before, and adopted just after, is not adopted (``ended_elsewhere``).
+        self._ended_elsewhere: collections.OrderedDict[str, float] = collections.OrderedDict()
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -156,6 +159,17 @@ class SessionTable:
 
     def remove(self, session_id: str) -> HttpSession | None:
         return self._sessions.pop(session_id, None)
+
+    def end_elsewhere(self, session_id: str, remembered: float) -> None:
+        """Another worker ended this session: remembered for ``remembered`` seconds, the longest a
+        record read before the end can be trusted here."""
+        now = trio.current_time()
+        while self._ended_elsewhere and next(iter(self._ended_elsewhere.values())) <= now:
+            self._ended_elsewhere.popitem(last=False)
+        self._ended_elsewhere[session_id] = now + remembered
+
+    def ended_elsewhere(self, session_id: str) -> bool:
+        return self._ended_elsewhere.get(session_id, -math.inf) > trio.current_time()
 
     def expired(self) -> list[HttpSession]:
         """Sessions idle past the timeout, removed from the table."""

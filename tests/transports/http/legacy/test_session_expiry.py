@@ -3,6 +3,7 @@
 import trio
 
 from mcptrio.transports.http import HttpConfig
+from mcptrio.transports.http.legacy.sessions import SessionTable
 
 from ..client import (
     LEGACY,
@@ -101,3 +102,15 @@ async def test_session_is_not_expired_right_after_a_long_request(app):
     assert right_after.status_code == 200, (
         f"session expired {right_after.status_code} immediately after its request finished"
     )
+
+
+async def test_a_session_ended_elsewhere_is_remembered_as_long_as_a_record_read_before_is_trusted(autojump_clock):
+    table = SessionTable(HttpConfig())
+    table.end_elsewhere("one", 1.0)
+    await trio.sleep(0.5)
+    table.end_elsewhere("two", 1.0)
+    assert table.ended_elsewhere("one") and table.ended_elsewhere("two") and not table.ended_elsewhere("three")
+    await trio.sleep(0.6)
+    assert not table.ended_elsewhere("one") and table.ended_elsewhere("two")
+    table.end_elsewhere("three", 1.0)
+    assert not table.ended_elsewhere("one") and table.ended_elsewhere("three")
