@@ -95,6 +95,12 @@ def build(settings: ServeSettings, given: Callable[[str], bool] = lambda key: Fa
                 f"{settings.target} is an App, configured in its code: set {', '.join(told)} there "
                 "(or serve a Registry, which these settings configure)"
             )
+    both = sorted(set(settings.upstreams_file) & set(settings.upstreams))
+    if both:
+        raise UsageError(
+            f"upstream {both[0]!r} is named twice: by the mcpServers file (--upstreams) and by "
+            f"[serve.upstreams.{both[0]}] or --upstream (give one of them another name)"
+        )
     app = plugins.build_app(
         list(settings.plugins),
         prefixes=settings.prefixes,
@@ -116,7 +122,7 @@ def build(settings: ServeSettings, given: Callable[[str], bool] = lambda key: Fa
         include_tags=settings.include_tags,
         exclude_tags=settings.exclude_tags,
         tool_search=settings.tool_search,
-        proxies=list({**settings.upstreams_file, **settings.upstreams}.values()),
+        proxies=[*settings.upstreams_file.values(), *settings.upstreams.values()],
     )
     for tool, changes in settings.reshape.items():
         try:

@@ -288,6 +288,7 @@ class Upstreams(Repeatable):
         config = settled["config"]
         folder = config.parent if isinstance(config, Path) else None
         out: dict[str, Any] = {}
+        named_by = {name: f"[serve.upstreams.{name}]" for name in tables}
         try:
             for name, table in tables.items():
                 if folder is not None and isinstance(table.get("cwd"), str):
@@ -295,7 +296,10 @@ class Upstreams(Repeatable):
                 out[name] = Upstream.from_table(name, table)
             for item in items:
                 upstream = Upstream.from_flag(item)
-                out[upstream.name] = upstream
+                if upstream.name in out:
+                    first = named_by[upstream.name]
+                    raise ValueError(f"upstream {upstream.name!r} is named twice: by {first} and by --upstream {item}")
+                out[upstream.name], named_by[upstream.name] = upstream, f"--upstream {item}"
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         return out

@@ -234,6 +234,13 @@ async def test_a_required_upstream_that_is_down_makes_the_gateway_unready(tmp_pa
     [
         (["--upstream", "nameonly"], "--upstream wants NAME=COMMAND-OR-URL, got 'nameonly'"),
         (["--upstreams", "/nonexistent/mcp.json"], "--upstreams: /nonexistent/mcp.json: cannot read it"),
+        (["--upstream", "x=http://"], "upstream 'x': 'http://' names no host"),
+        (["--upstream", "x=http://host:port/mcp"], "upstream 'x': 'http://host:port/mcp' is not a URL"),
+        (["--upstream", "x=ftp://host/"], "'ftp://host/' is a URL the gateway does not speak"),
+        (
+            ["--upstream", "x=one", "--upstream", "x=two"],
+            "upstream 'x' is named twice: by --upstream x=one and by --upstream x=two",
+        ),
     ],
 )
 def test_a_bad_upstream_is_one_line_and_exit_2(args, message):
@@ -241,6 +248,19 @@ def test_a_bad_upstream_is_one_line_and_exit_2(args, message):
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], done.stderr
+
+
+def test_an_upstream_named_by_two_sources_is_refused_naming_both(tmp_path):
+    (tmp_path / "gateway.toml").write_text('[serve.upstreams.x]\ncommand = "true"\n')
+    (tmp_path / "mcp.json").write_text('{"mcpServers": {"y": {"command": "true"}}}')
+    for args, message in (
+        (["--config", str(tmp_path / "gateway.toml"), "--upstream", "x=other"], "by [serve.upstreams.x] and by"),
+        (["--upstreams", str(tmp_path / "mcp.json"), "--upstream", "y=other"], "by the mcpServers file"),
+    ):
+        done = subprocess.run([*SERVE, *args], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "is named twice" in lines[0] and message in lines[0], done.stderr
 
 
 def test_a_bad_upstream_table_names_the_key(tmp_path):
