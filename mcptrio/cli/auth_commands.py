@@ -11,6 +11,7 @@ from typing import Any
 
 import trio
 
+from ..client.urls import is_url
 from ..groups import first
 from ..protocol.errors import McpError
 from .usage import Parser, UsageError
@@ -38,7 +39,7 @@ def add_command(commands: argparse._SubParsersAction[Parser]) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.action is None:
         raise UsageError("mcptrio auth needs an action: login URL, logout URL or status")
-    if args.action in ("login", "logout") and not args.url.startswith(("http://", "https://", "ws://", "wss://")):
+    if args.action in ("login", "logout") and not is_url(args.url):
         raise UsageError(f"mcptrio auth {args.action} needs the server's http(s):// or ws(s):// URL, got {args.url!r}")
     try:
         return trio.run(ACTIONS[args.action], args)

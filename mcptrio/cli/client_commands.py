@@ -20,6 +20,7 @@ from typing import Any
 
 import trio
 
+from ..client.urls import is_url, looks_like_url, url_problem
 from ..groups import first
 from ..protocol.errors import McpError
 from ..protocol.session import LOG_LEVELS
@@ -29,7 +30,6 @@ from .logins import login_for
 from .usage import Parser, UsageError
 
 LISTS = ("tools", "resources", "templates", "prompts")
-URL_SCHEMES = ("http://", "https://", "ws://", "wss://")
 
 
 USAGE = {
@@ -101,11 +101,14 @@ def add_commands(commands: argparse._SubParsersAction[Parser], names: Iterable[s
 def _words(args: argparse.Namespace) -> None:
     """Split the positional words: an optional URL (or file or module to serve) first, then the command's own."""
     words = list(args.words)
-    args.target = words.pop(0) if words and words[0].startswith(URL_SCHEMES) else None
+    other = args.stdio or args.plugins or args.config  # (then a first word like a URL is a resource's URI)
+    if not other and words and looks_like_url(words[0]) and (problem := url_problem(words[0])) is not None:
+        raise UsageError(f"the server: {problem}")
+    args.target = words.pop(0) if words and is_url(words[0]) else None
     named = args.target or args.stdio or args.plugins or args.config
     args.source = words.pop(0) if not named and words and looks_like_target(words[0]) else None
     given = [x for x in (args.target, args.source, args.stdio, args.plugins, args.config) if x]
-    misplaced = next((word for word in words if word.startswith(URL_SCHEMES)), None)
+    misplaced = next((word for word in words if is_url(word)), None)
     if not given and misplaced is not None:  # (``mcptrio list tools URL``)
         rest = " ".join(word for word in args.words if word != misplaced)
         raise UsageError(f"name the server first: mcptrio {args.command} {misplaced} {rest}".rstrip())
@@ -311,8 +314,12 @@ def typed_arguments(items: list[str], json_args: str | None, schema: dict[str, A
         if not isinstance(arguments, dict):
             raise UsageError("--args must be a JSON object")
     properties = schema.get("properties", {})
+    given: set[str] = set()
     for item in items:
         key, value = _pair(item)
+        if key in given:
+            raise UsageError(f"argument {key!r} is given twice")
+        given.add(key)
         kind = properties.get(key, {}).get("type")
         arguments[key] = typed_value(key, value, kind)
     return arguments

@@ -7,6 +7,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from ..client.urls import is_url
+
 
 def on_terminal() -> bool:
     return sys.stdin.isatty() and sys.stderr.isatty()
@@ -15,11 +17,7 @@ def on_terminal() -> bool:
 def login_for(target: Any, token: str | None, verify: Any) -> Any:
     """A protected HTTP or WebSocket server's login (``mcptrio.client.oauth.OAuth`` with the user's token
     store): started here on a terminal, else only the stored tokens (``mcptrio auth login``'s)."""
-    if (
-        token is not None
-        or not isinstance(target, str)
-        or not target.startswith(("http://", "https://", "ws://", "wss://"))
-    ):
+    if token is not None or not isinstance(target, str) or not is_url(target):
         return None
     from ..client.oauth import OAuth
 

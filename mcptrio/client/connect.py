@@ -23,6 +23,7 @@ from .raw import RawClient
 from .recovery import SessionLost
 from .session import TASKS_EXTENSION, Answer, Client
 from .tls import Verify, failure_reason, ssl_context
+from .urls import is_url, url_problem
 
 if TYPE_CHECKING:
     import httpx
@@ -208,6 +209,8 @@ async def _end(
 ) -> AsyncIterator[Any]:
     from ..app import App
 
+    if isinstance(target, str) and is_url(target) and (problem := url_problem(target)) is not None:
+        raise ValueError(problem)
     if isinstance(target, App):
         async with _in_process(target) as end:
             yield end

@@ -20,6 +20,8 @@ from typing import Any
 
 import attrs
 
+from .urls import is_url
+
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 TYPES = ("stdio", "http", "streamable-http", "sse", "ws")
 
@@ -73,7 +75,7 @@ def server_entry(name: str, spec: Any, where: str) -> ServerEntry:
     if (command is None) == (url is None):
         raise ValueError(f"{where} needs either a command or a url")
     if url is not None:
-        if not isinstance(url, str) or not url.startswith(("http://", "https://", "ws://", "wss://")):
+        if not isinstance(url, str) or not is_url(url):
             raise ValueError(f"{where}: url must be an http(s):// or ws(s):// URL")
         if kind == "sse":
             raise ValueError(

@@ -13,22 +13,20 @@ Three ways to name one, all giving the same ``Upstream``:
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import attrs
 
 from ..app.namespaces import check_namespace
 from ..client.servers_file import ServerEntry, read_servers, server_entry
+from ..client.urls import is_url, looks_like_url, url_problem
 
 if TYPE_CHECKING:
     from ..app import App
 
 ERAS = ("legacy", "modern")
-URL_SCHEMES = ("http://", "https://", "ws://", "wss://")
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
 OWN_KEYS = (
     "namespace",
     "token_env",
@@ -84,8 +82,8 @@ class Upstream:
             raise ValueError(f"upstream {self.name!r} needs either a command or a url")
         if self.command is not None and not self.command:
             raise ValueError(f"upstream {self.name!r}: an empty command line")
-        if self.url is not None:
-            _check_url(self.name, self.url)
+        if self.url is not None and (problem := url_problem(self.url)) is not None:
+            raise ValueError(f"upstream {self.name!r}: {problem}")
         if self.prefix:
             try:
                 check_namespace(self.prefix)
@@ -163,9 +161,9 @@ class Upstream:
         if not sep or not name.strip() or not rest.strip():
             raise ValueError(f"--upstream wants NAME=COMMAND-OR-URL, got {text!r}")
         rest = rest.strip()
-        if rest.startswith(URL_SCHEMES):
+        if is_url(rest):
             return cls(name.strip(), url=rest)
-        if _SCHEME.match(rest):
+        if looks_like_url(rest):
             raise ValueError(
                 f"--upstream {name.strip()}: {rest!r} is a URL the gateway does not speak: "
                 "it takes http(s):// or ws(s)://, or a command line"
@@ -188,17 +186,3 @@ class Upstream:
         return cls(
             entry.name, command=command, url=entry.url, env=entry.env, cwd=entry.cwd, headers=entry.headers, **own
         )
-
-
-def _check_url(name: str, url: str) -> None:
-    """A ValueError unless ``url`` is one the gateway can connect to: a scheme it speaks, a host, a
-    port that is a number."""
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018  (a port that is not a number raises here)
-    except ValueError as exc:
-        raise ValueError(f"upstream {name!r}: {url!r} is not a URL: {exc}") from None
-    if f"{parts.scheme}://" not in URL_SCHEMES:
-        raise ValueError(f"upstream {name!r}: {url!r} is not an http(s):// or ws(s):// URL")
-    if not parts.hostname:
-        raise ValueError(f"upstream {name!r}: {url!r} names no host")

@@ -66,6 +66,12 @@ def test_a_tool_error_exits_1_and_bad_input_exits_2():
     assert "arguments: 'text' is a required property" in one_line_error(mcptrio("call", "--plugins", "bench", "echo"))
     assert "no tool named 'nope'" in one_line_error(mcptrio("call", "--plugins", "bench", "nope"))
     assert "KEY=VALUE" in one_line_error(mcptrio("call", "--plugins", "bench", "echo", "oops"))
+    assert "argument 'text' is given twice" in one_line_error(
+        mcptrio("call", "--plugins", "bench", "echo", "text=a", "text=b")
+    )
+    assert "the server: 'http://' names no host" in one_line_error(mcptrio("call", "http://", "echo"))
+    assert "the server: 'ftp://x' is not an http(s):// or ws(s):// URL" in one_line_error(mcptrio("list", "ftp://x"))
+    assert "is not a URL: Port" in one_line_error(mcptrio("list", "http://h:x/mcp"))
     assert "--args is not JSON" in one_line_error(mcptrio("call", "--plugins", "bench", "echo", "--args", "{"))
     assert "name the server once" in one_line_error(mcptrio("list", "--plugins", "bench", "--stdio", "x"))
     assert "name the server first: mcptrio list http://127.0.0.1:1/mcp tools" in one_line_error(

@@ -168,3 +168,17 @@ async def test_a_progress_callback_that_raises_does_not_end_the_connection(caplo
         assert text(await client.call_tool("count", {"steps": 2}, progress=broken)) == "counted"
         assert text(await client.call_tool("echo", {"text": "still here"})) == "still here"
     assert "a notification callback failed" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("http://", "'http://' names no host"),
+        ("wss://", "'wss://' names no host"),
+        ("http://host:port/mcp", "is not a URL: Port"),
+    ],
+)
+async def test_a_url_that_cannot_be_reached_as_written_is_a_value_error_saying_why(url, problem):
+    with pytest.raises(ValueError, match=problem):
+        async with mcptrio.client.connect(url):
+            pass
