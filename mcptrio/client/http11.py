@@ -336,7 +336,8 @@ class Pool:
         self._idle: dict[tuple[bool, str, int], list[Connection]] = {}
         self._origins: dict[str, tuple[Origin, str]] = {}
         # Request heads already made, by method, URL and headers: a session's requests differ in
-        # their length (and token) only, which are added to the head each time.
+        # their length (and token) only, which are added to the head each time.  Not those that
+        # mirror a call's arguments (Mcp-Param-*): they differ by call, and may hold secrets.
         self._heads: dict[tuple[object, ...], bytes] = {}
         # (a semaphore, not a limiter: a response is released by whichever task reads it to its end)
         self._limit = trio.Semaphore(MAX_CONNECTIONS)
@@ -354,7 +355,9 @@ class Pool:
             fields += [
                 (name, value) for name, value in headers.items() if name.lower() not in ("host", "content-length")
             ]
-            head = _remember(self._heads, key, request_lines(method, target, fields))
+            head = request_lines(method, target, fields)
+            if not any(name.startswith("mcp-param-") for name in headers):
+                _remember(self._heads, key, head)
         if self.token is not None:
             token = self.token if isinstance(self.token, str) else await self.token()
             if "\r" in token or "\n" in token:

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from ..app import App
 
 ERAS = ("legacy", "modern")
-
 OWN_KEYS = (
     "namespace",
     "token_env",

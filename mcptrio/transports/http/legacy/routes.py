@@ -93,8 +93,8 @@ class SessionRoutes:
                 record = await self.shared.load_session(session_id, self.config.session_idle_timeout)
             except StateUnavailable:
                 raise shared_sessions.unavailable(request_id) from None
-            if record is None or (session is None and self.sessions.ended_elsewhere(session_id)):
-                if session is not None:
+            if record is None or self.sessions.ended_elsewhere(session_id):
+                if session is not None and self.sessions.get(session_id) is session:
                     self._drop(session)  # ended (DELETE, expiry) on another worker
                 session = None  # (or ended there while its record was being read here)
             else:
