@@ -1,6 +1,7 @@
 """A session ended (DELETE) on one worker is ended on every worker by the time the DELETE is
 answered, however busy the others are: real processes sharing one real Redis."""
 
+import contextlib
 import functools
 import textwrap
 
@@ -31,14 +32,24 @@ BUSY = textwrap.dedent(
 )
 
 
-async def test_a_request_after_the_delete_is_404_on_a_worker_that_was_busy_meanwhile(redis, tmp_path):
+@contextlib.asynccontextmanager
+async def workers(redis, tmp_path, *names):
+    """A ``mcptrio serve`` of ``BUSY`` per name, all sharing ``redis``, and an HTTP client."""
     app = tmp_path / "busy.py"
     app.write_text(BUSY)
-    async with (
-        mcptrio_serve(tmp_path, str(app), "--state", redis.url, name="a", plugins=None) as a,
-        mcptrio_serve(tmp_path, str(app), "--state", redis.url, name="b", plugins=None) as b,
-        httpx.AsyncClient(timeout=10, trust_env=False) as http,
-    ):
+    async with contextlib.AsyncExitStack() as stack:
+        served = [
+            await stack.enter_async_context(
+                mcptrio_serve(tmp_path, str(app), "--state", redis.url, name=name, plugins=None)
+            )
+            for name in names
+        ]
+        http = await stack.enter_async_context(httpx.AsyncClient(timeout=10, trust_env=False))
+        yield (*served, http)
+
+
+async def test_a_request_after_the_delete_is_404_on_a_worker_that_was_busy_meanwhile(redis, tmp_path):
+    async with workers(redis, tmp_path, "a", "b") as (a, b, http):
         served = []
         with trio.fail_after(60):
             for _ in range(8):
@@ -58,14 +69,7 @@ async def test_a_request_after_the_delete_is_404_on_a_worker_that_was_busy_meanw
 
 
 async def test_a_worker_that_died_holds_up_a_delete_only_until_its_heartbeat_lapses(redis, tmp_path):
-    app = tmp_path / "busy.py"
-    app.write_text(BUSY)
-    async with (
-        mcptrio_serve(tmp_path, str(app), "--state", redis.url, name="a", plugins=None) as a,
-        mcptrio_serve(tmp_path, str(app), "--state", redis.url, name="b", plugins=None) as b,
-        mcptrio_serve(tmp_path, str(app), "--state", redis.url, name="c", plugins=None) as c,
-        httpx.AsyncClient(timeout=10, trust_env=False) as http,
-    ):
+    async with workers(redis, tmp_path, "a", "b", "c") as (a, b, c, http):
         with trio.fail_after(60):
             first, second = await initialize(http, a.url), await initialize(http, a.url)
             c.process.kill()  # (its last word in the shared state says it has heard nothing since)
