@@ -250,6 +250,17 @@ def compile_template(template: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
     return re.compile("".join(parts)), tuple(names)
 
 
+def _check_braces(uri: str) -> None:
+    """A TypeError for a brace that is not part of a ``{variable}`` (an unclosed one, a level-3
+    expression such as ``{?a,b}``): such a template would match no URI, and no read would reach it."""
+    rest = _TEMPLATE_VAR.sub("", uri)
+    if "{" in rest or "}" in rest:
+        raise TypeError(
+            f"resource {uri!r}: a '{{' or '}}' that is not part of a {{variable}} "
+            "(a template's variables are {name}, or {+name} to take '/' too)"
+        )
+
+
 def template_shape(template: str) -> str:
     """The URI template with its variables' names left out: two templates of one shape match the same URIs."""
     return _TEMPLATE_VAR.sub(lambda found: "{" + found.group(1) + "}", template)
@@ -476,6 +487,7 @@ class Registry:
         def register(fn: HandlerT) -> HandlerT:
             check_handler(fn, "resource")
             ctx_param = _context_parameter(fn)
+            _check_braces(uri)
             pattern, variables = compile_template(uri) if "{" in uri else (None, ())
             handler_checks.check_variables(fn, uri, variables, ctx_param)
             handler_checks.check_resource_returns(fn, uri)

@@ -62,6 +62,15 @@ def test_templates_whose_variables_fit_the_parameters(uri, fn):
             "URI (a resource without {variables} passes none)",
         ),
         ("probe://{id}/{id}", by_id, "resource template 'probe://{id}/{id}': the variable {id} appears twice"),
+        *(
+            (
+                uri,
+                by_id,
+                f"resource {uri!r}: a '{{' or '}}' that is not part of a {{variable}} "
+                "(a template's variables are {name}, or {+name} to take '/' too)",
+            )
+            for uri in ("probe://{id", "probe://x/{id}}", "probe://{id}{?a,b}", "probe://x}")
+        ),
     ],
 )
 def test_templates_whose_variables_do_not_fit_are_refused(uri, fn, message):
