@@ -105,7 +105,7 @@ def _words(args: argparse.Namespace) -> None:
     if not other and words and looks_like_url(words[0]) and (problem := url_problem(words[0])) is not None:
         raise UsageError(f"the server: {problem}")
     args.target = words.pop(0) if words and is_url(words[0]) else None
-    named = args.target or args.stdio or args.plugins or args.config
+    named = args.target or other
     args.source = words.pop(0) if not named and words and looks_like_target(words[0]) else None
     given = [x for x in (args.target, args.source, args.stdio, args.plugins, args.config) if x]
     misplaced = next((word for word in words if is_url(word)), None)

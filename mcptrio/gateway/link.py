@@ -37,6 +37,7 @@ from ..app.registry import Registry
 from ..client.connect import connect
 from ..protocol import errors
 from ..protocol.errors import RESOURCE_NOT_FOUND_LEGACY, McpError
+from ..sweeps import sweep_period
 from ..wire import unstructure
 from . import calls, catalogue, tasks
 from .private import PrivateSessions
@@ -86,7 +87,6 @@ log = logging.getLogger("mcptrio.gateway")
 FIRST_DELAY = 0.5
 MAX_DELAY = 30.0
 CALL_SWEEP = 1.0  # seconds between two looks for calls past their upstream's timeout, at most
-CALL_SWEEP_FLOOR = 0.01  # and at least, however short the timeout
 CHANGED = {
     "notifications/tools/list_changed": ("tools",),
     "notifications/prompts/list_changed": ("prompts",),
@@ -155,7 +155,7 @@ class Link:
         """End every call the upstream has not answered within its timeout.  One task looking a few
         times per timeout rather than a deadline per call: Trio registers a scope's deadline on
         entry and drops it on exit, a cost on every call for a timeout that rarely fires."""
-        period = max(CALL_SWEEP_FLOOR, min(CALL_SWEEP, self.upstream.timeout / 4))
+        period = sweep_period([self.upstream.timeout], CALL_SWEEP)
         while True:
             await trio.sleep(period)
             now = trio.current_time()

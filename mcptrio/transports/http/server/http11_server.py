@@ -35,6 +35,7 @@ from urllib.parse import unquote
 
 import trio
 
+from ....sweeps import sweep_period
 from .lifespan import ASGI_VERSION
 from .parking import ParkedResponse, Parking
 from .rfc9112 import (
@@ -51,7 +52,6 @@ from .rfc9112 import (
     error_body,
     linger,
     refusal,
-    sweep_period,
     write_now,
 )
 

@@ -48,6 +48,7 @@ from typing import Protocol
 import trio
 from trio.lowlevel import ParkingLot
 
+from ....sweeps import sweep_period
 from .lifespan import Asgi, run_lifespan
 
 # -- connections ------------------------------------------------------------------------------------
@@ -56,7 +57,6 @@ log = logging.getLogger("mcptrio.http")
 
 LINGER = 1.0  # seconds a closing connection reads what its client still sends, so no reset takes the answer
 LINGER_BYTES = 1024 * 1024
-SWEEP_FLOOR = 0.01  # seconds between two looks for overdue connections, at least (sweep_period)
 
 
 class Watched(Protocol):
@@ -243,13 +243,6 @@ def write_now(fd: int, data: bytes | bytearray) -> int | None:
         return 0
     except OSError:
         return None
-
-
-def sweep_period(timeouts: Iterable[float], most: float) -> float:
-    """How long a task sweeping connections for overdue ones sleeps between two looks: a quarter of
-    the shortest of ``timeouts`` above 0, ``most`` at most and ``SWEEP_FLOOR`` at least (a timeout
-    of 0 is met by the next look, not by a busy loop)."""
-    return max(SWEEP_FLOOR, min([most, *(timeout / 4 for timeout in timeouts if timeout > 0)]))
 
 
 async def time_writes(connections: Iterable[Watched], timeout: float) -> None:
