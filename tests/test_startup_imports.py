@@ -34,6 +34,7 @@ NOT_IMPORTED = (
     "mcptrio.cli.network",
     "mcptrio.cli.worker_processes",
     "mcptrio.state.redis",
+    "mcptrio.state.fanout",
     "mcptrio.auth.config",
     "mcptrio.app.telemetry",
 )

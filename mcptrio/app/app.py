@@ -19,7 +19,6 @@ import trio
 from ..protocol.session import ServerIdentity
 from ..protocol.versions import at_least
 from ..runtime.limits import SessionLimits
-from ..state.fanout import ComponentsSwitched, FanoutMessage, ListChanged, ResourceUpdated, TaskChanged
 from . import composition, lifespan, pipeline
 from .access_log import access_log as access_log_middleware
 from .admission import RateLimit, RateLimiter, ToolCallLimiter
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
     from ..protocol.events import IncomingRequest
     from ..runtime.core import SessionCore
     from ..runtime.host import RequestHandler
+    from ..state.fanout import FanoutMessage
     from ..state.redis import RedisState
 
 log = logging.getLogger("mcptrio.app")
@@ -277,6 +277,8 @@ class App(Registry):
 
     def _on_fanout(self, message: FanoutMessage) -> None:
         """Another worker's change, for this one's sessions and streams (its own it delivered itself)."""
+        from ..state.fanout import ComponentsSwitched, ListChanged, ResourceUpdated, TaskChanged
+
         if isinstance(message, ListChanged):
             self.audience.list_changed(message.method, message.filter_key)
         elif isinstance(message, ResourceUpdated):
@@ -292,13 +294,17 @@ class App(Registry):
                 return
             self.lists_changed_here(kinds)
 
-    async def _changed_everywhere(self, message: FanoutMessage, here: Callable[[], None]) -> None:
+    async def _changed_everywhere(self, message: Callable[[Any], FanoutMessage], here: Callable[[], None]) -> None:
         """A change made here: for the other processes (at most once: a lost link loses it, logged),
-        then for this one's sessions and streams (``here``), so that they fan out at the same time."""
+        then for this one's sessions and streams (``here``), so that they fan out at the same time.
+        ``message`` makes the fan-out's message from ``state.fanout``, which only shared state
+        imports (a server on its own starts without it)."""
         if self.shared is None:
             here()
         else:
-            await self.shared.tell_first(message, "a change notification", here)
+            from ..state import fanout
+
+            await self.shared.tell_first(message(fanout), "a change notification", here)
 
     @property
     def sessions(self) -> set[SessionCore]:
@@ -534,7 +540,8 @@ class App(Registry):
 
     async def _list_changed(self, method: str, filter_key: str) -> None:
         await self._changed_everywhere(
-            ListChanged(method, filter_key), lambda: self.audience.list_changed(method, filter_key)
+            lambda fanout: fanout.ListChanged(method, filter_key),
+            lambda: self.audience.list_changed(method, filter_key),
         )
 
     # -- who sees what --------------------------------------------------------------------
@@ -569,7 +576,8 @@ class App(Registry):
     async def _switched(self, on: bool, names: tuple[str, ...], tags: tuple[str, ...]) -> None:
         kinds = self._switch(on, names, tags)
         await self._changed_everywhere(
-            ComponentsSwitched(on, list(names), list(tags)), lambda: self.lists_changed_here(kinds)
+            lambda fanout: fanout.ComponentsSwitched(on, list(names), list(tags)),
+            lambda: self.lists_changed_here(kinds),
         )
 
     def _switch(self, on: bool, names: Iterable[str], tags: Iterable[str]) -> list[str]:
@@ -652,7 +660,7 @@ class App(Registry):
             for each in served:
                 self.audience.resource_updated(each)
 
-        await self._changed_everywhere(ResourceUpdated(uri), here)
+        await self._changed_everywhere(lambda fanout: fanout.ResourceUpdated(uri), here)
 
     def served_uris(self, uri: str) -> list[str]:
         """The URIs clients know the resource ``uri`` by: itself and, for each namespace whose plugin

@@ -26,11 +26,11 @@ import trio
 from ...protocol import errors
 from ...protocol.errors import McpError
 from ...state import StateUnavailable
-from ...state.fanout import FanoutMessage, TaskCancelRequested, TaskChanged, TaskInputDelivered
 from .records import CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING, TaskRecord
 from .store import MemoryTaskStore, TaskStore
 
 if TYPE_CHECKING:
+    from ...state.fanout import FanoutMessage
     from ...state.redis import RedisState
 
 log = logging.getLogger("mcptrio.tasks")
@@ -97,6 +97,8 @@ class TaskRunner:
 
     def _on_fanout(self, message: FanoutMessage) -> None:
         """Another worker asks to cancel or answer a task that runs here."""
+        from ...state.fanout import TaskCancelRequested, TaskInputDelivered
+
         if not isinstance(message, (TaskCancelRequested, TaskInputDelivered)):
             return
         live = self.live.get(message.task_id)
@@ -108,9 +110,12 @@ class TaskRunner:
         elif self._nursery is not None:
             self._nursery.start_soon(self.update, live.record, message.responses)
 
-    async def _relay(self, message: FanoutMessage) -> None:
+    async def _relay(self, message: Callable[[Any], FanoutMessage]) -> None:
+        """To the process running the task, if it may be another (``message``: as ``App._changed_everywhere``'s)."""
         if self.shared is not None:
-            await self.shared.tell(message, "a task message")
+            from ...state import fanout
+
+            await self.shared.tell(message(fanout), "a task message")
 
     async def _keep_leases(self) -> None:
         """Renew the leases of the tasks running here (a shared store's), while they run."""
@@ -307,7 +312,7 @@ class TaskRunner:
         live = self.live.get(record.task_id)
         if live is None:
             if not record.terminal:  # running in another process, perhaps
-                await self._relay(TaskInputDelivered(record.task_id, responses))
+                await self._relay(lambda fanout: fanout.TaskInputDelivered(record.task_id, responses))
             return
         fresh = {k: v for k, v in responses.items() if k in live.record.input_requests and k not in live.answers}
         if fresh:
@@ -327,7 +332,7 @@ class TaskRunner:
             live.cancel_requested = True
             live.scope.cancel()
         elif not record.terminal:
-            await self._relay(TaskCancelRequested(record.task_id))
+            await self._relay(lambda fanout: fanout.TaskCancelRequested(record.task_id))
         if settle and not record.terminal:
             record.status = CANCELLED
             record.status_message = "the task was cancelled"
@@ -369,6 +374,8 @@ class TaskRunner:
         if self.shared is None:
             here()
         else:  # (other processes' listeners too)
+            from ...state.fanout import TaskChanged
+
             await self.shared.tell_first(TaskChanged(record.to_dict()), "a task message", here)
 
     async def reap(self) -> int:

@@ -15,14 +15,6 @@ from ....protocol import errors
 from ....protocol.events import RequestId
 from ....runtime.core import CLIENT
 from ....state import StateUnavailable
-from ....state.fanout import (
-    ClientReplied,
-    FanoutMessage,
-    RequestCancelled,
-    SessionChanged,
-    SessionEnded,
-    SessionMessage,
-)
 from ...net import authorization
 from ...net.front_door import Capacity
 from ...net.refusal import HttpError, retry_later
@@ -36,6 +28,7 @@ from .sessions import HttpSession
 if TYPE_CHECKING:
     from ....app import App
     from ....runtime.limits import SessionLimits
+    from ....state.fanout import FanoutMessage
     from ....state.redis import RedisState
     from ...net.config import HttpConfig
     from .sessions import SessionTable
@@ -130,12 +123,16 @@ class SessionRoutes:
         session.record = {**session.record, **fields}
         try:
             await self.shared.update_session(session.session_id, fields)
+            from ....state.fanout import SessionChanged
+
             await self.shared.publish(SessionChanged(session.session_id, fields))
         except StateUnavailable as exc:
             log.warning("a session change was not stored: %s", exc)
 
     def _on_fanout(self, message: FanoutMessage) -> None:
         """Messages from other workers about sessions held here too."""
+        from ....state.fanout import ClientReplied, RequestCancelled, SessionChanged, SessionEnded, SessionMessage
+
         if not isinstance(message, SessionMessage):
             return
         if isinstance(message, SessionEnded):
@@ -265,6 +262,8 @@ class SessionRoutes:
         if self.shared is not None:
             assert session.session_id is not None
             await self.shared.delete_session(session.session_id)
+            from ....state.fanout import SessionEnded
+
             told = await self.shared.publish(SessionEnded(session.session_id))
         self._end_session(session)
         if self.shared is not None and told is not None:

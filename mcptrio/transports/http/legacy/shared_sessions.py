@@ -24,12 +24,12 @@ from ....protocol import errors
 from ....protocol.events import RequestId
 from ....protocol.session import INITIALIZING, READY, error_message
 from ....state import StateUnavailable
-from ....state.fanout import ClientReplied, RequestCancelled, StreamCarried
 from ...net.refusal import HttpError, retry_later
 from .. import sse
 from ..exchange import Sink
 
 if TYPE_CHECKING:
+    from ....state.fanout import ClientReplied, RequestCancelled
     from ....state.redis import RedisState
     from .sessions import HttpSession
 
@@ -82,6 +82,8 @@ def unavailable(request_id: RequestId | None = None) -> HttpError:
 def relay_targets(session: HttpSession, value: Any) -> list[RequestCancelled | ClientReplied]:
     """Cancellations and client answers in a POST body that belong to no request of this
     worker: for the worker that holds it."""
+    from ....state.fanout import ClientReplied, RequestCancelled
+
     assert session.session_id is not None
     items = value if isinstance(value, list) else [value]
     out: list[RequestCancelled | ClientReplied] = []
@@ -107,6 +109,8 @@ def relay_targets(session: HttpSession, value: Any) -> list[RequestCancelled | C
 
 def apply_relayed(session: HttpSession, message: RequestCancelled | ClientReplied) -> None:
     """A cancellation or client answer relayed from another worker, for a request held here."""
+    from ....state.fanout import RequestCancelled
+
     if isinstance(message, RequestCancelled):
         if message.request_id in session.protocol.in_flight:
             session.dispatcher.cancel(message.request_id)
@@ -131,6 +135,8 @@ async def resume_elsewhere(
     """``Last-Event-ID`` names a stream another worker wrote: replay what the client missed from
     the shared log, then follow it live until its final answer.  If the worker writing it died,
     the request is not re-run: the client gets an error for it instead of waiting forever."""
+    from ....state.fanout import StreamCarried
+
     events, after, writer = await shared.events_after(session.session_id or "", stream, seq)
     # The writer's events reach the log from a queue that never makes its request wait, so an event
     # the client has seen may not be stored yet: the stream is unknown only once that lag has passed.
