@@ -234,6 +234,17 @@ async def read_to_the_end(stream: trio.abc.ReceiveStream) -> None:
         received += len(data)
 
 
+def read_now(fd: int, size: int) -> bytes | None:
+    """Read what the socket ``fd`` holds, up to ``size`` bytes, without waiting: the bytes (empty:
+    the client closed, or the connection is gone), or None when nothing has come yet."""
+    try:
+        return os.read(fd, size)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
+
+
 def write_now(fd: int, data: bytes | bytearray) -> int | None:
     """Write what the socket ``fd`` takes at once, with no trip through the scheduler: how many bytes
     it took (0: none, it is full), or None when the connection is gone (reset, or closed)."""

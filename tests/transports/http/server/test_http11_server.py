@@ -77,6 +77,16 @@ class Recorder:
         if path == "/slow":
             self.slow_started.set()
             await self.release.wait()
+        if path.startswith("/watched/"):  # answered while a watcher waits for a disconnect (the server
+            await self.release.wait()  # reads for it), after as many turns of the scheduler as it says
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(receive)
+                for _ in range(int(path.rsplit("/", 1)[1])):
+                    await trio.sleep(0)
+                await send({"type": "http.response.start", "status": 200, "headers": []})
+                await send({"type": "http.response.body", "body": b"watched"})
+                nursery.cancel_scope.cancel()
+            return
         headers = [(b"content-type", b"text/plain")]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send(
@@ -207,6 +217,28 @@ async def test_keep_alive_and_pipelined_requests_are_answered_in_order() -> None
         )
         assert raw.count(b"HTTP/1.1 200 OK\r\n") == 3
         assert raw.index(b"POST /a 1") < raw.index(b"GET /b c ") < raw.index(b"GET /last ")
+
+
+async def test_a_request_that_comes_while_the_one_before_is_answered_is_not_lost() -> None:
+    """The next request's bytes are read by the task that watches for a disconnect; when the answer
+    ends that task at the moment it has read them, they are kept for the next request."""
+    app = Recorder()
+    async with served(app) as (port, _):
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        received = b""
+        for n in range(40):
+            watched = f"/watched/{n % 5}"
+            app.arrived[watched], app.release = trio.Event(), trio.Event()
+            await stream.send_all(request("GET", watched))
+            await app.arrived[watched].wait()
+            await stream.send_all(request("GET", f"/next/{n}"))
+            await trio.sleep(0.005)  # (in the server's socket before the answer starts)
+            app.release.set()
+            with trio.fail_after(5):
+                while f"GET /next/{n} ".encode() not in received:
+                    received += await stream.receive_some(65536)
+        assert received.count(b"HTTP/1.1 200 OK\r\n") == 80
+        await stream.aclose()
 
 
 async def test_a_chunked_body_is_read_whole() -> None:
