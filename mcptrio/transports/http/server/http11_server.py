@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import math
+import sys
 import time
 from collections.abc import Callable
 from email.utils import formatdate
@@ -143,12 +144,14 @@ class Connection:
         self.writing_since = math.inf  # when the write under way began (connections.time_writes)
         self.client = _address(socket_stream, "getpeername")
         self.local = _address(socket_stream, "getsockname")
-        self.plain = stream is socket_stream  # (no TLS: the socket's bytes are the request's)
-        self.scheme = "http" if self.plain else "https"
+        self.scheme = "http" if stream is socket_stream else "https"
+        # Plain TCP where a socket is a file descriptor (not Windows): read and written with system
+        # calls made at once, and its responses can be written to, and parked, from other tasks.
+        self.plain = stream is socket_stream and sys.platform != "win32"
         self._lock = QuietLock()
         self._nursery: trio.Nursery | None = None
         self.extensions: dict[str, object] = {"mcptrio.receive_nowait": self.receive_nowait}
-        if self.plain:  # (in TLS the bytes on the socket are not the body's)
+        if self.plain:  # (with TLS the bytes on the socket are not the body's)
             self.extensions["mcptrio.send_nowait"] = self.send_nowait
             self.extensions["mcptrio.park"] = self.park
         self.parked: ParkedResponse | None = None  # the response it gave up, socket and all (park)
