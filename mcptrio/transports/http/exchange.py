@@ -721,10 +721,11 @@ class Watchers:
     def discard(self, watch: Watch) -> None:
         """The POST is over: forget it, or stop its watcher (and its probes, at once)."""
         watch.over = True
-        self.prober.discard(watch.exchange)
         if watch in self._waiting:
-            del self._waiting[watch]  # the usual case: answered before anyone watched
-        elif watch.scope is not None:
+            del self._waiting[watch]  # the usual case: answered before anyone watched (or probed) it
+            return
+        self.prober.discard(watch.exchange)
+        if watch.scope is not None:
             watch.scope.cancel()
 
     async def watch(self, watch: Watch) -> None:

@@ -139,6 +139,7 @@ class Connection:
         self.socket_stream = socket_stream
         self.parser = RequestParser(server.max_head_size)
         self.timer = trio.CancelScope()  # cancelled when ``due`` passes (``Http11Server._time_heads``)
+        self.clock = trio.lowlevel.current_clock()  # (read twice a request: one call, not trio.current_time's three)
         self.due = math.inf  # when the wait for a request head ends (+inf: none is under way)
         self.idle = True  # waiting for a request head with nothing of it read
         self.writing_since = math.inf  # when the write under way began (connections.time_writes)
@@ -185,13 +186,13 @@ class Connection:
 
     async def run(self) -> None:
         with self.timer:
-            self.due = trio.current_time() + self.server.header_timeout
+            self.due = self.clock.current_time() + self.server.header_timeout
             if isinstance(self.stream, trio.SSLStream):
                 await self.stream.do_handshake()  # (within the time a request head has)
             async with trio.open_nursery() as self._nursery:
                 wait = self.server.header_timeout  # (a new connection: its first head is due)
                 while True:
-                    self.due = trio.current_time() + wait
+                    self.due = self.clock.current_time() + wait
                     wait = self.server.keep_alive_timeout
                     try:
                         head = await self._next_head()
@@ -236,7 +237,7 @@ class Connection:
             if not data:
                 return None  # (with part of a head, too: nobody is left to answer)
             if self.idle:  # a request's first bytes: its head is due within header_timeout of them
-                due = trio.current_time() + self.server.header_timeout
+                due = self.clock.current_time() + self.server.header_timeout
                 if due < self.due:
                     self.due = due
             self.idle = False
