@@ -8,6 +8,7 @@ answers ``InputRequiredResult``s from its handlers and retries (multi round-trip
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 from collections.abc import Awaitable, Callable
@@ -309,8 +310,14 @@ class RawClient:
         return McpError(-32000, f"the connection ended before the answer to {method}{why}", {"transport": True})
 
     async def cancel_request(self, request_id: Any) -> None:
-        """Tell the server the client gave up on ``request_id`` (2026-07-28 over HTTP: its response
-        is closed; otherwise ``notifications/cancelled``)."""
+        """Give up on ``request_id``: a task still waiting for its answer gets an error saying so at
+        once (an answer that comes after is ignored, as the spec asks), and the server is told
+        (2026-07-28 over HTTP: the request's response is closed; otherwise ``notifications/cancelled``)."""
+        slot = self._waiting.pop(request_id, None)
+        if slot is not None:
+            error = {"code": -32000, "message": "the request was cancelled by the client", "data": {"cancelled": True}}
+            with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+                slot.send_nowait({"jsonrpc": "2.0", "id": request_id, "error": error})
         abort = getattr(self.end, "abort", None)
         if self.era == "modern" and abort is not None:
             abort(request_id)  # HTTP, 2026-07-28: closing the response is the cancellation

@@ -8,10 +8,12 @@ import subprocess
 import sys
 
 import pytest
+import trio
 
 import mcptrio
 import mcptrio.client
 from mcptrio.client.http import header_value
+from mcptrio.protocol.errors import McpError
 from mcptrio.transports.http.asgi import decode_value
 
 from ..runtime.apps import build_app
@@ -167,3 +169,33 @@ async def test_mcp_name_and_mcp_param_headers_over_http():
         partial = await client.call_tool("execute", {"query": "SELECT 2", "shard": None})  # absent, null: no header
         assert partial.content[0].text == "query=SELECT 2 shard=None"
         assert seen.count("tools/list") == 1
+
+
+@pytest.mark.parametrize("transport", ["memory", "http"])
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_request_cancelled_from_another_task_stops_waiting_and_the_server_stops_it(era, transport):
+    """``cancel_request`` from a task other than the waiting one: the waiter gets an error at once
+    (the spec: a client ignores any answer that comes after), and the server cancels the handler."""
+    app = build_app()
+    async with http_server(app) if transport == "http" else _nothing(app) as target:
+        async with mcptrio.client.connect(target, era=era) as client:
+            raised: list[McpError] = []
+
+            async def call() -> None:
+                with pytest.raises(McpError) as caught:
+                    await client.raw.request(
+                        "tools/call", {"name": "sleep", "arguments": {"seconds": 30}}, request_id=7
+                    )
+                raised.append(caught.value)
+
+            with trio.fail_after(10):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(call)
+                    while app.stats["started"] == 0:
+                        await trio.sleep(0.01)
+                    await client.raw.cancel_request(7)
+                while app.stats["cancelled"] == 0:
+                    await trio.sleep(0.01)
+            assert "cancelled by the client" in str(raised[0]) and raised[0].data == {"cancelled": True}
+            assert app.stats["finished"] == 0
+            assert await client.call_tool("echo", {"text": "still here"})  # the session goes on
