@@ -277,8 +277,11 @@ class Dispatcher:
                             break  # it waits for room in the outbox, outside the scope
                         self._finish(request)
                         request = None
-                        if scope.cancel_called:
-                            break  # a cancel that came after the answer: this scope is spent
+                        # A cancel that came during the answer, or its deadline: this scope is spent.
+                        # (Nothing else cancels it; a request that never waited had no deadline on it,
+                        # and asking the scope reads the clock.)
+                        if (handle.armed or handle.cancelled_by is not None) and scope.cancel_called:
+                            break
                         answered += 1
                         if answered == ANSWERS_PER_TURN:
                             answered = 0

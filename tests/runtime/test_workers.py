@@ -107,8 +107,8 @@ def worker_tasks() -> list[trio.lowlevel.Task]:
     return found
 
 
-def context_app() -> App:
-    app = build_app()
+def context_app(**kwargs) -> App:
+    app = build_app(**kwargs)
 
     @app.tool()
     async def set_var(value: str) -> str:
@@ -156,6 +156,17 @@ async def test_a_cancelled_request_leaves_its_worker_serving(tool, autojump_cloc
             assert app.stats == {"started": 4, "finished": 3, "cancelled": 1}
             with pytest.raises(trio.WouldBlock):
                 answer.receive_nowait()
+
+
+async def test_a_handler_that_swallows_its_deadline_leaves_its_worker_serving(autojump_clock):
+    """The deadline spent the worker's scope though the handler answered: the next requests on
+    that worker are not cancelled."""
+    app = context_app(limits=SessionLimits(request_timeout=5))
+    async with open_client(app) as client:
+        assert text_of(await client.call_tool("swallow_cancel", {"seconds": 1000})) == "swallowed"
+        for _ in range(3):
+            assert text_of(await client.call_tool("sleep", {"seconds": 1})) == "slept 1"
+        assert app.stats == {"started": 3, "finished": 3, "cancelled": 0}
 
 
 async def test_a_deadline_holds_only_while_its_request_runs(autojump_clock):
