@@ -120,11 +120,11 @@ class SessionRoutes:
         fields = shared_sessions.changed_fields(session, session.record)
         if not fields:
             return
+        from ....state.fanout import SessionChanged
+
         session.record = {**session.record, **fields}
         try:
             await self.shared.update_session(session.session_id, fields)
-            from ....state.fanout import SessionChanged
-
             await self.shared.publish(SessionChanged(session.session_id, fields))
         except StateUnavailable as exc:
             log.warning("a session change was not stored: %s", exc)

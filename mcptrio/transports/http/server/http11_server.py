@@ -248,7 +248,7 @@ class Connection:
 
     async def _recv(self) -> bytes:
         """The next bytes from the client (empty: it is gone).  Plain TCP is read straight from the
-        socket: Trio's stream read is five wrappers deep, a tenth of a quick request's Python calls."""
+        socket, as it is written (``write_now``): Trio's stream read passes through five wrappers."""
         if self.plain:
             # As Trio's read: a cancellation comes before anything is read, never after (the bytes
             # would be lost: a pipelined request, read while the app answers the one before it).
