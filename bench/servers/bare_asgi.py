@@ -11,6 +11,7 @@ of an echo answer, so its rate is what the HTTP server and the client alone can 
 from __future__ import annotations
 
 import argparse
+import signal
 
 BODY = b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}],"isError":false}}'
 HEADERS = [(b"content-type", b"application/json"), (b"content-length", str(len(BODY)).encode())]
@@ -41,6 +42,9 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
+    # It stops on SIGINT (Ctrl-C, or the bench), also when started from a shell that has it
+    # ignored (a background job).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if args.server == "uvicorn":
         import uvicorn
 
