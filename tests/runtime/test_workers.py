@@ -159,8 +159,8 @@ async def test_a_cancelled_request_leaves_its_worker_serving(tool, autojump_cloc
 
 
 async def test_a_handler_that_swallows_its_deadline_leaves_its_worker_serving(autojump_clock):
-    """The deadline spent the worker's scope though the handler answered: the next requests on
-    that worker are not cancelled."""
+    """Its deadline cancelled the scope it ran in, and it answered all the same: the requests
+    after it are not cancelled."""
     app = context_app(limits=SessionLimits(request_timeout=5))
     async with open_client(app) as client:
         assert text_of(await client.call_tool("swallow_cancel", {"seconds": 1000})) == "swallowed"

@@ -77,8 +77,10 @@ class Recorder:
         if path == "/slow":
             self.slow_started.set()
             await self.release.wait()
-        if path.startswith("/watched/"):  # answered while a watcher waits for a disconnect (the server
-            await self.release.wait()  # reads for it), after as many turns of the scheduler as it says
+        if path.startswith("/watched/"):
+            # Answered while a watcher waits for a disconnect (the server reads the socket for it),
+            # after as many turns of the scheduler as the path says.
+            await self.release.wait()
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(receive)
                 for _ in range(int(path.rsplit("/", 1)[1])):
