@@ -223,11 +223,13 @@ class McpHttpApp(SessionRoutes):
         await sink.respond(exc.status, exc.body(), JSON_HEADERS + exc.headers)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
-        """The endpoint's long-lived task: it runs the watchers' supervisor (exchange.py)."""
+        """The endpoint's long-lived task: it runs the watchers' supervisor (exchange.py), the parked
+        streams' watch (parked.py) and the sweep of idle legacy sessions."""
         async with trio.open_nursery() as nursery:
             await nursery.start(self.watchers.run)
             self.parked = ParkedStreams(self.capacity, self.watchers)
             nursery.start_soon(self.parked.run)
+            nursery.start_soon(self.expire_idle_sessions)
             while True:
                 message = await receive()
                 if message["type"] == "lifespan.startup":
@@ -351,7 +353,7 @@ class McpHttpApp(SessionRoutes):
     async def _legacy_post(
         self, headers: dict[bytes, bytes], header_version: str, value: Any, receive: Receive, sink: Sink
     ) -> None:
-        self._expire()
+        self._expire_unswept()
         session_id = headers.get(b"mcp-session-id")
         request_id = value.get("id") if isinstance(value, dict) else None
         if not self.config.legacy_sessions:

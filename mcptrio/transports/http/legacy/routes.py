@@ -15,6 +15,7 @@ from ....protocol import errors
 from ....protocol.events import RequestId
 from ....runtime.core import CLIENT
 from ....state import StateUnavailable
+from ....sweeps import sweep_period
 from ...net import authorization
 from ...net.front_door import Capacity
 from ...net.refusal import HttpError, retry_later
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mcptrio.http")
 
+SESSION_SWEEP = 1.0  # seconds between two looks for idle legacy sessions, at most (sweep_period)
+
 
 class SessionRoutes:
     """GET and DELETE of legacy sessions; mixed into ``McpHttpApp``, whose state they use."""
@@ -50,9 +53,27 @@ class SessionRoutes:
     shutting_down: bool
     parked: ParkedStreams | None
     _session_headers: Callable[[HttpSession], list[tuple[bytes, bytes]]]
+    _sweeping = False  # idle sessions are ended by ``expire_idle_sessions`` (else by each request, first)
+
+    async def expire_idle_sessions(self) -> None:
+        """End the legacy sessions unused for ``session_idle_timeout`` as it passes, whether other
+        requests come or not (their hooks run, their per-caller upstreams close).  The endpoint's
+        lifespan runs it; served without one, each request ends the idle sessions first."""
+        period = sweep_period([self.config.session_idle_timeout], SESSION_SWEEP)
+        self._sweeping = True
+        try:
+            while True:
+                await trio.sleep(period)
+                self._expire()
+        finally:
+            self._sweeping = False
+
+    def _expire_unswept(self) -> None:
+        if not self._sweeping:
+            self._expire()
 
     async def _session_for(self, headers: dict[bytes, bytes], sink: Sink) -> HttpSession:
-        self._expire()
+        self._expire_unswept()
         session_id = headers.get(b"mcp-session-id")
         if session_id is None:
             raise HttpError(

@@ -2,9 +2,10 @@
 
 import trio
 
-from mcptrio.transports.http import HttpConfig
+from mcptrio.transports.http import HttpConfig, McpHttpApp
 from mcptrio.transports.http.legacy.sessions import SessionTable
 
+from ..asgi_fake import FakeRequest
 from ..client import (
     LEGACY,
     SseReader,
@@ -15,6 +16,7 @@ from ..client import (
     messages_of,
     new_client,
     rpc,
+    start_lifespan,
     text_of,
 )
 
@@ -78,7 +80,7 @@ async def test_session_with_an_open_get_stream_does_not_expire(app):
                 reader = SseReader(response)
                 await reader.next()
                 await trio.sleep(0.5)
-                other = await initialize(client, url)  # a POST that sweeps expired sessions
+                other = await initialize(client, url)
                 await app.notify_tools_changed()
                 message = await reader.next_message()
                 assert message["method"] == "notifications/tools/list_changed"
@@ -114,3 +116,54 @@ async def test_a_session_ended_elsewhere_is_remembered_as_long_as_a_record_read_
     assert not table.ended_elsewhere("one") and table.ended_elsewhere("two")
     table.end_elsewhere("three", 1.0)
     assert not table.ended_elsewhere("one") and table.ended_elsewhere("three")
+
+
+INITIALIZE = rpc(
+    "initialize", {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+)
+
+
+class Ended:
+    """Session hooks that note which sessions ended."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+
+    def opened(self, session) -> None:
+        pass
+
+    def closed(self, session) -> None:
+        self.ids.append(session.session_id)
+
+
+async def open_session(asgi: McpHttpApp) -> str:
+    request = FakeRequest(INITIALIZE, {})
+    await request.run(asgi)
+    start = next(m for m in request.sent if m["type"] == "http.response.start")
+    return dict(start["headers"])[b"mcp-session-id"].decode()
+
+
+async def test_an_idle_session_ends_when_its_time_passes_with_no_other_request(app, autojump_clock):
+    """Its hooks run then (a gateway's per-caller upstream closes), not at the next request."""
+    ended = Ended()
+    app.session_hooks.append(ended)
+    asgi = McpHttpApp(app, HttpConfig(session_idle_timeout=60))
+    async with trio.open_nursery() as nursery:
+        await start_lifespan(nursery, asgi)
+        session_id = await open_session(asgi)
+        await trio.sleep(59)
+        assert ended.ids == [] and len(asgi.sessions) == 1
+        await trio.sleep(2)  # (the sweep looks every second)
+        assert ended.ids == [session_id] and len(asgi.sessions) == 0
+        nursery.cancel_scope.cancel()
+
+
+async def test_served_without_a_lifespan_the_next_request_ends_the_idle_sessions(app, autojump_clock):
+    ended = Ended()
+    app.session_hooks.append(ended)
+    asgi = McpHttpApp(app, HttpConfig(session_idle_timeout=60))
+    first = await open_session(asgi)
+    await trio.sleep(120)
+    assert ended.ids == []  # (nothing sweeps)
+    second = await open_session(asgi)
+    assert ended.ids == [first] and second != first and len(asgi.sessions) == 1
