@@ -302,7 +302,10 @@ class SessionRoutes:
 
     def _expire(self) -> None:
         for session in self.sessions.expired():
-            self._forget(session)
+            try:
+                self._forget(session)
+            except Exception:  # (a session hook that failed: the other sessions still end, the sweep goes on)
+                log.exception("ending the idle legacy session %s… failed", (session.session_id or "")[:6])
 
     def _forget(self, session: HttpSession) -> None:
         session.end()

@@ -167,3 +167,25 @@ async def test_served_without_a_lifespan_the_next_request_ends_the_idle_sessions
     assert ended.ids == []  # (nothing sweeps)
     second = await open_session(asgi)
     assert ended.ids == [first] and second != first and len(asgi.sessions) == 1
+
+
+async def test_a_session_hook_that_fails_stops_neither_the_sweep_nor_the_other_sessions(app, autojump_clock, caplog):
+    class Failing(Ended):
+        def closed(self, session) -> None:
+            super().closed(session)
+            if len(self.ids) == 1:
+                raise RuntimeError("a hook that fails")
+
+    ended = Failing()
+    app.session_hooks.append(ended)
+    asgi = McpHttpApp(app, HttpConfig(session_idle_timeout=60))
+    async with trio.open_nursery() as nursery:
+        await start_lifespan(nursery, asgi)
+        first, second = await open_session(asgi), await open_session(asgi)
+        await trio.sleep(62)
+        assert sorted(ended.ids) == sorted([first, second]) and len(asgi.sessions) == 0
+        third = await open_session(asgi)  # the endpoint serves on, and sweeps on
+        await trio.sleep(62)
+        assert ended.ids[-1] == third
+        nursery.cancel_scope.cancel()
+    assert "ending the idle legacy session" in caplog.text
