@@ -539,14 +539,14 @@ class Connection:
         async with self._lock:
             if self.gone or self.broken or not data:
                 return
-            if self.unsent or (self.written and "mcptrio.send_nowait" in self.extensions):
+            if self.unsent or (self.written and self.plain):
                 # More of a streamed body (or bytes send_nowait left): through the unsent buffer, so
                 # pieces written by send_nowait while this one waits on the client join it in order.
                 self.unsent += data
                 await self._drain()
                 return
             self.written = True
-            if "mcptrio.send_nowait" in self.extensions:  # (plain TCP: what the socket takes now is written)
+            if self.plain:  # (what the socket takes now is written)
                 sent = self._write_at_once(data)
                 if sent == len(data):
                     return
