@@ -9,16 +9,15 @@ directly: a general HTTP library's checks of every header cost more than the res
 from __future__ import annotations
 
 import codecs
-import os
 import re
 import ssl
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 import trio
 
+from ..direct_io import plain_socket, receive_some, write_now
 from .pooling import KEEPALIVE_EXPIRY
 from .tls import failure_reason
 
@@ -84,10 +83,10 @@ class Connection:
         self.origin = origin
         self.buffer = bytearray()
         self.idle_since = 0.0
-        # A plain TCP connection (on Unix) is read and written with system calls made at once, which
-        # wait only when the socket is not ready: Trio's own socket calls pass through the scheduler
-        # after each that succeeds, twice per exchange.  TLS goes through its stream.
-        self._socket = stream.socket if isinstance(stream, trio.SocketStream) and sys.platform != "win32" else None
+        # A plain TCP connection is read and written with system calls made at once (``direct_io``):
+        # Trio's own socket calls pass through the scheduler after each that succeeds, twice per
+        # exchange.  TLS goes through its stream.
+        self._socket = plain_socket(stream)
 
     def is_stale(self) -> bool:
         """The server has closed it, or sent something unasked, while it was idle: not to be used."""
@@ -100,9 +99,7 @@ class Connection:
         if self._socket is None:
             return data
         try:
-            sent = os.write(self._socket.fileno(), data)
-        except BlockingIOError:
-            return data
+            sent = write_now(self._socket.fileno(), data)
         except OSError as exc:
             raise TransportError(f"the connection broke: {failure_reason(exc)}") from exc
         return data[sent:]
@@ -116,21 +113,13 @@ class Connection:
     async def fill(self) -> bool:
         """More of what the server sent into ``buffer``; False when it has closed the connection."""
         try:
-            data = await (self._read() if self._socket is not None else self.stream.receive_some(CHUNK))
+            data = await (
+                receive_some(self._socket, CHUNK) if self._socket is not None else self.stream.receive_some(CHUNK)
+            )
         except (trio.BrokenResourceError, OSError) as exc:
             raise TransportError(f"the connection broke: {failure_reason(exc)}") from exc
         self.buffer += data
         return bool(data)
-
-    async def _read(self) -> bytes:
-        """What has arrived on the plain TCP socket, waiting for it when nothing has."""
-        socket = self._socket
-        assert socket is not None
-        while True:
-            try:
-                return os.read(socket.fileno(), CHUNK)
-            except BlockingIOError:
-                await trio.lowlevel.wait_readable(socket)
 
     async def line(self, what: str) -> bytes:
         """The next CR LF-ended line (without its end), at most ``MAX_HEAD`` bytes."""

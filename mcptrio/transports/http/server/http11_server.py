@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import logging
 import math
-import sys
 import time
 from collections.abc import Callable
 from email.utils import formatdate
@@ -36,6 +35,7 @@ from urllib.parse import unquote
 
 import trio
 
+from ....direct_io import plain_socket, receive_some, write_now
 from ....sweeps import sweep_period
 from .lifespan import ASGI_VERSION
 from .parking import ParkedResponse, Parking
@@ -52,9 +52,7 @@ from .rfc9112 import (
     ResponseFraming,
     error_body,
     linger,
-    read_now,
     refusal,
-    write_now,
 )
 
 log = logging.getLogger("mcptrio.http")
@@ -148,7 +146,7 @@ class Connection:
         self.scheme = "http" if stream is socket_stream else "https"
         # Plain TCP where a socket is a file descriptor (not Windows): read and written with system
         # calls made at once, and its responses can be written to, and parked, from other tasks.
-        self.plain = stream is socket_stream and sys.platform != "win32"
+        self.plain = stream is socket_stream and plain_socket(socket_stream) is not None
         self._lock = QuietLock()
         self._nursery: trio.Nursery | None = None
         self.extensions: dict[str, object] = {"mcptrio.receive_nowait": self.receive_nowait}
@@ -248,24 +246,12 @@ class Connection:
 
     async def _recv(self) -> bytes:
         """The next bytes from the client (empty: it is gone).  Plain TCP is read straight from the
-        socket, as it is written (``write_now``): Trio's stream read passes through five wrappers."""
+        socket, as it is written (``direct_io``)."""
         if self.plain:
-            # As Trio's read: a cancellation comes before anything is read, never after (the bytes
-            # would be lost: a pipelined request, read while the app answers the one before it).
-            fd = self.socket_stream.socket.fileno()
-            await trio.lowlevel.checkpoint_if_cancelled()
-            data = read_now(fd, MAX_RECV)
-            if data is not None:
-                await trio.lowlevel.cancel_shielded_checkpoint()  # (it was there already: the others get a turn)
-                return data
-            while True:
-                try:
-                    await trio.lowlevel.wait_readable(fd)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):  # (closed by abort)
-                    return b""
-                data = read_now(fd, MAX_RECV)
-                if data is not None:
-                    return data
+            try:
+                return await receive_some(self.socket_stream.socket, MAX_RECV)
+            except (OSError, trio.BrokenResourceError, trio.ClosedResourceError):  # (reset, or closed by abort)
+                return b""
         try:
             received = await self.stream.receive_some(MAX_RECV)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
@@ -507,11 +493,11 @@ class Connection:
     def _write_at_once(self, data: bytes) -> int:
         """Write what the socket takes now (plain TCP only), with no trip through the scheduler:
         how much it took (all of it, for a client gone: nothing more is to be written)."""
-        sent = write_now(self.socket_stream.socket.fileno(), data)
-        if sent is None:  # reset, or closed by the client: its read sees the end
+        try:
+            return write_now(self.socket_stream.socket.fileno(), data)
+        except OSError:  # reset, or closed by the client: its read sees the end
             self._set_gone()
             return len(data)
-        return sent
 
     async def _flush(self) -> None:
         async with self._lock:

@@ -26,7 +26,8 @@ from collections.abc import Callable
 
 import trio
 
-from .rfc9112 import ResponseFraming, Watched, write_now
+from ....direct_io import read_now, write_now
+from .rfc9112 import ResponseFraming, Watched
 
 AVAILABLE = hasattr(select, "epoll")
 _READ = getattr(select, "EPOLLIN", 0) | getattr(select, "EPOLLRDHUP", 0)
@@ -75,8 +76,9 @@ class ParkedResponse:
             if len(self.unsent) > self.parking.max_unsent:
                 self.abort()  # (the message is lost with the connection, as send_nowait's would be)
             return
-        sent = write_now(self.fd, data)
-        if sent is None:  # reset, or closed by the client
+        try:
+            sent = write_now(self.fd, data)
+        except OSError:  # reset, or closed by the client
             self.close()
             return
         if sent < len(data):
@@ -90,8 +92,9 @@ class ParkedResponse:
         if not self.unsent:
             self.parking.want_write(self, False)
             return
-        sent = write_now(self.fd, self.unsent)
-        if sent is None:
+        try:
+            sent = write_now(self.fd, self.unsent)
+        except OSError:
             self.close()
             return
         if not sent:
@@ -110,11 +113,11 @@ class ParkedResponse:
     def read(self) -> None:
         """The socket is readable: the client's end, or bytes sent after the request (dropped)."""
         try:
-            data = os.read(self.fd, READ_SIZE)
-        except BlockingIOError:
-            return
+            data = read_now(self.fd, READ_SIZE)
         except OSError:
             data = b""
+        if data is None:
+            return
         if not data:
             self.close()
 

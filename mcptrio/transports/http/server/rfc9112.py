@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import re
 import ssl
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -232,28 +231,6 @@ async def read_to_the_end(stream: trio.abc.ReceiveStream) -> None:
         if not data:
             return
         received += len(data)
-
-
-def read_now(fd: int, size: int) -> bytes | None:
-    """Read what the socket ``fd`` holds, up to ``size`` bytes, without waiting: the bytes (empty:
-    the client closed, or the connection is gone), or None when nothing has come yet."""
-    try:
-        return os.read(fd, size)
-    except BlockingIOError:
-        return None
-    except OSError:
-        return b""
-
-
-def write_now(fd: int, data: bytes | bytearray) -> int | None:
-    """Write what the socket ``fd`` takes at once, with no trip through the scheduler: how many bytes
-    it took (0: none, it is full), or None when the connection is gone (reset, or closed)."""
-    try:
-        return os.write(fd, data)
-    except BlockingIOError:
-        return 0
-    except OSError:
-        return None
 
 
 async def time_writes(connections: Iterable[Watched], timeout: float) -> None:
