@@ -9,7 +9,8 @@ Every server is a process of its own on 127.0.0.1 serving Streamable HTTP; the u
 ``mcptrio serve --plugins bench`` (its ``echo`` tool), as a stdio child of the gateway or as an HTTP
 server of its own.  The clients speak the handshake era (FastMCP's proxy speaks no other) from this
 process, one keep-alive connection each: latency is one client sending one call at a time (p50 and
-p99 over ``--calls`` calls); throughput is 10 clients, then 100 concurrent callers, for
+p99 over ``--calls`` calls, and the CPU every process serving it used per call meanwhile: the gateway
+and its upstream); throughput is 10 clients, then 100 concurrent callers, for
 ``--seconds``.  Figures are medians over ``--reps`` fresh servers, the variants interleaved.  See
 bench/README.md.
 """
@@ -29,13 +30,14 @@ import time
 from pathlib import Path
 
 from client import connect_client, echo_load, free_port
-from measure import machine_cpu, own_cpu
+from measure import machine_cpu, own_cpu, tree_cpu
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVE = [sys.executable, "-m", "mcptrio.cli", "serve"]
 UPSTREAM = [*SERVE, "--plugins", "bench", "--quiet", "--log-level", "warning"]
 QUIET = ["--quiet", "--log-level", "warning"]
 FASTMCP_PROXY = ROOT / "bench" / "peers" / "fastmcp_proxy.py"
+WARM_UP = 50  # calls before the timed ones (the servers' CPU counts them too)
 
 
 def fastmcp_python() -> str | None:
@@ -126,11 +128,11 @@ class Served:
 async def latencies(port: int, calls: int) -> list[float]:
     client = await connect_client("127.0.0.1", port, "/mcp", "legacy")
     out = []
-    for n in range(calls + 50):
+    for n in range(calls + WARM_UP):
         started = time.perf_counter()
         if await client.call("echo", {"text": f"hi {n}"}) != f"hi {n}":
             raise RuntimeError("a wrong echo")
-        if n >= 50:  # (the first 50: a warm-up)
+        if n >= WARM_UP:
             out.append(time.perf_counter() - started)
     client.conn.close()
     return out
@@ -145,10 +147,14 @@ def measure(variant: str, folder: Path, calls: int, seconds: float) -> dict[str,
     served = Served(variant, folder)
     try:
         port = served.url_port
+        pids = [process.pid for process in served.processes]
+        cpu0 = tree_cpu(pids)
         times = asyncio.run(latencies(port, calls))
+        cpu = tree_cpu(pids) - cpu0
         return {
             "p50 µs": percentile(times, 0.5) * 1e6,
             "p99 µs": percentile(times, 0.99) * 1e6,
+            "server CPU µs per call, 1 client": cpu / (calls + WARM_UP) * 1e6,
             "calls/s, 10 clients": asyncio.run(echo_load(port, 10, seconds, "legacy")),
             "calls/s, 100 callers": asyncio.run(echo_load(port, 100, seconds, "legacy")),
         }
@@ -190,16 +196,21 @@ def main() -> None:
     for found in figures.values():
         found["added p50 µs"] = found["p50 µs"] - direct["p50 µs"]
         found["added p99 µs"] = found["p99 µs"] - direct["p99 µs"]
+        found["added CPU µs per call, 1 client"] = (
+            found["server CPU µs per call, 1 client"] - direct["server CPU µs per call, 1 client"]
+        )
         found["throughput vs direct, 10 clients"] = found["calls/s, 10 clients"] / direct["calls/s, 10 clients"]
     print(
-        "| variant | p50 µs | p99 µs | added p50 µs | added p99 µs | calls/s, 10 clients | vs direct "
-        "| calls/s, 100 callers |"
+        "| variant | p50 µs | p99 µs | added p50 µs | added p99 µs | server CPU µs per call, 1 client "
+        "| added CPU µs per call | calls/s, 10 clients | vs direct | calls/s, 100 callers |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for variant, found in figures.items():
         print(
             f"| {variant} | {found['p50 µs']:,.0f} | {found['p99 µs']:,.0f} | {found['added p50 µs']:,.0f} | "
-            f"{found['added p99 µs']:,.0f} | {found['calls/s, 10 clients']:,.0f} | "
+            f"{found['added p99 µs']:,.0f} | {found['server CPU µs per call, 1 client']:,.0f} | "
+            f"{found['added CPU µs per call, 1 client']:,.0f} | "
+            f"{found['calls/s, 10 clients']:,.0f} | "
             f"{found['throughput vs direct, 10 clients']:.2f}× | {found['calls/s, 100 callers']:,.0f} |"
         )
     loadavg = open("/proc/loadavg").read().split()[:3]

@@ -16,5 +16,6 @@ def test_the_smoke_run_measures_every_figure(tmp_path):
     assert {"direct", "gateway, stdio upstream", "gateway, HTTP upstream"} <= set(figures)
     for variant, found in figures.items():
         assert found["p50 µs"] > 0 and found["calls/s, 10 clients"] > 0 and found["calls/s, 100 callers"] > 0, variant
+        assert found["server CPU µs per call, 1 client"] > 0, variant  # (every process serving it, upstream too)
     assert figures["direct"]["added p50 µs"] == 0
     assert "| gateway, stdio upstream |" in stdout
