@@ -143,6 +143,7 @@ def baseline_list(settings: Settings) -> list[Figure]:
     figs += [
         Figure("bare.stdio.pipelined_64", "bare Trio stdio echo loop, 64 pipelined", "calls/s", "higher"),
         Figure("bare.stdio.sequential", "bare Trio stdio echo loop, sequential", "calls/s", "higher"),
+        Figure("bare.stdio.startup_ms", "bare Trio stdio echo loop: spawn → first answer", "ms", "lower"),
         Figure(
             "bare.stdio.cpu_us_pipelined_64", "bare Trio stdio echo loop, CPU per call, 64 pipelined", "µs", "lower"
         ),

@@ -45,6 +45,9 @@ def peer_figures(settings: Settings) -> list[Figure]:
     ]
     for c in settings.concurrency:
         figs += load_figures(f"peers.http.c{c}", f"HTTP echo, {clients(c)}")
+        figs.append(
+            Figure(f"peers.http.c{c}.cpu_us", f"HTTP echo, {clients(c)}: server CPU per call", "µs", "lower", "{:.1f}")
+        )
     return figs + [
         Figure("peers.http.startup_ms", "HTTP: spawn → initialize answered", "ms", "lower"),
         Figure(
@@ -138,6 +141,8 @@ async def peer_load(peer: Peer, settings: Settings, results: Results, logs: Logs
                 server.port, server.pid, peer.era, c, settings.seconds, settings.max_calls, warmup=settings.warmup
             )
             record_load(results, f"peers.http.c{c}", name, rep, load)
+            if load.calls:
+                results.add(f"peers.http.c{c}.cpu_us", name, load.server_cpu / load.calls * 1e6)
         results.phase(rep=rep, impl=name, figure="peers.http.others", foreign_cores=others.cores())
 
 

@@ -3,11 +3,15 @@ targets — stdio with 64 in flight ≥ 2× the TypeScript SDK, HTTP with 10 cli
 on every throughput row, at or below both on every latency and memory row.
 
 "The TypeScript SDK" is its best column on that row (either generation, stateful or stateless): a target
-met against it is met against all of them.  Server CPU per call is shown without a verdict.
+met against it is met against all of them.  Server CPU per call is shown without a verdict.  Under the table,
+each ✗ row gets a line worked out from the figures measured with it (the server CPU per call and the cores
+behind each throughput, Little's law for a closed loop of clients, the start-up of Python and Trio alone):
+why it is missed, and how much less CPU per call, or start-up, meeting it would take.
 """
 
 from __future__ import annotations
 
+import re
 import statistics
 
 from figures import Figure
@@ -52,6 +56,7 @@ def peers_table(results: Results, settings: Settings) -> list[str]:
         return []
     arrow = {"higher": "↑", "lower": "↓"}
     head = " | ".join(COLUMNS[name] for name in NAMES)
+    missed: list[str] = []
     lines = [
         "",
         f"### Peers, same run, same workload (issue 31): median of {settings.reps} interleaved repetitions",
@@ -71,12 +76,100 @@ def peers_table(results: Results, settings: Settings) -> list[str]:
             (f"n/a ({na[name]})" if name in na else "—") if medians[name] is None else figure.fmt.format(medians[name])
             for name in NAMES
         ]
-        ts_values = [v for name in TS_NAMES if (v := medians[name]) is not None]
-        best_ts = (max if figure.better == "higher" else min)(ts_values) if ts_values else None
-        target, vs, met = verdict(figure, medians["mcptrio"], best_ts, medians["fastmcp"])
+        best = best_ts(figure, medians)
+        target, vs, met = verdict(figure, medians["mcptrio"], medians[best] if best else None, medians["fastmcp"])
         label = f"{figure.label} ({figure.unit} {arrow[figure.better]})"
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {vs} | {target} | {met} |")
-    return lines + others_line(results)
+        if met == "✗":
+            missed.append(f"- {figure.label}: {why_missed(figure, results, medians, best)}")
+    if missed:
+        lines += ["", "Where a row is ✗, what this run's own figures say of why, and what meeting it would take:", ""]
+    return lines + missed + others_line(results)
+
+
+def best_ts(figure: Figure, medians: dict[str, float | None]) -> str | None:
+    """The TypeScript column that does best on this row (None: none measured)."""
+    found = [(value, name) for name in TS_NAMES if (value := medians[name]) is not None]
+    if not found:
+        return None
+    return (max if figure.better == "higher" else min)(found)[1]
+
+
+def _load_keys(key: str) -> tuple[str, str, int | None] | None:
+    """(the throughput key, the server CPU per call key, the clients: None for stdio) of a load row."""
+    if key.startswith("peers.stdio.pipelined_64"):
+        return "peers.stdio.pipelined_64", "peers.stdio.cpu_us_64", None
+    found = re.fullmatch(r"(peers\.http\.c(\d+))\.(rps|p50_ms|p99_ms)", key)
+    if found is None:
+        return None
+    return f"{found[1]}.rps", f"{found[1]}.cpu_us", int(found[2])
+
+
+def _take(cores: float, rate: float, cpu_now: float) -> str:
+    """What serving ``rate`` calls/s on ``cores`` takes of the server's CPU per call."""
+    need = cores / rate * 1e6
+    cut = 1 - need / cpu_now
+    return f"{rate:,.0f} calls/s, {need:.1f} µs of CPU a call on mcptrio's {cores:.2f} cores ({cut:.1%} less)"
+
+
+def why_missed(figure: Figure, results: Results, medians: dict[str, float | None], best: str | None) -> str:
+    """One line on a ✗ row, from the figures measured with it: the server CPU per call and the
+    cores behind each throughput, the start-up floor of Python and Trio."""
+    mine = medians["mcptrio"]
+    assert mine is not None  # (a row with no figure of mcptrio's has no verdict)
+    other = best if best is not None and medians[best] is not None else "fastmcp"
+    theirs, column = medians[other], COLUMNS[other]
+    plain = f"mcptrio {figure.fmt.format(mine)} {figure.unit} against {column}'s {figure.fmt.format(theirs)}"
+    load = _load_keys(figure.key)
+    if load is not None:
+        rate_key, cpu_key, clients_count = load
+        rates = {name: results.median(rate_key, name) for name in ("mcptrio", other)}
+        cpus = {name: results.median(cpu_key, name) for name in ("mcptrio", other)}
+        if all(rates.values()) and all(cpus.values()):
+            rate_m, rate_t, cpu_m, cpu_t = rates["mcptrio"], rates[other], cpus["mcptrio"], cpus[other]
+            assert rate_m and rate_t and cpu_m and cpu_t
+            cores_m, cores_t = rate_m * cpu_m / 1e6, rate_t * cpu_t / 1e6
+            served = (
+                f"mcptrio served {rate_m:,.0f} calls/s at {cpu_m:.1f} µs of server CPU a call ({cores_m:.2f} cores), "
+                f"{column} {rate_t:,.0f} at {cpu_t:.1f} µs ({cores_t:.2f} cores)"
+            )
+            if figure.better == "higher":
+                factor = TS_FACTORS.get(figure.key, 1.0)
+                return f"{plain}. {served}: {factor:g}× it takes {_take(cores_m, factor * rate_t, cpu_m)}."
+            if clients_count is None or clients_count < 2:
+                return f"{plain}. One call at a time waits for the server's CPU per call: {served}."
+            # A closed loop of clients waits clients ÷ throughput on average (Little's law); how far the
+            # row's percentile is from that mean is the server's own spread.
+            mean_m, mean_t = clients_count / rate_m * 1000, clients_count / rate_t * 1000
+            spread = mine / mean_m
+            uneven = (
+                f" ({column}'s {figure.label.rsplit(': ', 1)[-1]} is below its mean: it answers some clients "
+                "sooner than others)"
+                if theirs < mean_t
+                else ""
+            )
+            return (
+                f"{plain}. {clients_count} clients sending a call each time one is answered wait "
+                f"{clients_count} ÷ throughput on average: {mean_m:.2f} ms for mcptrio, {mean_t:.2f} for "
+                f"{column}{uneven}. {served}. At mcptrio's own spread (this row {spread:.2f}× its mean), "
+                f"{figure.fmt.format(theirs)} ms takes {_take(cores_m, clients_count * spread / theirs * 1000, cpu_m)}."
+            )
+    if figure.key.endswith("startup_ms"):
+        floor = results.median("bare.stdio.startup_ms", "mcptrio")
+        if floor is None:
+            return (
+                f"{plain}; the interpreter-and-Trio floor was not measured in this run (the floors suite measures it)."
+            )
+        reach = (
+            f"mcptrio's own part under {theirs - floor:.0f} ms"
+            if theirs > floor
+            else "less than Python and Trio alone take: out of reach for a Python server"
+        )
+        return (
+            f"{plain}. Python with Trio and orjson imported, answering at once (the bare stdio loop), takes "
+            f"{floor:.0f} ms of it; at or below {column} takes {reach}."
+        )
+    return f"{plain} (bench/README.md, 'Peers', says what is known of it)."
 
 
 def others_line(results: Results) -> list[str]:

@@ -224,6 +224,8 @@ def bare_stdio_suite(settings: Settings, results: Results, logs: Logs, rep: int)
     argv = [sys.executable, str(BENCH / "servers" / "bare_stdio.py")]
     server = StdioServer(argv, stderr=logs.open(f"bare-stdio-{rep}"))
     try:
+        server.initialize()  # (answered as any request: the interpreter, Trio and orjson, nothing more)
+        results.add("bare.stdio.startup_ms", "mcptrio", (perf() - server.spawned_at) * 1000)
         echo = echo_line()
         server.pipelined(echo, 16, max_calls=10**9, seconds=settings.warmup)
         bounds = settings.bounds()
