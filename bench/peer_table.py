@@ -117,7 +117,13 @@ def why_missed(figure: Figure, results: Results, medians: dict[str, float | None
     cores behind each throughput, the start-up floor of Python and Trio."""
     mine = medians["mcptrio"]
     assert mine is not None  # (a row with no figure of mcptrio's has no verdict)
-    other = best if best is not None and medians[best] is not None else "fastmcp"
+    higher = figure.better == "higher"
+    factor = TS_FACTORS.get(figure.key, 1.0) if higher else 1.0
+    ts = medians[best] if best is not None else None
+    ts_missed = ts is not None and (mine < factor * ts if higher else mine > ts)
+    other = best if ts_missed and best is not None else "fastmcp"  # (the one it is behind)
+    if other == "fastmcp":
+        factor = 1.0
     theirs, column = medians[other], COLUMNS[other]
     plain = f"mcptrio {figure.fmt.format(mine)} {figure.unit} against {column}'s {figure.fmt.format(theirs)}"
     load = _load_keys(figure.key)
@@ -133,8 +139,7 @@ def why_missed(figure: Figure, results: Results, medians: dict[str, float | None
                 f"mcptrio served {rate_m:,.0f} calls/s at {cpu_m:.1f} µs of server CPU a call ({cores_m:.2f} cores), "
                 f"{column} {rate_t:,.0f} at {cpu_t:.1f} µs ({cores_t:.2f} cores)"
             )
-            if figure.better == "higher":
-                factor = TS_FACTORS.get(figure.key, 1.0)
+            if higher:
                 return f"{plain}. {served}: {factor:g}× it takes {_take(cores_m, factor * rate_t, cpu_m)}."
             if clients_count is None or clients_count < 2:
                 return f"{plain}. One call at a time waits for the server's CPU per call: {served}."
