@@ -71,7 +71,7 @@ async def test_a_write_to_a_socket_whose_peer_is_gone_is_an_os_error():
             write_now(b.fileno(), b"anyone?")
 
 
-async def test_only_a_plain_tcp_stream_on_a_platform_where_a_socket_is_a_descriptor_is_read_directly(monkeypatch):
+async def test_only_a_plain_socket_stream_on_a_platform_where_a_socket_is_a_descriptor_is_read_directly(monkeypatch):
     a, b = pair()
     plain = trio.SocketStream(a)
     with a, b:
