@@ -1,5 +1,5 @@
 """A plain TCP socket read and written with system calls made at once, by the HTTP server and the
-HTTP client alike.
+HTTP client alike (and stdio's pipes written so, ``write_now``).
 
 Trio's stream calls pass through five wrappers and, after each call that succeeds, through the
 scheduler; an exchange of one small message each way spends more there than in the system calls.
@@ -34,8 +34,8 @@ def read_now(fd: int, size: int) -> bytes | None:
 
 
 def write_now(fd: int, data: bytes | bytearray) -> int:
-    """How many bytes of ``data`` the socket takes at once (0: it is full).  A reset, or a socket
-    closed under it, is an ``OSError``, as from ``os.write``."""
+    """How many bytes of ``data`` the socket (or pipe) takes at once (0: it is full).  A reset, or a
+    descriptor closed under it, is an ``OSError``, as from ``os.write``."""
     try:
         return os.write(fd, data)
     except BlockingIOError:

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 import outcome
 import trio
 
+from ..direct_io import write_now
 from ..framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversize
 
 READ_SIZE = 65536
@@ -37,9 +38,7 @@ def write_at_once(stream: trio.lowlevel.FdStream, data: bytes) -> bytes:
     """Write what the descriptor takes now, with no trip through the scheduler first (Trio's
     ``send_all`` makes one); what it did not take, for ``send_all``.  Fails as ``send_all`` would."""
     try:
-        return data[os.write(stream.fileno(), data) :]
-    except BlockingIOError:  # (full: the reader is behind)
-        return data
+        return data[write_now(stream.fileno(), data) :]  # (full, the reader behind: nothing taken)
     except OSError as exc:
         if exc.errno == errno.EBADF:
             raise trio.ClosedResourceError("the descriptor was closed") from None
