@@ -6,9 +6,6 @@ from typing import TYPE_CHECKING
 from .app import (
     App,
     Context,
-    Fixed,
-    FromEnv,
-    FromPrincipal,
     LifespanError,
     Notification,
     OptionError,
@@ -25,6 +22,7 @@ from .serve import serve_stdio, serve_stream, wait_for_signals
 
 if TYPE_CHECKING:  # the names __getattr__ provides, as a type checker sees them
     from .app import content
+    from .app.reshape import Fixed, FromEnv, FromPrincipal
     from .transports.http import serve_http
     from .transports.websocket import serve_websocket
 
@@ -66,8 +64,12 @@ __all__ = [
 
 
 _LAZY = {
-    # Imported on first use, to keep stdio start-up fast: the wire types, the HTTP server, trio-websocket.
+    # Imported on first use, to keep start-up fast: the wire types, the reshaping sources, the HTTP
+    # server, trio-websocket.
     "content": (".app.content", None),
+    "Fixed": (".app.reshape", "Fixed"),
+    "FromEnv": (".app.reshape", "FromEnv"),
+    "FromPrincipal": (".app.reshape", "FromPrincipal"),
     "serve_http": (".transports.http", "serve_http"),
     "serve_websocket": (".transports.websocket", "serve_websocket"),
 }

@@ -6,9 +6,11 @@ Checked in a real subprocess through ``sys.modules`` once it has answered reques
 
 import json
 import os
+import re
 import subprocess
 import sys
 
+import httpx
 import pytest
 
 # Imported by none of a stdio server's requests below, nor by its start-up.
@@ -37,13 +39,31 @@ NOT_IMPORTED = (
     "mcptrio.state.fanout",
     "mcptrio.auth.config",
     "mcptrio.app.telemetry",
+    "mcptrio.app.reshape",
+    "mcptrio.state.url",
+)
+
+# Imported by none of a plain HTTP server's requests (no authorization, TLS, shared state or
+# reshaping configured), nor by its start-up.
+HTTP_NOT_IMPORTED = (
+    "hypercorn",
+    "trio_websocket",
+    "mcptrio.client",
+    "mcptrio.transports.websocket",
+    "mcptrio.state.url",
+    "mcptrio.state.redis",
+    "mcptrio.auth.config",
+    "mcptrio.auth.gate",
+    "mcptrio.transports.http.server.tls",
+    "mcptrio.app.reshape",
+    "mcptrio.app.telemetry",
 )
 
 SERVE = """
 import atexit, sys
 atexit.register(lambda: sys.stderr.write("\\nMODULES " + " ".join(sorted(sys.modules)) + "\\n"))
 from mcptrio.cli import main
-sys.exit(main(["serve", "--plugins", sys.argv[1]]))
+sys.exit(main(["serve", "--plugins", *sys.argv[1:]]))
 """
 
 
@@ -119,3 +139,40 @@ def test_invalid_arguments_still_name_the_field():
     assert answer["result"]["isError"] is True
     assert "'text'" in answer["result"]["content"][0]["text"]
     assert "jsonschema" in modules
+
+
+def test_a_plain_http_server_imports_nothing_it_does_not_use():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    argv = [sys.executable, "-c", SERVE, "bench", "--transport", "http", "--port", "0", "--log-level", "error"]
+    with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env) as server:
+        assert server.stderr is not None
+        try:
+            ready = server.stderr.readline()
+            url = re.search(r"at (http://\S+)$", ready.strip())
+            assert url, ready
+            headers = {"accept": "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28"}
+            call = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {
+                    "name": "echo",
+                    "arguments": {"text": "hi"},
+                    "_meta": {
+                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities": {},
+                    },
+                },
+            }
+            headers |= {"mcp-method": "tools/call", "mcp-name": "echo"}
+            answer = httpx.post(url[1], json=call, headers=headers, timeout=30)
+        finally:
+            server.terminate()
+            stderr = server.stderr.read()
+            server.wait(30)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["result"]["content"][0]["text"] == "hi"
+    [modules_line] = [text for text in stderr.splitlines() if text.startswith("MODULES ")]
+    modules = set(modules_line.split()[1:])
+    assert "mcptrio.transports.http.asgi" in modules  # (the check itself works)
+    assert [name for name in HTTP_NOT_IMPORTED if loaded(modules, name)] == []

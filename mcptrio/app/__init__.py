@@ -4,6 +4,8 @@ The registry and its decorators, signature → schema, the Context a handler see
 handlers, content and pagination, and the middleware pipeline that wraps them.
 """
 
+from typing import TYPE_CHECKING
+
 from .app import App, Notification, SessionHooks
 from .context import Context
 from .errors import ToolError
@@ -12,9 +14,11 @@ from .lifespan import LifespanError
 from .middleware import Middleware, Request
 from .plugin_options import OptionError, PluginOptions
 from .registry import Registry
-from .reshape import Fixed, FromEnv, FromPrincipal
 from .signature import Param
 from .user_settings import UserSetting
+
+if TYPE_CHECKING:  # the names __getattr__ provides, as a type checker sees them
+    from .reshape import Fixed, FromEnv, FromPrincipal
 
 __all__ = [
     "App",
@@ -35,3 +39,13 @@ __all__ = [
     "SessionHooks",
     "ToolError",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The reshaping sources are imported when first named: a server that reshapes nothing (most)
+    # starts without building their classes.
+    if name in ("Fixed", "FromEnv", "FromPrincipal"):
+        from . import reshape
+
+        return getattr(reshape, name)
+    raise AttributeError(f"module 'mcptrio.app' has no attribute {name!r}")

@@ -7,6 +7,7 @@ import functools
 import logging
 import os
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -15,9 +16,12 @@ from ..groups import first, leaves
 from ..plugins import PluginError
 from ..serve import ServeError, wait_for_signals
 from ..state import StateUnavailable
-from ..transports.http import HttpConfig, TlsError, TlsSettings, serve_http
+from ..transports.http import HttpConfig, serve_http
 from . import logs
 from .serve_settings import ServeSettings
+
+if TYPE_CHECKING:
+    from ..transports.http.server.tls import TlsSettings
 
 log = logging.getLogger("mcptrio")
 
@@ -97,6 +101,8 @@ def tls_settings(settings: ServeSettings) -> TlsSettings | None:
     worker starts (ServeError)."""
     if settings.certfile is None or settings.keyfile is None:
         return None
+    from ..transports.http.server.tls import TlsError, TlsSettings
+
     tls = TlsSettings(
         certfile=str(settings.certfile),
         keyfile=str(settings.keyfile),

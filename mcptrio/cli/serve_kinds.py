@@ -247,12 +247,12 @@ class Reshapes(Kind):
         return None
 
     def resolve(self, setting: Setting, flag: object, file: object, settled: Settled) -> object:
-        from ..app.reshape import Fixed, FromEnv, FromPrincipal
-
         out: dict[str, dict[str, Any]] = {}
         for tool, table in (file if isinstance(file, dict) else {}).items():
             changes = dict(table)
             if "hide" in changes:
+                from ..app.reshape import Fixed, FromEnv, FromPrincipal  # (only a server that reshapes loads it)
+
                 changes["hide"] = {
                     argument: Fixed(source["value"])
                     if "value" in source

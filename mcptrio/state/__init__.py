@@ -6,7 +6,20 @@ One process keeps all of it in memory, as it always did: no backend object at al
 ``--state redis://…`` a ``RedisState`` backs it, so any worker on any host can serve any request.
 """
 
+from typing import TYPE_CHECKING
+
 from .errors import StateUnavailable
-from .url import StateUrl, parse_state_url
+
+if TYPE_CHECKING:  # the names __getattr__ provides, as a type checker sees them
+    from .url import StateUrl, parse_state_url
 
 __all__ = ["StateUnavailable", "StateUrl", "parse_state_url"]
+
+
+def __getattr__(name: str) -> object:
+    # The URL's parser is imported when first named: a server that shares nothing starts without it.
+    if name in ("StateUrl", "parse_state_url"):
+        from . import url
+
+        return getattr(url, name)
+    raise AttributeError(f"module 'mcptrio.state' has no attribute {name!r}")

@@ -23,7 +23,6 @@ from ..framing import Oversize
 from ..runtime.limits import SessionLimits
 from ..runtime.stream import OneByOne
 from ..runtime.stream_session import StreamSession
-from ..state import StateUrl
 from .net import front_door
 from .net.authorization import expiry_deadline, resource_check
 from .net.config import HttpConfig
@@ -34,6 +33,7 @@ from .websocket_metadata import Replayed, answered_plainly, read_head
 
 if TYPE_CHECKING:
     from ..app import App
+    from ..state import StateUrl
 
 SUBPROTOCOL = "mcp"
 

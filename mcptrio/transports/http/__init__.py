@@ -1,8 +1,21 @@
 """Streamable HTTP: both protocol eras on one endpoint, an ASGI app on mcptrio's HTTP/1.1 server or hypercorn."""
 
+from typing import TYPE_CHECKING
+
 from ..net.config import HttpConfig
 from .asgi import McpHttpApp
-from .server.tls import TlsError, TlsSettings
 from .serving import HTTP_SERVERS, serve_http
 
+if TYPE_CHECKING:  # the names __getattr__ provides, as a type checker sees them
+    from .server.tls import TlsError, TlsSettings
+
 __all__ = ["HTTP_SERVERS", "HttpConfig", "McpHttpApp", "TlsError", "TlsSettings", "serve_http"]
+
+
+def __getattr__(name: str) -> object:
+    # TLS's settings are imported when first named: a plain-HTTP server starts without them.
+    if name in ("TlsError", "TlsSettings"):
+        from .server import tls
+
+        return getattr(tls, name)
+    raise AttributeError(f"module 'mcptrio.transports.http' has no attribute {name!r}")

@@ -33,7 +33,6 @@ import trio
 
 from ...app.http_request import HttpRequest
 from ...auth.errors import AuthError
-from ...auth.gate import Gate
 from ...auth.principal import client_key
 from ...protocol import errors
 from ...protocol.errors import McpError
@@ -59,6 +58,7 @@ from .server.asgi_io import Receive, Send
 
 if TYPE_CHECKING:
     from ...app import App
+    from ...auth.gate import Gate
     from .event_log import EventLog
 
 log = logging.getLogger("mcptrio.http")
@@ -134,6 +134,8 @@ class McpHttpApp(SessionRoutes):
         """With authorization on: the endpoint's canonical URL (the configured public URL, else the
         address it was bound to), which tokens must name and the metadata announces."""
         if self.app.auth is not None and self.gate is None:
+            from ...auth.gate import Gate  # (a server without authorization never loads it)
+
             self.gate = Gate(self.app.auth, self.app.auth.public_url or url)
 
     # -- ASGI entry ------------------------------------------------------------------------

@@ -10,17 +10,17 @@ from typing import TYPE_CHECKING, Any, Literal
 import trio
 
 from ...runtime.limits import SessionLimits
-from ...state import StateUrl
 from ..net.authorization import resource_check
 from ..net.config import HttpConfig
 from ..net.shared_state import shared_state
 from .asgi import McpHttpApp
 from .server.http11_server import Http11Server
 from .server.rfc9112 import ConnectionServer
-from .server.tls import TlsSettings
 
 if TYPE_CHECKING:
     from ...app import App
+    from ...state import StateUrl
+    from .server.tls import TlsSettings
 
 HttpServerName = Literal["builtin", "hypercorn"]
 HTTP_SERVERS: tuple[HttpServerName, ...] = ("builtin", "hypercorn")

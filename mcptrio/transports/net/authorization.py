@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
-from ...auth.config import AuthConfig
 from ...auth.errors import AuthError
-from ...auth.gate import Gate
 
 if TYPE_CHECKING:
+    from ...auth.config import AuthConfig
+    from ...auth.gate import Gate
     from ...auth.principal import Principal
     from ...protocol.events import IncomingRequest
 

@@ -6,10 +6,11 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from ...state import StateUnavailable, StateUrl, parse_state_url
+from ...state import StateUnavailable
 
 if TYPE_CHECKING:
     from ...app import App
+    from ...state import StateUrl
     from ...state.redis import RedisState
     from .config import HttpConfig
 
@@ -21,6 +22,8 @@ async def shared_state(app: App, state: str | StateUrl | None, config: HttpConfi
     if state is None or app.shared is not None:  # (already shared by the embedding program)
         yield app.shared
         return
+    from ...state.url import parse_state_url
+
     url = parse_state_url(state) if isinstance(state, str) else state
     try:
         from ...state.redis import open_redis_state
