@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import statistics
 from collections.abc import Callable, Iterator
 
 from client import BenchError, StdioServer, perf, status_kib
@@ -25,7 +26,7 @@ from mixed_load import OtherLoad, echo_among_slow, raise_fd_limit, record_among_
 from peer_servers import Peer, ts_ready
 from results import Results
 from settings import Settings
-from stdio_workloads import echo_line, pipelined_64
+from stdio_workloads import BARE_STDIO, echo_line, pipelined_64
 
 SESSION_KEYS = ("rss_idle_mib", "sessions_per_s", "session_kib", "sessions_rss_open_mib", "sessions_rss_deleted_mib")
 
@@ -40,7 +41,12 @@ def peer_figures(settings: Settings) -> list[Figure]:
     figs = [
         Figure("peers.stdio.pipelined_64", "stdio echo, 64 in flight", "calls/s", "higher"),
         Figure("peers.stdio.cpu_us_64", "stdio server CPU per call, 64 in flight", "µs", "lower", "{:.1f}"),
-        Figure("peers.stdio.startup_ms", "stdio: spawn → initialize answered", "ms", "lower"),
+        Figure(
+            "peers.stdio.startup_ms",
+            f"stdio: spawn → initialize answered (median of {settings.startups} spawns)",
+            "ms",
+            "lower",
+        ),
         Figure("peers.stdio.rss_mib", "stdio RSS after initialize", "MiB", "lower", "{:.1f}"),
     ]
     for c in settings.concurrency:
@@ -49,7 +55,12 @@ def peer_figures(settings: Settings) -> list[Figure]:
             Figure(f"peers.http.c{c}.cpu_us", f"HTTP echo, {clients(c)}: server CPU per call", "µs", "lower", "{:.1f}")
         )
     return figs + [
-        Figure("peers.http.startup_ms", "HTTP: spawn → initialize answered", "ms", "lower"),
+        Figure(
+            "peers.http.startup_ms",
+            f"HTTP: spawn → initialize answered (median of {settings.startups} spawns)",
+            "ms",
+            "lower",
+        ),
         Figure(
             "peers.sessions_per_s", "sessions opened (initialize + initialized), 10 clients", "sessions/s", "higher"
         ),
@@ -81,6 +92,7 @@ def peer_suite(peers: list[Peer], settings: Settings, results: Results, logs: Lo
         if peer.stdio:
             with noted(peer, results, rep, "stdio"):
                 peer_stdio(peer, settings, results, logs, rep)
+    asyncio.run(peer_startups(order, settings, results, logs, rep))
     asyncio.run(peer_http(order, settings, results, logs, rep))
 
 
@@ -100,7 +112,6 @@ def peer_stdio(peer: Peer, settings: Settings, results: Results, logs: Logs, rep
     )
     try:
         server.initialize()
-        results.add("peers.stdio.startup_ms", impl.name, (perf() - server.spawned_at) * 1000)
         results.add("peers.stdio.rss_mib", impl.name, mib(status_kib(server.pid, "VmRSS")))
         server.pipelined(echo_line(), 16, max_calls=10**9, seconds=settings.warmup)  # warm-up, untimed
         others = OtherLoad(server.pid)
@@ -108,6 +119,41 @@ def peer_stdio(peer: Peer, settings: Settings, results: Results, logs: Logs, rep
         results.phase(rep=rep, impl=impl.name, figure="peers.stdio.others", foreign_cores=others.cores())
     finally:
         server.stop()
+
+
+async def peer_startups(order: list[Peer], settings: Settings, results: Results, logs: Logs, rep: int) -> None:
+    """Spawn → initialize answered, over stdio and over HTTP: ``settings.startups`` rounds of one spawn
+    of every server, back to back with no load between and the order flipping by round, so a change
+    in the machine's speed falls on every column alike; each server's median is the repetition's
+    sample."""
+    times: dict[tuple[str, str], list[float]] = {}
+    for i in range(settings.startups):
+        # The floor in the same rounds (Python, Trio and orjson, nothing of MCP): what a row's
+        # explanation subtracts (peer_table.py).
+        floor = StdioServer(BARE_STDIO, stderr=logs.open(f"peers-floor-startup-{rep}-{i}"))
+        try:
+            floor.initialize()
+            times.setdefault(("floor", "mcptrio"), []).append((perf() - floor.spawned_at) * 1000)
+        finally:
+            floor.stop()
+        for peer in order if i % 2 == 0 else order[::-1]:
+            impl = peer.impl
+            if peer.stdio:
+                with noted(peer, results, rep, "stdio start-up"):
+                    log = logs.open(f"peers-{impl.name}-stdio-startup-{rep}-{i}")
+                    server = StdioServer(impl.stdio_argv, env=impl.env, stderr=log, cwd=impl.cwd)
+                    try:
+                        server.initialize()
+                        times.setdefault(("stdio", peer.name), []).append((perf() - server.spawned_at) * 1000)
+                    finally:
+                        server.stop()
+            with noted(peer, results, rep, "HTTP start-up"):
+                log_name = f"peers-{peer.name}-http-startup-{rep}-{i}"
+                async with serving(impl, http_argv(peer), logs, log_name) as http_server:
+                    times.setdefault(("http", peer.name), []).append(http_server.startup_ms)
+    for (transport, name), spawns in times.items():
+        results.add(f"peers.{transport}.startup_ms", name, statistics.median(spawns))
+        results.phase(rep=rep, impl=name, figure=f"peers.{transport}.startup", startup_ms=spawns)
 
 
 async def peer_http(order: list[Peer], settings: Settings, results: Results, logs: Logs, rep: int) -> None:
@@ -134,7 +180,6 @@ def http_argv(peer: Peer) -> Callable[[int], list[str]]:
 async def peer_load(peer: Peer, settings: Settings, results: Results, logs: Logs, rep: int) -> None:
     name = peer.name
     async with serving(peer.impl, http_argv(peer), logs, f"peers-{name}-http-{rep}") as server:
-        results.add("peers.http.startup_ms", name, server.startup_ms)
         others = OtherLoad(server.pid)
         for c in settings.concurrency:
             load = await http_load(

@@ -160,7 +160,9 @@ def why_missed(figure: Figure, results: Results, medians: dict[str, float | None
                 f"{figure.fmt.format(theirs)} ms takes {_take(cores_m, clients_count * spread / theirs * 1000, cpu_m)}."
             )
     if figure.key.endswith("startup_ms"):
-        floor = results.median("bare.stdio.startup_ms", "mcptrio")
+        floor = results.median("peers.floor.startup_ms", "mcptrio") or results.median(
+            "bare.stdio.startup_ms", "mcptrio"
+        )
         if floor is None:
             return (
                 f"{plain}; the interpreter-and-Trio floor was not measured in this run (the floors suite measures it)."

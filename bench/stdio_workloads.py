@@ -220,9 +220,12 @@ def stdio_eof(impl: Impl, settings: Settings, results: Results, logs: Logs, rep:
         server.stop()
 
 
+# The floor: the interpreter, Trio and orjson answering each line at once, nothing of MCP.
+BARE_STDIO = [sys.executable, str(BENCH / "servers" / "bare_stdio.py")]
+
+
 def bare_stdio_suite(settings: Settings, results: Results, logs: Logs, rep: int) -> None:
-    argv = [sys.executable, str(BENCH / "servers" / "bare_stdio.py")]
-    server = StdioServer(argv, stderr=logs.open(f"bare-stdio-{rep}"))
+    server = StdioServer(BARE_STDIO, stderr=logs.open(f"bare-stdio-{rep}"))
     try:
         server.initialize()  # (answered as any request: the interpreter, Trio and orjson, nothing more)
         results.add("bare.stdio.startup_ms", "mcptrio", (perf() - server.spawned_at) * 1000)
