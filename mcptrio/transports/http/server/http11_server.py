@@ -36,7 +36,7 @@ from urllib.parse import unquote
 import trio
 
 from ....direct_io import plain_socket, receive_some, write_now
-from ....sweeps import sweep_period
+from ....sweeps import slices, sweep_period
 from .lifespan import ASGI_VERSION
 from .parking import ParkedResponse, Parking
 from .rfc9112 import (
@@ -100,9 +100,11 @@ class Http11Server(ConnectionServer):
         while True:
             await trio.sleep(period)
             now = trio.current_time()
-            for connection in list(self.connections):
-                if isinstance(connection, Connection) and connection.due <= now:
-                    connection.timer.cancel()
+            for part in slices(self.connections):
+                for connection in part:
+                    if isinstance(connection, Connection) and connection.due <= now:
+                        connection.timer.cancel()
+                await trio.lowlevel.checkpoint()
 
     async def handle(self, socket_stream: trio.SocketStream) -> None:
         stream = self.secured(socket_stream)

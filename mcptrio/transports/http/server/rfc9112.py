@@ -39,7 +39,7 @@ import logging
 import math
 import re
 import ssl
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from http import HTTPStatus
 from types import TracebackType
 from typing import Protocol
@@ -47,7 +47,7 @@ from typing import Protocol
 import trio
 from trio.lowlevel import ParkingLot
 
-from ....sweeps import sweep_period
+from ....sweeps import slices, sweep_period
 from .lifespan import Asgi, run_lifespan
 
 # -- connections ------------------------------------------------------------------------------------
@@ -233,17 +233,20 @@ async def read_to_the_end(stream: trio.abc.ReceiveStream) -> None:
         received += len(data)
 
 
-async def time_writes(connections: Iterable[Watched], timeout: float) -> None:
-    """Close every connection whose write has waited ``timeout`` seconds for its client to read."""
+async def time_writes(connections: Collection[Watched], timeout: float) -> None:
+    """Close every connection whose write has waited ``timeout`` seconds for its client to read
+    (one still open: between two slices of the look, a connection may end and hand on its socket)."""
     period = sweep_period([timeout], 1.0)
     while True:
         await trio.sleep(period)
         late = trio.current_time() - timeout
-        for connection in list(connections):
-            if connection.writing_since < late:
-                log.info("closing a connection whose client took nothing written for %g s", timeout)
-                connection.writing_since = math.inf
-                connection.abort()
+        for part in slices(connections):
+            for connection in part:
+                if connection.writing_since < late and connection in connections:
+                    log.info("closing a connection whose client took nothing written for %g s", timeout)
+                    connection.writing_since = math.inf
+                    connection.abort()
+            await trio.lowlevel.checkpoint()
 
 
 # -- messages ---------------------------------------------------------------------------------------
