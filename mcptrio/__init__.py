@@ -16,6 +16,7 @@ from .app import (
     ToolError,
     UserSetting,
 )
+from .lazy_names import lazy_names
 from .protocol.errors import McpError
 from .runtime.limits import SessionLimits
 from .serve import serve_stdio, serve_stream, wait_for_signals
@@ -63,25 +64,20 @@ __all__ = [
 ]
 
 
-_LAZY = {
-    # Imported on first use, to keep start-up fast: the wire types, the reshaping sources, the HTTP
-    # server, trio-websocket.
-    "content": (".app.content", None),
-    "Fixed": (".app.reshape", "Fixed"),
-    "FromEnv": (".app.reshape", "FromEnv"),
-    "FromPrincipal": (".app.reshape", "FromPrincipal"),
-    "serve_http": (".transports.http", "serve_http"),
-    "serve_websocket": (".transports.websocket", "serve_websocket"),
-}
+# Imported on first use, to keep start-up fast: the wire types, the reshaping sources, the HTTP
+# server, trio-websocket.
+_lazy = lazy_names(
+    __name__,
+    {
+        ".app.content": ("content",),
+        ".app.reshape": ("Fixed", "FromEnv", "FromPrincipal"),
+        ".transports.http": ("serve_http",),
+        ".transports.websocket": ("serve_websocket",),
+    },
+)
 
 
 def __getattr__(name: str) -> object:
     if name == "__version__":  # looked up when asked for: importing mcptrio reads no metadata
         return _version()
-    if name not in _LAZY:
-        raise AttributeError(f"module 'mcptrio' has no attribute {name!r}")
-    import importlib
-
-    module_name, attribute = _LAZY[name]
-    module = importlib.import_module(module_name, __name__)
-    return module if attribute is None else getattr(module, attribute)
+    return _lazy(name)

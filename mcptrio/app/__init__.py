@@ -6,6 +6,7 @@ handlers, content and pagination, and the middleware pipeline that wraps them.
 
 from typing import TYPE_CHECKING
 
+from ..lazy_names import lazy_names
 from .app import App, Notification, SessionHooks
 from .context import Context
 from .errors import ToolError
@@ -41,11 +42,6 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    # The reshaping sources are imported when first named: a server that reshapes nothing (most)
-    # starts without building their classes.
-    if name in ("Fixed", "FromEnv", "FromPrincipal"):
-        from . import reshape
-
-        return getattr(reshape, name)
-    raise AttributeError(f"module 'mcptrio.app' has no attribute {name!r}")
+# The reshaping sources are imported when first named: a server that reshapes nothing (most)
+# starts without building their classes.
+__getattr__ = lazy_names(__name__, {".reshape": ("Fixed", "FromEnv", "FromPrincipal")})

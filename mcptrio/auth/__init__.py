@@ -8,8 +8,9 @@ handlers the ``Principal``.  Nothing here imports the transports, the app or the
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from ..lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from .config import AuthConfig
@@ -30,19 +31,13 @@ __all__ = [
 ]
 
 # Each imported on first use: a server without authorization (every stdio server) loads none.
-_MODULES = {
-    "AuthConfig": ".config",
-    "AuthError": ".errors",
-    "AuthUnavailable": ".errors",
-    "InsufficientScope": ".errors",
-    "InvalidToken": ".errors",
-    "Principal": ".principal",
-    "ScopePolicy": ".scopes",
-    "TokenVerifier": ".verifier",
-}
-
-
-def __getattr__(name: str) -> object:
-    if name not in _MODULES:
-        raise AttributeError(f"module 'mcptrio.auth' has no attribute {name!r}")
-    return getattr(importlib.import_module(_MODULES[name], __name__), name)
+__getattr__ = lazy_names(
+    __name__,
+    {
+        ".config": ("AuthConfig",),
+        ".errors": ("AuthError", "AuthUnavailable", "InsufficientScope", "InvalidToken"),
+        ".principal": ("Principal",),
+        ".scopes": ("ScopePolicy",),
+        ".verifier": ("TokenVerifier",),
+    },
+)

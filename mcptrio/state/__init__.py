@@ -8,6 +8,7 @@ One process keeps all of it in memory, as it always did: no backend object at al
 
 from typing import TYPE_CHECKING
 
+from ..lazy_names import lazy_names
 from .errors import StateUnavailable
 
 if TYPE_CHECKING:  # the names __getattr__ provides, as a type checker sees them
@@ -16,10 +17,5 @@ if TYPE_CHECKING:  # the names __getattr__ provides, as a type checker sees them
 __all__ = ["StateUnavailable", "StateUrl", "parse_state_url"]
 
 
-def __getattr__(name: str) -> object:
-    # The URL's parser is imported when first named: a server that shares nothing starts without it.
-    if name in ("StateUrl", "parse_state_url"):
-        from . import url
-
-        return getattr(url, name)
-    raise AttributeError(f"module 'mcptrio.state' has no attribute {name!r}")
+# The URL's parser is imported when first named: a server that shares nothing starts without it.
+__getattr__ = lazy_names(__name__, {".url": ("StateUrl", "parse_state_url")})

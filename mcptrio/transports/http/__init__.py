@@ -2,6 +2,7 @@
 
 from typing import TYPE_CHECKING
 
+from ...lazy_names import lazy_names
 from ..net.config import HttpConfig
 from .asgi import McpHttpApp
 from .serving import HTTP_SERVERS, serve_http
@@ -12,10 +13,5 @@ if TYPE_CHECKING:  # the names __getattr__ provides, as a type checker sees them
 __all__ = ["HTTP_SERVERS", "HttpConfig", "McpHttpApp", "TlsError", "TlsSettings", "serve_http"]
 
 
-def __getattr__(name: str) -> object:
-    # TLS's settings are imported when first named: a plain-HTTP server starts without them.
-    if name in ("TlsError", "TlsSettings"):
-        from .server import tls
-
-        return getattr(tls, name)
-    raise AttributeError(f"module 'mcptrio.transports.http' has no attribute {name!r}")
+# TLS's settings are imported when first named: a plain-HTTP server starts without them.
+__getattr__ = lazy_names(__name__, {".server.tls": ("TlsError", "TlsSettings")})
