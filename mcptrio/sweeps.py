@@ -5,8 +5,10 @@ items goes a slice at a time, letting the other tasks run between two slices."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable
 from typing import TypeVar
+
+import trio
 
 T = TypeVar("T")
 
@@ -22,8 +24,11 @@ def sweep_period(timeouts: Iterable[float], most: float) -> float:
     return max(SWEEP_FLOOR, min([most, *(timeout / 4 for timeout in timeouts if timeout > 0)]))
 
 
-def slices(items: Iterable[T]) -> Iterator[list[T]]:
-    """A snapshot of ``items`` (taken now: the collection may change between slices), SLICE at a
-    time; the sweeping task checkpoints between two."""
+async def slices(items: Iterable[T]) -> AsyncIterator[list[T]]:
+    """``items`` as they are now (a snapshot: the collection may change during the look), SLICE at a
+    time, the sweeping task checkpointing after each slice.  (Slices, not items: an async generator
+    yielding every item doubled what a look costs.)"""
     snapshot = list(items)
-    return (snapshot[start : start + SLICE] for start in range(0, len(snapshot), SLICE))
+    for start in range(0, len(snapshot), SLICE):
+        yield snapshot[start : start + SLICE]
+        await trio.lowlevel.checkpoint()

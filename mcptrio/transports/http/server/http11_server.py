@@ -100,11 +100,10 @@ class Http11Server(ConnectionServer):
         while True:
             await trio.sleep(period)
             now = trio.current_time()
-            for part in slices(self.connections):
+            async for part in slices(self.connections):
                 for connection in part:
                     if isinstance(connection, Connection) and connection.due <= now:
                         connection.timer.cancel()
-                await trio.lowlevel.checkpoint()
 
     async def handle(self, socket_stream: trio.SocketStream) -> None:
         stream = self.secured(socket_stream)

@@ -240,13 +240,12 @@ async def time_writes(connections: Collection[Watched], timeout: float) -> None:
     while True:
         await trio.sleep(period)
         late = trio.current_time() - timeout
-        for part in slices(connections):
+        async for part in slices(connections):
             for connection in part:
                 if connection.writing_since < late and connection in connections:
                     log.info("closing a connection whose client took nothing written for %g s", timeout)
                     connection.writing_since = math.inf
                     connection.abort()
-            await trio.lowlevel.checkpoint()
 
 
 # -- messages ---------------------------------------------------------------------------------------

@@ -14,13 +14,29 @@ from mcptrio.transports.http.server.rfc9112 import time_writes
 COUNT = 3 * SLICE
 
 
-def test_slices_are_a_snapshot_taken_once_in_order_of_iteration():
-    items = list(range(2 * SLICE + 7))
-    parts = slices(items)
-    items.clear()  # (what changes after the snapshot does not move it)
-    got = list(parts)
-    assert [len(part) for part in got] == [SLICE, SLICE, 7]
-    assert [n for part in got for n in part] == list(range(2 * SLICE + 7))
+async def test_slices_are_a_snapshot_taken_once_with_a_checkpoint_after_every_slice():
+    count = 2 * SLICE + 7
+    items = list(range(count))
+    got: list[int] = []
+    others: list[int] = []  # how many items were looked at each time another task ran
+
+    async def other() -> None:
+        while len(got) < count:
+            others.append(len(got))
+            await trio.lowlevel.checkpoint()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(other)
+        async for part in slices(items):
+            if not got:
+                items.append(-1)  # (what changes after the snapshot does not move it)
+            for n in part:
+                got.append(n)
+    assert got == list(range(count))
+    # (Trio runs the ready tasks of one turn in either order: the other task sees the sweep before
+    # or after its next slice, never in the middle of one.)
+    assert set(others) <= {0, SLICE, 2 * SLICE}
+    assert set(others) & {SLICE, 2 * SLICE}
 
 
 async def test_the_write_sweep_lets_other_tasks_run_between_slices_and_skips_the_ended(autojump_clock):
