@@ -106,6 +106,7 @@ class StdioServer:
         self._buf = b""
         self._next_id = 0
         self.stray: list[dict[str, Any]] = []  # notifications and unexpected answers seen
+        self.startup_ms: float | None = None  # spawn → initialize answered
 
     def new_id(self) -> int:
         self._next_id += 1
@@ -167,6 +168,8 @@ class StdioServer:
         answer = self.request("initialize", initialize_params(), timeout=timeout)
         if "result" not in answer:
             raise BenchError(f"initialize failed: {answer}")
+        if self.startup_ms is None:
+            self.startup_ms = (perf() - self.spawned_at) * 1000
         self.notify("notifications/initialized")
         return answer
 
@@ -564,3 +567,17 @@ async def echo_load(port: int, clients: int, seconds: float, era: str) -> float:
     for client in connected:
         client.conn.close()
     return done / (time.perf_counter() - started)
+
+
+def spawn_startup(
+    argv: list[str], *, env: dict[str, str] | None = None, stderr: Any = None, cwd: str | None = None
+) -> tuple[float, float]:
+    """Spawn a stdio server, have its initialize answered, stop it: (ms from spawn to the answer,
+    ms of CPU it spent)."""
+    server = StdioServer(argv, env=env, stderr=stderr, cwd=cwd)
+    try:
+        server.initialize()
+        assert server.startup_ms is not None
+        return server.startup_ms, cpu_seconds(server.pid) * 1000
+    finally:
+        server.stop()

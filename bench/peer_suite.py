@@ -16,7 +16,7 @@ import contextlib
 import statistics
 from collections.abc import Callable, Iterator
 
-from client import BenchError, StdioServer, perf, status_kib
+from client import BenchError, StdioServer, spawn_startup, status_kib
 from figures import Figure, clients, load_figures
 from http_load import http_load, record_load
 from http_workloads import sessions_phase
@@ -130,23 +130,15 @@ async def peer_startups(order: list[Peer], settings: Settings, results: Results,
     for i in range(settings.startups):
         # The floor in the same rounds (Python, Trio and orjson, nothing of MCP): what a row's
         # explanation subtracts (peer_table.py).
-        floor = StdioServer(BARE_STDIO, stderr=logs.open(f"peers-floor-startup-{rep}-{i}"))
-        try:
-            floor.initialize()
-            times.setdefault(("floor", "mcptrio"), []).append((perf() - floor.spawned_at) * 1000)
-        finally:
-            floor.stop()
+        startup_ms, _ = spawn_startup(BARE_STDIO, stderr=logs.open(f"peers-floor-startup-{rep}-{i}"))
+        times.setdefault(("floor", "mcptrio"), []).append(startup_ms)
         for peer in order if i % 2 == 0 else order[::-1]:
             impl = peer.impl
             if peer.stdio:
                 with noted(peer, results, rep, "stdio start-up"):
                     log = logs.open(f"peers-{impl.name}-stdio-startup-{rep}-{i}")
-                    server = StdioServer(impl.stdio_argv, env=impl.env, stderr=log, cwd=impl.cwd)
-                    try:
-                        server.initialize()
-                        times.setdefault(("stdio", peer.name), []).append((perf() - server.spawned_at) * 1000)
-                    finally:
-                        server.stop()
+                    startup_ms, _ = spawn_startup(impl.stdio_argv, env=impl.env, stderr=log, cwd=impl.cwd)
+                    times.setdefault(("stdio", peer.name), []).append(startup_ms)
             with noted(peer, results, rep, "HTTP start-up"):
                 log_name = f"peers-{peer.name}-http-startup-{rep}-{i}"
                 async with serving(impl, http_argv(peer), logs, log_name) as http_server:

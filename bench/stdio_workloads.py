@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 import orjson
-from client import BenchError, StdioServer, cpu_seconds, perf, rotating, status_kib, stdio_line
+from client import BenchError, StdioServer, perf, rotating, spawn_startup, status_kib, stdio_line
 from launch import Impl, Logs
 from measure import CpuMeter, mib
 from results import Results
@@ -44,7 +44,7 @@ def stdio_suite(impl: Impl, settings: Settings, results: Results, logs: Logs, re
     server = StdioServer(impl.stdio_argv, env=impl.env, stderr=logs.open(f"{name}-stdio-{rep}"), cwd=impl.cwd)
     try:
         server.initialize()
-        results.add("stdio.startup_ms", name, (perf() - server.spawned_at) * 1000)
+        results.add("stdio.startup_ms", name, server.startup_ms)
         results.add("stdio.rss_idle_mib", name, mib(status_kib(server.pid, "VmRSS")))
         stdio_sanity(server)
         echo = echo_line()
@@ -114,13 +114,11 @@ def startups(
         return
     times, cpus = [], []
     for i in range(settings.startups):
-        server = StdioServer(argv, env=impl.env, stderr=logs.open(f"{impl.name}-{figure}-{rep}-{i}"), cwd=impl.cwd)
-        try:
-            server.initialize()
-            times.append((perf() - server.spawned_at) * 1000)
-            cpus.append(cpu_seconds(server.pid) * 1000)
-        finally:
-            server.stop()
+        startup_ms, cpu_ms = spawn_startup(
+            argv, env=impl.env, stderr=logs.open(f"{impl.name}-{figure}-{rep}-{i}"), cwd=impl.cwd
+        )
+        times.append(startup_ms)
+        cpus.append(cpu_ms)
     results.add(f"{figure}_ms", impl.name, statistics.median(times))
     results.phase(rep=rep, impl=impl.name, figure=figure, startup_ms=times, cpu_ms=cpus)
 
@@ -228,7 +226,7 @@ def bare_stdio_suite(settings: Settings, results: Results, logs: Logs, rep: int)
     server = StdioServer(BARE_STDIO, stderr=logs.open(f"bare-stdio-{rep}"))
     try:
         server.initialize()  # (answered as any request: the interpreter, Trio and orjson, nothing more)
-        results.add("bare.stdio.startup_ms", "mcptrio", (perf() - server.spawned_at) * 1000)
+        results.add("bare.stdio.startup_ms", "mcptrio", server.startup_ms)
         echo = echo_line()
         server.pipelined(echo, 16, max_calls=10**9, seconds=settings.warmup)
         bounds = settings.bounds()
