@@ -6,7 +6,9 @@
 
 For each: the server's RSS per connection or session, and the p99 of echo calls from 10 clients
 while they are open, against the same load on the same server before any was opened (target: at
-most 2×).  Afterwards a sample of the idle ones is used again, so a count that the server quietly
+most 2×).  Then one client's sequential calls, for their p99.9 and slowest: a hold-up of a few
+milliseconds a few times a second (a look over every connection in one go) hides in the 10
+clients' p99 and shows there.  Afterwards a sample of the idle ones is used again, so a count that the server quietly
 dropped would fail the phase rather than flatter it.
 
 The counts need file descriptors: the bench raises its own soft limit to the hard one, and the
@@ -24,6 +26,7 @@ from client import BenchError, HttpConnection, McpHttpClient, connect_client, st
 from figures import Figure
 from http_load import http_load, record_load
 from launch import Impl, Logs, serving
+from measure import percentile
 from mixed_load import raise_fd_limit
 from results import Results
 from settings import HOST, PATH, TEXT, Settings
@@ -45,6 +48,18 @@ FIGURES = [
     ),
     Figure("connections.keepalive.none.p99_ms", "echo p99, 10 clients, none open", "ms", "lower", "{:.2f}"),
     Figure("connections.keepalive.open.p99_ms", "echo p99, 10 clients, all open", "ms", "lower", "{:.2f}"),
+    *(
+        Figure(
+            f"connections.{kind}.{state}.one_{stat}_ms",
+            f"{era}echo {label}, one client, {state}",
+            "ms",
+            "lower",
+            "{:.2f}",
+        )
+        for kind, era in (("keepalive", ""), ("sessions", "legacy "))
+        for state in ("none", "open")
+        for stat, label in (("p999", "p99.9"), ("max", "slowest"))
+    ),
     Figure("connections.sessions.count", "idle legacy sessions open", "", "higher", fmt="{:,.0f}"),
     Figure("connections.sessions.kib_per_session", "RSS per idle legacy session", "KiB", "lower", "{:.1f}", delta=True),
     Figure("connections.sessions.none.p99_ms", "legacy echo p99, 10 clients, none open", "ms", "lower", "{:.2f}"),
@@ -130,6 +145,11 @@ async def _sessions_phase(impl: Impl, settings: Settings, results: Results, logs
 async def _load_p99(port: int, era: str, settings: Settings, results: Results, impl: Impl, rep: int, key: str) -> None:
     load = await http_load(port, None, era, 10, settings.seconds, settings.max_calls, warmup=settings.warmup)
     record_load(results, key, impl.name, rep, load)
+    one = await http_load(port, None, era, 1, settings.seconds, settings.max_calls, warmup=settings.warmup)
+    latencies = sorted(one.latencies)
+    if latencies:
+        results.add(f"{key}.one_p999_ms", impl.name, percentile(latencies, 0.999) * 1000)
+        results.add(f"{key}.one_max_ms", impl.name, latencies[-1] * 1000)
 
 
 def connections_table(results: Results) -> list[str]:
@@ -144,16 +164,24 @@ def connections_table(results: Results) -> list[str]:
         ratio = loaded / none if loaded and none else None
         verdict = "n/a" if ratio is None else f"{ratio:.2f}× {'✓' if ratio <= 2 else '✗'}"
         label = "idle keep-alive connections" if kind == "keepalive" else "idle legacy sessions"
-        rows.append(
-            f"| {count:,.0f} {label} | {kib or 0:.1f} KiB | {none or 0:.2f} ms | {loaded or 0:.2f} ms | {verdict} |"
+        one = " | ".join(
+            "/".join(
+                f"{results.median(f'connections.{kind}.{state}.one_{stat}_ms', 'mcptrio') or 0:.2f}"
+                for stat in ("p999", "max")
+            )
+            + " ms"
+            for state in ("none", "open")
         )
+        p99s = f"{none or 0:.2f} ms | {loaded or 0:.2f} ms"
+        rows.append(f"| {count:,.0f} {label} | {kib or 0:.1f} KiB | {p99s} | {verdict} | {one} |")
     if not rows:
         return []
     return [
         "",
         "### Many connections on one worker (mcptrio only; target: p99 with them open ≤ 2× with none)",
         "",
-        "| open | RSS per one | echo p99, none open | echo p99, all open | ratio |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        "| open | RSS per one | echo p99, none open | echo p99, all open | ratio "
+        "| one client's p99.9/slowest, none open | the same, all open |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
         *rows,
     ]
