@@ -37,7 +37,7 @@ from ..app.registry import Registry
 from ..client.connect import connect
 from ..protocol import errors
 from ..protocol.errors import RESOURCE_NOT_FOUND_LEGACY, McpError
-from ..sweeps import sweep_period
+from ..sweeps import slices, sweep_period
 from ..wire import unstructure
 from . import calls, catalogue, tasks
 from .private import PrivateSessions
@@ -159,9 +159,10 @@ class Link:
         while True:
             await trio.sleep(period)
             now = trio.current_time()
-            for call in list(self._calls.values()):
-                if call.due <= now:
-                    call.scope.cancel()
+            async for part in slices(self._calls.values()):
+                for call in part:
+                    if call.due <= now:
+                        call.scope.cancel()
 
     async def _session(self) -> bool:
         """One session, until it ends; whether it was up (answered its handshake and lists)."""
