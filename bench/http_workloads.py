@@ -6,7 +6,7 @@ import asyncio
 import functools
 import json
 
-from client import BenchError, HttpConnection, McpHttpClient, connect_client, perf, status_kib
+from client import LEGACY_VERSION, BenchError, HttpConnection, McpHttpClient, connect_client, perf, status_kib
 from http_load import http_load, record_load
 from launch import HttpServer, Impl, Logs, serving
 from measure import mib
@@ -48,6 +48,20 @@ def _argv_in_mode(impl: Impl, server_mode: str, port: int) -> list[str]:
     return impl.http_argv(port, server_mode)
 
 
+async def open_sessions(conns: list[HttpConnection], total: int) -> list[str]:
+    """``total`` legacy sessions opened (initialize + initialized) over ``conns`` at once: their ids."""
+    opened: list[str] = []
+
+    async def opener(conn: HttpConnection) -> None:
+        while len(opened) < total:
+            slot = len(opened)
+            opened.append("")  # claimed before the await, so the count is exact
+            opened[slot] = await McpHttpClient(conn, PATH).open_session()
+
+    await asyncio.wait_for(asyncio.gather(*(opener(c) for c in conns)), 120)
+    return opened
+
+
 async def sessions_phase(
     server: HttpServer, impl: Impl, settings: Settings, results: Results, rep: int, prefix: str = "http"
 ) -> None:
@@ -61,18 +75,9 @@ async def sessions_phase(
     await asyncio.sleep(0.3)
     results.add(f"{prefix}.rss_idle_mib", name, mib(status_kib(server.pid, "VmRSS")))
     base = status_kib(server.pid, "VmRSS")
-    total = settings.sessions
-    opened: list[str] = []
     conns = [await HttpConnection(HOST, server.port).connect() for _ in range(10)]
-
-    async def opener(conn: HttpConnection) -> None:
-        while len(opened) < total:
-            slot = len(opened)
-            opened.append("")  # claimed before the await, so the count is exact
-            opened[slot] = await McpHttpClient(conn, PATH).open_session()
-
     start = perf()
-    await asyncio.wait_for(asyncio.gather(*(opener(c) for c in conns)), 120)
+    opened = await open_sessions(conns, settings.sessions)
     elapsed = perf() - start
     await asyncio.sleep(0.3)
     open_kib = status_kib(server.pid, "VmRSS")
@@ -166,3 +171,65 @@ async def bare_http_suite(impl: Impl, settings: Settings, results: Results, logs
                 warmup=settings.warmup,
             )
             record_load(results, f"bare.c{c}", impl.name, rep, load)
+
+
+class _GetStream(asyncio.Protocol):
+    """A session's GET stream (what the server sends unasked: notifications, its requests), held open."""
+
+    def __init__(self, request: bytes, heads: list[bytes], all_in: asyncio.Event, count: int) -> None:
+        self.request, self.heads, self.all_in, self.count = request, heads, all_in, count
+        self.head = b""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        transport.write(self.request)
+
+    def data_received(self, data: bytes) -> None:
+        if b"\r\n\r\n" in self.head:
+            return  # (the stream's events: not what this phase measures)
+        self.head += data
+        if b"\r\n\r\n" in self.head:
+            self.heads.append(self.head.split(b"\r\n", 1)[0])
+            if len(self.heads) == self.count:
+                self.all_in.set()
+
+
+async def streams_phase(
+    server: HttpServer, impl: Impl, settings: Settings, results: Results, rep: int, prefix: str
+) -> None:
+    """``settings.sessions`` legacy sessions, each with its GET stream open (the stream a server
+    sends notifications and its own requests on): the RSS each open stream adds to its session."""
+    name = impl.name
+    conns = [await HttpConnection(HOST, server.port).connect() for _ in range(10)]
+    ids = await open_sessions(conns, settings.sessions)
+    for conn in conns:
+        conn.close()
+    await asyncio.sleep(0.3)
+    base = status_kib(server.pid, "VmRSS")
+    loop = asyncio.get_running_loop()
+    heads: list[bytes] = []
+    all_in = asyncio.Event()
+    transports = []
+    try:
+        for session_id in ids:
+            request = (
+                f"GET {PATH} HTTP/1.1\r\nHost: {HOST}:{server.port}\r\nAccept: text/event-stream\r\n"
+                f"Mcp-Session-Id: {session_id}\r\nMCP-Protocol-Version: {LEGACY_VERSION}\r\n\r\n"
+            ).encode()
+            transport, _ = await loop.create_connection(
+                lambda r=request: _GetStream(r, heads, all_in, len(ids)), HOST, server.port
+            )
+            transports.append(transport)
+        await asyncio.wait_for(all_in.wait(), 60)
+        refused = [head for head in heads if not head.startswith(b"HTTP/1.1 200")]
+        if refused:
+            raise BenchError(f"GET streams refused: {len(refused)}× {refused[0].decode(errors='replace')}")
+        await asyncio.sleep(0.5)
+        open_kib = status_kib(server.pid, "VmRSS")
+    finally:
+        for transport in transports:
+            transport.close()
+    results.add(f"{prefix}.stream_kib", name, (open_kib - base) / len(ids))
+    results.phase(
+        rep=rep, impl=name, figure=f"{prefix}.streams", streams=len(ids), rss_before_kib=base, rss_open_kib=open_kib
+    )

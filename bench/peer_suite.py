@@ -4,8 +4,9 @@ between repetitions, so each row compares figures taken seconds apart.
 
 Rows: stdio echo with 64 in flight (and its server CPU per call), spawn → initialize answered over stdio
 and HTTP, RSS after initialize; HTTP echo with 1, 10 and 100 clients (throughput, p50, p99), every answer
-an event stream in a session (or in no session, stateless); sessions opened per second and RSS per idle
-session (stateful servers); p99 of sequential echo calls with 1,000 slow calls open (a smoke run fewer).
+an event stream in a session (or in no session, stateless); sessions opened per second, RSS per idle
+session and RSS per open GET stream (stateful servers); p99 of sequential echo calls with 1,000 slow calls
+open (a smoke run fewer).
 Figures are under ``peers.*``, one column per server (bench/peer_servers.py).
 """
 
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterator
 from client import BenchError, StdioServer, spawn_startup, status_kib
 from figures import Figure, clients, load_figures
 from http_load import http_load, record_load
-from http_workloads import sessions_phase
+from http_workloads import sessions_phase, streams_phase
 from launch import Logs, serving
 from measure import mib
 from mixed_load import OtherLoad, echo_among_slow, raise_fd_limit, record_among_slow
@@ -28,7 +29,14 @@ from results import Results
 from settings import Settings
 from stdio_workloads import BARE_STDIO, echo_line, pipelined_64
 
-SESSION_KEYS = ("rss_idle_mib", "sessions_per_s", "session_kib", "sessions_rss_open_mib", "sessions_rss_deleted_mib")
+SESSION_KEYS = (
+    "rss_idle_mib",
+    "sessions_per_s",
+    "session_kib",
+    "sessions_rss_open_mib",
+    "sessions_rss_deleted_mib",
+    "stream_kib",
+)
 
 
 def slow_count(settings: Settings) -> int:
@@ -67,6 +75,14 @@ def peer_figures(settings: Settings) -> list[Figure]:
         Figure(
             "peers.session_kib",
             f"RSS per idle session ({settings.sessions} open)",
+            "KiB",
+            "lower",
+            "{:.1f}",
+            delta=True,
+        ),
+        Figure(
+            "peers.stream_kib",
+            f"RSS per open GET stream ({settings.sessions} sessions, each with its stream)",
             "KiB",
             "lower",
             "{:.1f}",
@@ -160,6 +176,8 @@ async def peer_http(order: list[Peer], settings: Settings, results: Results, log
             continue
         with noted(peer, results, rep, "sessions"):
             await peer_sessions(peer, settings, results, logs, rep)
+        with noted(peer, results, rep, "GET streams"):
+            await peer_streams(peer, settings, results, logs, rep)
     for peer in order:
         with noted(peer, results, rep, "slow calls"):
             await peer_slow(peer, settings, results, logs, rep)
@@ -186,6 +204,11 @@ async def peer_load(peer: Peer, settings: Settings, results: Results, logs: Logs
 async def peer_sessions(peer: Peer, settings: Settings, results: Results, logs: Logs, rep: int) -> None:
     async with serving(peer.impl, http_argv(peer), logs, f"peers-{peer.name}-sessions-{rep}") as server:
         await sessions_phase(server, peer.impl, settings, results, rep, prefix="peers")
+
+
+async def peer_streams(peer: Peer, settings: Settings, results: Results, logs: Logs, rep: int) -> None:
+    async with serving(peer.impl, http_argv(peer), logs, f"peers-{peer.name}-streams-{rep}") as server:
+        await streams_phase(server, peer.impl, settings, results, rep, prefix="peers")
 
 
 async def peer_slow(peer: Peer, settings: Settings, results: Results, logs: Logs, rep: int) -> None:

@@ -41,8 +41,8 @@ def prints_the_table(smoke):
     assert "### The stdio targets (issue 19), from this run" in stdout
     # every target row has a verdict: issue 5 and 19 (16), the stdio ones (4: a file's start-up among them),
     # the features of issues 13-16, 31 and 33 with a target that a smoke run measures (11: the
-    # 1,000-slow-calls row needs a full run), the peers table's rows but the CPU one (17)
-    assert stdout.count("| ✓ |") + stdout.count("| ✗ |") == 16 + 4 + 11 + 17
+    # 1,000-slow-calls row needs a full run), the peers table's rows but the CPU ones (18)
+    assert stdout.count("| ✓ |") + stdout.count("| ✗ |") == 16 + 4 + 11 + 18
     assert "### Many connections on one worker" in stdout
     assert "### Fast calls among slow ones" in stdout
     assert re.search(r"Sessions: each is two POSTs .* so \d+/s is \d+ POSTs/s, \d+% of what the bare ASGI app", stdout)
@@ -138,15 +138,19 @@ def every_figure_has_positive_numbers(smoke):
 def every_peer_produced_its_figures(smoke):
     _, document = smoke
     figures = {f["key"]: f for f in document["figures"] if f["key"].startswith("peers.")}
-    assert {"peers.stdio.pipelined_64", "peers.http.c10.rps", "peers.sessions_per_s", "peers.slow.n200.p99_ms"} <= set(
-        figures
-    )
+    assert {
+        "peers.stdio.pipelined_64",
+        "peers.http.c10.rps",
+        "peers.sessions_per_s",
+        "peers.stream_kib",
+        "peers.slow.n200.p99_ms",
+    } <= set(figures)
     for key, figure in figures.items():
         for server in PEER_SERVERS:
             if server in STATELESS and key.startswith("peers.stdio."):
                 # The stateless variants are the same program over stdio: measured once, in the stateful column.
                 assert server not in figure["samples"], key
-            elif server in STATELESS and key.startswith(("peers.session", "peers.rss_idle")):
+            elif server in STATELESS and key.startswith(("peers.session", "peers.rss_idle", "peers.stream")):
                 assert figure["na"][server] == "stateless: no sessions", key
             else:
                 samples = figure["samples"].get(server)
@@ -170,7 +174,8 @@ def every_peer_row_has_a_verdict(smoke):
     assert len(peer_rows) == len(peer_figures)
     assert sorted(v for v in verdicts if v not in ("✓", "✗")) == ["—"] * len([k for k in peer_figures if "cpu" in k])
     # and every row missed is explained under the table, from this run's figures
-    missed = [row.rsplit(" (", 1)[0].removeprefix("| ") for row, v in zip(peer_rows, verdicts, strict=True) if v == "✗"]
+    labels = [row.removeprefix("| ").split(" | ", 1)[0].rsplit(" (", 1)[0] for row in peer_rows]  # (unit cut off)
+    missed = [label for label, v in zip(labels, verdicts, strict=True) if v == "✗"]
     explained = [
         line.split(": mcptrio ", 1)[0].removeprefix("- ") for line in stdout.splitlines() if line.startswith("- ")
     ]
