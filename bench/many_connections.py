@@ -8,8 +8,8 @@ For each: the server's RSS per connection or session, and the p99 of echo calls 
 while they are open, against the same load on the same server before any was opened (target: at
 most 2×).  Then one client's sequential calls, for their p99.9 and slowest: a hold-up of a few
 milliseconds a few times a second (a look over every connection in one go) hides in the 10
-clients' p99 and shows there.  Afterwards a sample of the idle ones is used again, so a count that the server quietly
-dropped would fail the phase rather than flatter it.
+clients' p99 and shows there.  Afterwards a sample of the idle ones is used again, so a count that
+the server quietly dropped would fail the phase rather than flatter it.
 
 The counts need file descriptors: the bench raises its own soft limit to the hard one, and the
 server raises its own (``mcptrio serve`` does for ``--max-connections``), never the product's
