@@ -6,11 +6,12 @@ import asyncio
 import functools
 import json
 
-from client import LEGACY_VERSION, BenchError, HttpConnection, McpHttpClient, connect_client, perf, status_kib
+from client import BenchError, HttpConnection, McpHttpClient, connect_client, perf, status_kib
 from http_load import http_load, record_load
 from launch import HttpServer, Impl, Logs, serving
 from measure import mib
 from results import Results
+from scale_out import Listeners, ListenStream, legacy_get
 from settings import HOST, PATH, TEXT, Settings
 
 
@@ -173,27 +174,6 @@ async def bare_http_suite(impl: Impl, settings: Settings, results: Results, logs
             record_load(results, f"bare.c{c}", impl.name, rep, load)
 
 
-class _GetStream(asyncio.Protocol):
-    """A session's GET stream (what the server sends unasked: notifications, its requests), held open."""
-
-    def __init__(self, request: bytes, heads: list[bytes], all_in: asyncio.Event, count: int) -> None:
-        self.request, self.heads, self.all_in, self.count = request, heads, all_in, count
-        self.head = b""
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        transport.write(self.request)
-
-    def data_received(self, data: bytes) -> None:
-        if b"\r\n\r\n" in self.head:
-            return  # (the stream's events: not what this phase measures)
-        self.head += data
-        if b"\r\n\r\n" in self.head:
-            self.heads.append(self.head.split(b"\r\n", 1)[0])
-            if len(self.heads) == self.count:
-                self.all_in.set()
-
-
 async def streams_phase(
     server: HttpServer, impl: Impl, settings: Settings, results: Results, rep: int, prefix: str
 ) -> None:
@@ -207,23 +187,19 @@ async def streams_phase(
     await asyncio.sleep(0.3)
     base = status_kib(server.pid, "VmRSS")
     loop = asyncio.get_running_loop()
-    heads: list[bytes] = []
-    all_in = asyncio.Event()
+    group = Listeners()
+    group.count = group.wanted_acks = len(ids)
     transports = []
     try:
         for session_id in ids:
-            request = (
-                f"GET {PATH} HTTP/1.1\r\nHost: {HOST}:{server.port}\r\nAccept: text/event-stream\r\n"
-                f"Mcp-Session-Id: {session_id}\r\nMCP-Protocol-Version: {LEGACY_VERSION}\r\n\r\n"
-            ).encode()
+            request = legacy_get(server.port, session_id)
             transport, _ = await loop.create_connection(
-                lambda r=request: _GetStream(r, heads, all_in, len(ids)), HOST, server.port
+                lambda r=request: ListenStream(group, r, acked_by=None), HOST, server.port
             )
             transports.append(transport)
-        await asyncio.wait_for(all_in.wait(), 60)
-        refused = [head for head in heads if not head.startswith(b"HTTP/1.1 200")]
-        if refused:
-            raise BenchError(f"GET streams refused: {len(refused)}× {refused[0].decode(errors='replace')}")
+        await asyncio.wait_for(group.acked.wait(), 60)
+        if group.refused:
+            raise BenchError(f"GET streams refused: {len(group.refused)}× {group.refused[0]}")
         await asyncio.sleep(0.5)
         open_kib = status_kib(server.pid, "VmRSS")
     finally:

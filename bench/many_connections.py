@@ -85,7 +85,7 @@ async def _keepalive_phase(impl: Impl, settings: Settings, results: Results, log
         results.note(f"the file limit here holds {count:,} idle keep-alive connections, not {KEEPALIVE:,}")
     argv = lambda port: impl.http_argv(port, "auto") + ["--plugins", "bench", "--keep-alive-timeout", "600"]  # noqa: E731
     async with serving(impl, argv, logs, f"connections-keepalive-{rep}") as server:
-        await _load_p99(server.port, "modern", settings, results, impl, rep, "connections.keepalive.none")
+        await _echo_tails(server.port, "modern", settings, results, impl, rep, "connections.keepalive.none")
         before = status_kib(server.pid, "VmRSS")
         idle: list[McpHttpClient] = []
         for start in range(0, count, BATCH):
@@ -96,7 +96,7 @@ async def _keepalive_phase(impl: Impl, settings: Settings, results: Results, log
         results.add(
             "connections.keepalive.kib_per_connection", impl.name, (status_kib(server.pid, "VmRSS") - before) / count
         )
-        await _load_p99(server.port, "modern", settings, results, impl, rep, "connections.keepalive.open")
+        await _echo_tails(server.port, "modern", settings, results, impl, rep, "connections.keepalive.open")
         for client in idle[::SAMPLE]:  # (each on the connection it opened: a closed one fails here)
             if await asyncio.wait_for(client.call("echo", {"text": TEXT}), 10) != TEXT or client.conn.reconnects:
                 raise BenchError("an idle keep-alive connection was not kept")
@@ -115,7 +115,7 @@ async def _sessions_phase(impl: Impl, settings: Settings, results: Results, logs
     count = 100 if settings.smoke else SESSIONS
     argv = lambda port: impl.http_argv(port, "json") + ["--plugins", "bench"]  # noqa: E731
     async with serving(impl, argv, logs, f"connections-sessions-{rep}") as server:
-        await _load_p99(server.port, "legacy", settings, results, impl, rep, "connections.sessions.none")
+        await _echo_tails(server.port, "legacy", settings, results, impl, rep, "connections.sessions.none")
         before = status_kib(server.pid, "VmRSS")
         conns = [await HttpConnection(HOST, server.port).connect() for _ in range(10)]
         ids: list[str] = []
@@ -134,7 +134,7 @@ async def _sessions_phase(impl: Impl, settings: Settings, results: Results, logs
         results.add(
             "connections.sessions.kib_per_session", impl.name, (status_kib(server.pid, "VmRSS") - before) / count
         )
-        await _load_p99(server.port, "legacy", settings, results, impl, rep, "connections.sessions.open")
+        await _echo_tails(server.port, "legacy", settings, results, impl, rep, "connections.sessions.open")
         conn = await HttpConnection(HOST, server.port).connect()
         for session_id in ids[::SAMPLE]:
             if await McpHttpClient(conn, PATH, session_id=session_id).call("echo", {"text": TEXT}) != TEXT:
@@ -142,7 +142,9 @@ async def _sessions_phase(impl: Impl, settings: Settings, results: Results, logs
         conn.close()
 
 
-async def _load_p99(port: int, era: str, settings: Settings, results: Results, impl: Impl, rep: int, key: str) -> None:
+async def _echo_tails(
+    port: int, era: str, settings: Settings, results: Results, impl: Impl, rep: int, key: str
+) -> None:
     load = await http_load(port, None, era, 10, settings.seconds, settings.max_calls, warmup=settings.warmup)
     record_load(results, key, impl.name, rep, load)
     one = await http_load(port, None, era, 1, settings.seconds, settings.max_calls, warmup=settings.warmup)

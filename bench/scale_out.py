@@ -294,11 +294,23 @@ class Listeners:
         self.all_in.clear()
 
 
+def legacy_get(port: int, session_id: str) -> bytes:
+    """The request that opens a legacy session's GET stream."""
+    return (
+        f"GET {PATH} HTTP/1.1\r\nHost: {HOST}:{port}\r\nAccept: text/event-stream\r\n"
+        f"Mcp-Session-Id: {session_id}\r\nMCP-Protocol-Version: {LEGACY_VERSION}\r\n\r\n"
+    ).encode()
+
+
 class ListenStream(asyncio.Protocol):
-    def __init__(self, group: Listeners, request: bytes, acked_by: bytes = b"subscriptions/acknowledged") -> None:
+    def __init__(
+        self, group: Listeners, request: bytes, acked_by: bytes | None = b"subscriptions/acknowledged"
+    ) -> None:
         self.group = group
         self.request = request
-        self.acked_by = acked_by  # what tells the stream is live (a legacy GET stream: its priming event)
+        # What tells the stream is live: a legacy GET stream's priming event; None: its 200 head
+        # (a server that sends nothing until it has something to say).
+        self.acked_by = acked_by
         self.head = b""
         self.open = False
         self.acked = False
@@ -321,7 +333,10 @@ class ListenStream(asyncio.Protocol):
                 self.group.refused.append(head.split(b"\r\n", 1)[0].decode(errors="replace"))
                 self.group.ack()
                 return
-        if not self.acked and self.acked_by in data:
+            if self.acked_by is None:
+                self.acked = True
+                self.group.ack()
+        if not self.acked and self.acked_by is not None and self.acked_by in data:
             self.acked = True
             self.group.ack()
         found = data.count(b"notifications/resources/updated")
@@ -435,16 +450,15 @@ async def _legacy_listen_phase(
             client = await connect_client(HOST, server.port, PATH, "legacy")
             await client.request("resources/subscribe", {"uri": "bench://counter"})
             client.conn.close()
+            if client.session_id is None:
+                raise BenchError("a legacy session was opened with no Mcp-Session-Id")
             sessions.append(client.session_id)
         before = _rss(workers)
         group = Listeners()
         group.count = group.wanted_acks = count
         transports = []
         for n, session_id in enumerate(sessions):
-            request = (
-                f"GET {PATH} HTTP/1.1\r\nHost: {HOST}:{server.port}\r\nAccept: text/event-stream\r\n"
-                f"Mcp-Session-Id: {session_id}\r\nMCP-Protocol-Version: {LEGACY_VERSION}\r\n\r\n"
-            ).encode()
+            request = legacy_get(server.port, session_id)
             transport, _ = await loop.create_connection(
                 lambda r=request: ListenStream(group, r, acked_by=b"id: "), HOST, server.port, local_addr=_source(n)
             )

@@ -1,6 +1,6 @@
-"""The write-timeout sweep over many connections goes a slice at a time: the other tasks run
-between two slices (a look over 20,000 idle connections in one go held every request up), and a
-connection that ended meanwhile is left alone (its socket may have been handed on)."""
+"""A sweep over many items goes a slice at a time: the other tasks run between two slices (a look
+over 20,000 idle connections in one go held every request up); and the write-timeout sweep leaves
+alone a connection that ended meanwhile (its socket may have been handed on)."""
 
 from __future__ import annotations
 
